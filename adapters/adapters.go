@@ -1,0 +1,97 @@
+// Package adapters is the engine seam. Engine-neutral code (the compiler and
+// the runner) speaks to an engine only through the small interfaces here:
+//
+//   - Dialect: SQL text for one engine (quoting, literals, recipes, checks,
+//     audit). Pure functions, golden-tested for every engine.
+//   - Engine: a live connection that executes statements.
+//   - Capabilities: what an engine can do, which the planner and the docs read.
+//
+// Each engine lives in its own folder (adapters/duckdb, adapters/postgres, …)
+// and registers itself with Register from an init function.
+package adapters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// ErrLocked is returned when another run holds the lock a unit or run needs.
+var ErrLocked = errors.New("locked by another run")
+
+// Capabilities is the per-engine table of DESIGN §2 and docs/engines.md.
+type Capabilities struct {
+	TransactionalDDL   bool   // CREATE/ALTER/DROP can roll back with the write
+	Merge              bool   // MERGE INTO exists
+	MergeBySource      bool   // WHEN NOT MATCHED BY SOURCE exists
+	PartitionOverwrite bool   // a native partition overwrite (insert_overwrite is not delete+insert)
+	ChecksInWrite      bool   // checks run inside the write's transaction
+	Lock               string // the lock primitive that serializes two runs
+}
+
+// Relation is a fully named table or view.
+type Relation struct {
+	Database string
+	Schema   string
+	Name     string
+}
+
+// Window is a unit's half-open partition window [Start, End).
+type Window struct {
+	Start, End  time.Time
+	Granularity string // hour, day, month, year
+	Key         string // canonical partition key: 2026-07-30, 2026-07-30T13, 2026-07, 2026
+}
+
+// Adapter is what an engine folder registers: its dialect, its capabilities
+// and, for engines reachable from this binary, a way to open a connection.
+type Adapter struct {
+	Name         string
+	Dialect      Dialect
+	Capabilities Capabilities
+	// Open connects to a target; settings are the target's resolved values
+	// (path, dsn, schema, …). Nil for compile-only engines.
+	Open func(ctx context.Context, settings map[string]string) (Engine, error)
+	// Docs is one line for `idemc compile` and docs/engines.md on how the
+	// guarantees are kept on this engine.
+	Docs string
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]*Adapter{}
+)
+
+// Register makes an adapter available by name. Registering a name twice
+// panics: two engines must never silently shadow each other.
+func Register(a *Adapter) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[a.Name]; dup {
+		panic(fmt.Sprintf("adapters: Register called twice for engine %q", a.Name))
+	}
+	registry[a.Name] = a
+}
+
+// Lookup returns the adapter registered under name.
+func Lookup(name string) (*Adapter, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	a, ok := registry[name]
+	return a, ok
+}
+
+// Names lists the registered engines, sorted.
+func Names() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

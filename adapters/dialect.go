@@ -1,0 +1,177 @@
+package adapters
+
+import "time"
+
+// Dialect is everything that is SQL text for one engine. Implementations are
+// pure (no connection) so that every engine's SQL can be golden-tested,
+// including engines that cannot be reached from a test machine.
+type Dialect interface {
+	// Name is the engine name, as in a target's engine = "…".
+	Name() string
+	// Quote quotes one identifier so that any name (spaces, reserved words,
+	// quotes) is read as a name and never as SQL.
+	Quote(ident string) string
+	// Qualify renders a relation as a quoted, qualified name.
+	Qualify(r Relation) string
+	// String renders a string literal with every quote escaped.
+	String(s string) string
+	// WindowLiteral renders a partition bound: a date for day/month/year
+	// partitions, a timestamp for hour partitions.
+	WindowLiteral(t time.Time, granularity string) string
+	// Timestamp renders a timestamp literal (as_of, watermarks).
+	Timestamp(t time.Time) string
+	// SurrogateKey renders DESIGN §5's deterministic key over SQL expressions.
+	SurrogateKey(exprs []string) string
+	// Recipe turns one unit of work into its ordered steps (DESIGN §7).
+	Recipe(w *Write) []Step
+	// CheckQuery renders a check as a query returning failing rows (at most
+	// a sample). With whole set it reads the whole table (idemc test);
+	// otherwise only the region the unit wrote.
+	CheckQuery(c *Check, w *Write, whole bool) string
+	// StateDDL creates the audit and state tables idempotently.
+	StateDDL(s State) []string
+	// AuditStart inserts the unit's running row (committed before the write).
+	AuditStart(s State, row *AuditRow) string
+	// AuditFinish sets the unit's final status; countSQL, when not empty, is a
+	// scalar subquery giving the rows written (evaluated inside the write's
+	// transaction).
+	AuditFinish(s State, row *AuditRow, countSQL string) string
+	// Abandon marks running rows of other runs as abandoned. When job is not
+	// empty only that unit's rows are touched.
+	Abandon(s State, runID, job, partition string) string
+	// HighWater reads a watermark model's stored high-water mark as text.
+	HighWater(s State, job string) string
+	// AddColumn and DropColumn change a destination's columns
+	// (on_schema_change).
+	AddColumn(r Relation, c Column) string
+	DropColumn(r Relation, name string) string
+	// DescribeQuery wraps a SELECT so that running it returns its columns and
+	// no rows.
+	DescribeQuery(sql string) string
+}
+
+// State names the audit and watermark tables of a target.
+type State struct {
+	Audit Relation // idemc_audit
+	Marks Relation // idemc_state
+}
+
+// Column is one column of a relation or a query result.
+type Column struct {
+	Name string
+	Type string // the engine's type name; "" when unknown
+}
+
+// AuditRow is one unit's audit record (DESIGN §9).
+type AuditRow struct {
+	RunID     string
+	Job       string
+	Partition string
+	Status    string // running, succeeded, failed, abandoned
+	Started   time.Time
+	Ended     time.Time
+	CodeHash  string
+	GitCommit string
+	Target    string
+	AsOf      time.Time
+	Error     string
+	Checks    string // JSON
+}
+
+// Purpose says what a step is for; the runner and the printed plan use it.
+type Purpose string
+
+// Step purposes, in the order a unit usually runs them.
+const (
+	Prepare     Purpose = "prepare"      // idempotent DDL before the transaction
+	AuditStart  Purpose = "audit_start"  // the running row, committed on its own
+	Begin       Purpose = "begin"        // start the write's transaction
+	Lock        Purpose = "lock"         // a lock held until commit
+	Stage       Purpose = "stage"        // materialize the batch
+	Validate    Purpose = "validate"     // refuse a bad batch before writing
+	Delete      Purpose = "delete"       // remove the region being replaced
+	Insert      Purpose = "insert"       // write the batch
+	Merge       Purpose = "merge"        // upsert the batch
+	CheckStep   Purpose = "check"        // declared checks on the written region
+	Publish     Purpose = "publish"      // make a verified build visible
+	StateStep   Purpose = "state"        // watermark update
+	AuditFinish Purpose = "audit_finish" // succeeded, in the same transaction
+	Commit      Purpose = "commit"
+	Cleanup     Purpose = "cleanup" // after commit; failures are ignored
+)
+
+// Step is one statement of a unit. A check or validate step is a query whose
+// rows are failures.
+type Step struct {
+	Purpose Purpose
+	SQL     string
+	Comment string
+	Check   *Check // for check and validate steps
+}
+
+// Materialization kinds.
+const (
+	View        = "view"
+	Table       = "table"
+	Incremental = "incremental"
+	Ephemeral   = "ephemeral"
+)
+
+// Write is the engine-neutral description of one unit's write, from which a
+// Dialect builds its recipe.
+type Write struct {
+	Model        string
+	Materialized string // view, table, incremental
+	Strategy     string // delete_insert, merge, insert_overwrite, append ("" for view/table)
+	Target       Relation
+	Select       string // the model's SELECT rendered for the target
+	PartitionBy  string
+	Window       *Window // nil when unpartitioned
+	UniqueKey    []string
+	// Columns of the batch when known (from analysis at compile time, from
+	// the engine at run time); nil means "every column of the batch".
+	Columns        []string
+	UpdateColumns  []string // merge_update_columns
+	ExcludeColumns []string // merge_exclude_columns
+	Watermark      *WatermarkWrite
+	Checks         []*Check
+	FullRefresh    bool
+	State          State
+	Audit          *AuditRow // the unit's audit row as far as it is known
+}
+
+// WatermarkWrite is the state a watermark model keeps.
+type WatermarkWrite struct {
+	Column string
+}
+
+// Check kinds (DESIGN §8) and the implicit ones the planner adds.
+const (
+	CheckUnique          = "unique"
+	CheckNotNull         = "not_null"
+	CheckAcceptedValues  = "accepted_values"
+	CheckRelationships   = "relationships"
+	CheckRowCountMatches = "row_count_matches"
+	CheckMinRows         = "min_rows"
+	CheckExpect          = "expect"
+	CheckBatchKeys       = "batch_unique_key"   // a merge batch must not repeat a key
+	CheckPartitionNull   = "partition_not_null" // no NULL partition values
+)
+
+// Check is one declared (or implicit) check of a model.
+type Check struct {
+	Name     string // e.g. unique(event_key); shown in errors and the audit row
+	Kind     string
+	Severity string // error or warn
+	Columns  []string
+	Values   []string // accepted_values
+	// relationships: Column must exist in To.ToColumn
+	To       Relation
+	ToColumn string
+	// row_count_matches: the written region has as many rows as Source has
+	// for the same window of SourceColumn.
+	Source       Relation
+	SourceColumn string
+	MinRows      int64
+	Expr         string // expect
+}

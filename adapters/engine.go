@@ -1,0 +1,30 @@
+package adapters
+
+import "context"
+
+// Engine is a live connection to a target. One Engine serves a whole run;
+// Session pins one connection for one unit, so BEGIN … COMMIT and session
+// locks stay on the same server session.
+type Engine interface {
+	// Session pins a connection. The caller must Close it.
+	Session(ctx context.Context) (Session, error)
+	// LoadCSV replaces the contents of r with the CSV file at path, in bulk
+	// (DuckDB's reader, PostgreSQL COPY, …), and returns the row count.
+	LoadCSV(ctx context.Context, r Relation, path string) (int64, error)
+	// Close releases the connection (and, for DuckDB, the database file lock).
+	Close() error
+}
+
+// Session is one pinned connection.
+type Session interface {
+	// Exec runs a statement and returns the rows it affected (-1 if unknown).
+	Exec(ctx context.Context, sql string) (int64, error)
+	// Query runs a query and returns at most limit rows as text (NULL as
+	// "NULL"), with the column names.
+	Query(ctx context.Context, sql string, limit int) (cols []string, rows [][]string, err error)
+	// Columns runs a query that returns no rows and reports its columns.
+	Columns(ctx context.Context, sql string) ([]Column, error)
+	// Relation reports a relation's columns, or ok=false when it does not exist.
+	Relation(ctx context.Context, r Relation) (cols []Column, ok bool, err error)
+	Close() error
+}

@@ -1,0 +1,144 @@
+package sqlgen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemc/idemc/adapters"
+)
+
+// Hooks are the parts of a recipe that differ between engines that otherwise
+// follow the shared shape: prepare, audit start, BEGIN, stage, validate,
+// write, check, state, audit finish, COMMIT.
+type Hooks struct {
+	Begin  string // "BEGIN TRANSACTION"
+	Commit string // "COMMIT"
+	// Lock returns a statement run right after Begin that serializes writers
+	// of the same unit ("" when the engine needs none).
+	Lock func(w *adapters.Write) string
+	// CreateStage materializes the guarded batch as a relation named stage.
+	CreateStage func(stage, sql string) string
+	// DropStage removes the stage before commit ("" when commit drops it).
+	DropStage func(stage string) string
+	// Table returns the publish steps of a full rebuild, run inside the
+	// transaction; CountSQL is a scalar query of the rows written.
+	Table func(w *adapters.Write) (steps []adapters.Step, countSQL string)
+	// View returns the steps that replace a view.
+	View func(w *adapters.Write) []adapters.Step
+	// Upsert returns the write steps of the merge strategy.
+	Upsert func(w *adapters.Write, stage string) []adapters.Step
+}
+
+// Recipe builds a unit's steps from the shared shape and an engine's hooks.
+func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
+	dest := g.Qualify(w.Target)
+	var steps []adapters.Step
+	add := func(p adapters.Purpose, comment, sql string) {
+		steps = append(steps, adapters.Step{Purpose: p, Comment: comment, SQL: sql})
+	}
+	if sc := g.CreateSchema(w.Target); sc != "" {
+		add(adapters.Prepare, "the destination's schema", sc)
+	}
+	if w.Materialized == adapters.Incremental {
+		add(adapters.Prepare, "the destination, empty, if it does not exist yet", g.CreateIfMissing(w))
+	}
+	add(adapters.AuditStart, "record the unit as running (committed on its own)", g.AuditStart(w.State, auditOf(w, "running")))
+	add(adapters.Begin, "", h.Begin)
+	if h.Lock != nil {
+		if l := h.Lock(w); l != "" {
+			add(adapters.Lock, "serialize writers of this unit until commit", l)
+		}
+	}
+	stage := g.Quote(StageName(w))
+	count := ""
+	switch w.Materialized {
+	case adapters.View:
+		steps = append(steps, h.View(w)...)
+	case adapters.Table:
+		var pub []adapters.Step
+		pub, count = h.Table(w)
+		steps = append(steps, pub...)
+		steps = append(steps, g.checkSteps(w)...)
+	default:
+		add(adapters.Stage, "the batch, limited to the unit's window", h.CreateStage(stage, g.Guarded(w)))
+		if w.Window != nil && w.PartitionBy != "" {
+			steps = append(steps, g.validate(PartitionNullCheck(w.PartitionBy), w, "a NULL "+w.PartitionBy+" would land in no partition"))
+		}
+		if len(w.UniqueKey) > 0 && (w.Strategy == "merge" || w.Window == nil) {
+			steps = append(steps, g.validate(BatchKeyCheck(w.UniqueKey), w, "refuse a batch that repeats a key before writing anything"))
+		}
+		steps = append(steps, g.writeSteps(h, w, stage)...)
+		steps = append(steps, g.checkSteps(w)...)
+		steps = append(steps, g.StateSteps(w, stage)...)
+		count = "SELECT count(*) FROM " + stage
+	}
+	add(adapters.AuditFinish, "record success with the row count, in the write's transaction", g.AuditFinish(w.State, auditOf(w, "succeeded"), count))
+	if w.Materialized == adapters.Incremental && h.DropStage != nil {
+		if d := h.DropStage(stage); d != "" {
+			add(adapters.Cleanup, "drop the batch", d)
+		}
+	}
+	add(adapters.Commit, "", h.Commit)
+	_ = dest
+	return steps
+}
+
+func (g Gen) writeSteps(h Hooks, w *adapters.Write, stage string) []adapters.Step {
+	dest := g.Qualify(w.Target)
+	ins := adapters.Step{Purpose: adapters.Insert, Comment: "write the batch", SQL: g.InsertFromStage(w, stage)}
+	switch {
+	case w.FullRefresh && w.Window == nil:
+		return []adapters.Step{{Purpose: adapters.Delete, Comment: "full refresh: replace every row", SQL: "DELETE FROM " + dest}, ins}
+	case w.Strategy == "append":
+		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
+		return []adapters.Step{ins}
+	case w.Strategy == "merge":
+		return h.Upsert(w, stage)
+	case w.Window != nil && w.PartitionBy != "":
+		comment := "replace the partition window " + w.Window.Key
+		if w.Strategy == "insert_overwrite" {
+			comment += " (insert_overwrite is delete + insert on this engine)"
+		}
+		return []adapters.Step{{Purpose: adapters.Delete, Comment: comment, SQL: g.DeleteRegion(w, stage)}, ins}
+	default: // delete_insert by key
+		return []adapters.Step{{Purpose: adapters.Delete, Comment: "delete the batch's keys (null-safe)", SQL: g.DeleteRegion(w, stage)}, ins}
+	}
+}
+
+func (g Gen) validate(c *adapters.Check, w *adapters.Write, comment string) adapters.Step {
+	return adapters.Step{Purpose: adapters.Validate, Comment: comment, SQL: g.CheckQuery(c, w, false), Check: c}
+}
+
+func (g Gen) checkSteps(w *adapters.Write) []adapters.Step {
+	out := make([]adapters.Step, 0, len(w.Checks))
+	for _, c := range w.Checks {
+		out = append(out, adapters.Step{Purpose: adapters.CheckStep, Comment: fmt.Sprintf("check %s (%s)", c.Name, c.Severity), SQL: g.CheckQuery(c, w, false), Check: c})
+	}
+	return out
+}
+
+// MergeSteps is the standard MERGE upsert.
+func (g Gen) MergeSteps(w *adapters.Write, stage string) []adapters.Step {
+	return []adapters.Step{{Purpose: adapters.Merge, Comment: "update matched keys, insert new ones (null-safe)", SQL: g.Merge(w, stage)}}
+}
+
+// auditOf returns the write's audit row with a status, or a placeholder row
+// for a plan printed before any run exists.
+func auditOf(w *adapters.Write, status string) *adapters.AuditRow {
+	var r adapters.AuditRow
+	if w.Audit != nil {
+		r = *w.Audit
+	} else {
+		r = adapters.AuditRow{RunID: "<run_id>", Job: w.Model, CodeHash: "<code_hash>", Target: "<target>"}
+		if w.Window != nil {
+			r.Partition = w.Window.Key
+		}
+	}
+	r.Status = status
+	return &r
+}
+
+// Indent indents every line of s by two spaces (for readable nested SQL).
+func Indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}

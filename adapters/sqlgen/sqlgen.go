@@ -1,0 +1,435 @@
+// Package sqlgen holds the SQL builders most engines share: the guarded batch,
+// partition deletes, inserts, merges, checks and the audit statements. An
+// engine's Dialect composes its recipes from these pieces and overrides the
+// few that differ, so quoting and qualification happen here and never by
+// concatenation at call sites.
+package sqlgen
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemc/idemc/adapters"
+)
+
+// Spelling is how one engine writes the small things that differ.
+type Spelling struct {
+	Engine    string
+	QuoteOpen byte // '"' or '`'
+	QuoteEnd  byte
+	TextType  string // for CAST(x AS …) in surrogate keys and audit columns
+	// NullSafeEq renders a null-safe equality of two expressions.
+	NullSafeEq func(a, b string) string
+	// DateLit and TimestampLit render typed literals from canonical text.
+	DateLit      func(s string) string
+	TimestampLit func(s string) string
+	// Types of the audit table columns.
+	BigInt, Timestamp, Text string
+	// StringEscapeBackslash: the engine treats \ in string literals as an escape (MySQL, BigQuery).
+	StringEscapeBackslash bool
+}
+
+// Gen builds SQL for one spelling. It implements the shared part of
+// adapters.Dialect; engines embed it and add Recipe.
+type Gen struct {
+	S Spelling
+}
+
+// Name is the engine name.
+func (g Gen) Name() string { return g.S.Engine }
+
+// Quote quotes one identifier, doubling any embedded quote character.
+func (g Gen) Quote(ident string) string {
+	q := string(g.S.QuoteEnd)
+	return string(g.S.QuoteOpen) + strings.ReplaceAll(ident, q, q+q) + q
+}
+
+// Qualify renders database.schema.name, skipping empty parts.
+func (g Gen) Qualify(r adapters.Relation) string {
+	var b strings.Builder
+	for _, p := range []string{r.Database, r.Schema} {
+		if p != "" {
+			b.WriteString(g.Quote(p))
+			b.WriteByte('.')
+		}
+	}
+	b.WriteString(g.Quote(r.Name))
+	return b.String()
+}
+
+// String renders a string literal.
+func (g Gen) String(s string) string {
+	if g.S.StringEscapeBackslash {
+		s = strings.ReplaceAll(s, `\`, `\\`)
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// WindowLiteral renders a partition bound.
+func (g Gen) WindowLiteral(t time.Time, granularity string) string {
+	if granularity == "hour" {
+		return g.Timestamp(t)
+	}
+	return g.S.DateLit(t.UTC().Format("2006-01-02"))
+}
+
+// Timestamp renders a timestamp literal in UTC.
+func (g Gen) Timestamp(t time.Time) string {
+	return g.S.TimestampLit(t.UTC().Format("2006-01-02 15:04:05"))
+}
+
+// SurrogateKey renders md5 over length-prefixed text parts: a NULL becomes
+// "~", any other value "len:text", parts joined by "|". The encoding is
+// unambiguous and gives the same hex on every engine for text, integer and
+// date inputs.
+func (g Gen) SurrogateKey(exprs []string) string {
+	parts := make([]string, 0, 2*len(exprs))
+	for i, e := range exprs {
+		if i > 0 {
+			parts = append(parts, "'|'")
+		}
+		txt := fmt.Sprintf("CAST(%s AS %s)", e, g.S.TextType)
+		parts = append(parts, fmt.Sprintf("CASE WHEN %s IS NULL THEN '~' ELSE concat(CAST(char_length(%s) AS %s), ':', %s) END", e, txt, g.S.TextType, txt))
+	}
+	if len(parts) == 1 {
+		return "md5(" + parts[0] + ")"
+	}
+	return "md5(concat(" + strings.Join(parts, ", ") + "))"
+}
+
+// DescribeQuery returns no rows but the SELECT's columns.
+func (g Gen) DescribeQuery(sql string) string {
+	return "SELECT * FROM (\n" + sql + "\n) AS idemc_describe LIMIT 0"
+}
+
+// AddColumn adds a nullable column.
+func (g Gen) AddColumn(r adapters.Relation, c adapters.Column) string {
+	return fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", g.Qualify(r), g.Quote(c.Name), c.Type)
+}
+
+// DropColumn drops a column.
+func (g Gen) DropColumn(r adapters.Relation, name string) string {
+	return fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", g.Qualify(r), g.Quote(name))
+}
+
+// StageName is the batch relation of a unit.
+func StageName(w *adapters.Write) string {
+	return w.Target.Name + "__idemc_stage"
+}
+
+// ColumnList renders quoted columns with an optional alias prefix, or a
+// placeholder comment when the columns are known only at run time.
+func (g Gen) ColumnList(cols []string, alias string) string {
+	if cols == nil {
+		return "/* columns of the batch */ *"
+	}
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		if alias != "" {
+			out[i] = alias + "." + g.Quote(c)
+		} else {
+			out[i] = g.Quote(c)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// Window renders the partition predicate `col >= start AND col < end` with
+// an optional table alias.
+func (g Gen) Window(w *adapters.Write, alias string) string {
+	col := g.Quote(w.PartitionBy)
+	if alias != "" {
+		col = alias + "." + col
+	}
+	return fmt.Sprintf("%s >= %s AND %s < %s", col, g.WindowLiteral(w.Window.Start, w.Window.Granularity), col, g.WindowLiteral(w.Window.End, w.Window.Granularity))
+}
+
+// Guarded wraps the model's SELECT so the batch cannot leave the unit's
+// window; NULL partition values are kept so the partition check can refuse
+// them loudly.
+func (g Gen) Guarded(w *adapters.Write) string {
+	if w.Window == nil || w.PartitionBy == "" {
+		return w.Select
+	}
+	return fmt.Sprintf("SELECT * FROM (\n%s\n) AS idemc_batch\nWHERE (%s) OR %s IS NULL", w.Select, g.Window(w, ""), g.Quote(w.PartitionBy))
+}
+
+// CreateIfMissing creates the destination with the batch's columns and no rows.
+func (g Gen) CreateIfMissing(w *adapters.Write) string {
+	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS\nSELECT * FROM (\n%s\n) AS idemc_shape LIMIT 0", g.Qualify(w.Target), w.Select)
+}
+
+// CreateSchema creates the destination's schema if needed.
+func (g Gen) CreateSchema(r adapters.Relation) string {
+	if r.Schema == "" {
+		return ""
+	}
+	return "CREATE SCHEMA IF NOT EXISTS " + g.Qualify(adapters.Relation{Database: r.Database, Name: r.Schema})
+}
+
+// Region is the predicate of the rows a unit owns in the destination (alias t):
+// the window for a partition write, the batch's keys for a key write, and
+// nothing (everything) for a table.
+func (g Gen) Region(w *adapters.Write, alias, stage string) string {
+	switch {
+	case w.Window != nil && w.PartitionBy != "":
+		return g.Window(w, alias)
+	case len(w.UniqueKey) > 0 && w.Materialized == adapters.Incremental:
+		return fmt.Sprintf("EXISTS (SELECT 1 FROM %s AS s WHERE %s)", stage, g.KeyMatch(w.UniqueKey, alias, "s"))
+	}
+	return ""
+}
+
+// KeyMatch renders a null-safe match of every key column between two aliases.
+func (g Gen) KeyMatch(keys []string, a, b string) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = g.S.NullSafeEq(a+"."+g.Quote(k), b+"."+g.Quote(k))
+	}
+	return strings.Join(parts, " AND ")
+}
+
+// DeleteRegion deletes the rows the unit owns (window or batch keys).
+func (g Gen) DeleteRegion(w *adapters.Write, stage string) string {
+	return fmt.Sprintf("DELETE FROM %s AS t\nWHERE %s", g.Qualify(w.Target), g.Region(w, "t", stage))
+}
+
+// InsertFromStage copies the batch into the destination.
+func (g Gen) InsertFromStage(w *adapters.Write, stage string) string {
+	if w.Columns == nil {
+		return fmt.Sprintf("INSERT INTO %s\nSELECT * FROM %s", g.Qualify(w.Target), stage)
+	}
+	cols := g.ColumnList(w.Columns, "")
+	return fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s", g.Qualify(w.Target), cols, cols, stage)
+}
+
+// UpdateColumns is the list of columns a matched merge row updates.
+func UpdateColumns(w *adapters.Write) []string {
+	if len(w.UpdateColumns) > 0 {
+		return w.UpdateColumns
+	}
+	skip := map[string]bool{}
+	for _, k := range w.UniqueKey {
+		skip[strings.ToLower(k)] = true
+	}
+	for _, k := range w.ExcludeColumns {
+		skip[strings.ToLower(k)] = true
+	}
+	var out []string
+	for _, c := range w.Columns {
+		if !skip[strings.ToLower(c)] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Merge renders a standard MERGE of the batch into the destination,
+// matching keys null-safely.
+func (g Gen) Merge(w *adapters.Write, stage string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "MERGE INTO %s AS t\nUSING %s AS s\nON %s\n", g.Qualify(w.Target), stage, g.KeyMatch(w.UniqueKey, "t", "s"))
+	if w.Columns == nil {
+		b.WriteString("WHEN MATCHED THEN UPDATE SET /* every batch column but the key and merge_exclude_columns */\n")
+		b.WriteString("WHEN NOT MATCHED THEN INSERT /* every batch column */")
+		return b.String()
+	}
+	if upd := UpdateColumns(w); len(upd) > 0 {
+		sets := make([]string, len(upd))
+		for i, c := range upd {
+			sets[i] = fmt.Sprintf("%s = s.%s", g.Quote(c), g.Quote(c))
+		}
+		fmt.Fprintf(&b, "WHEN MATCHED THEN UPDATE SET %s\n", strings.Join(sets, ", "))
+	}
+	fmt.Fprintf(&b, "WHEN NOT MATCHED THEN INSERT (%s) VALUES (%s)", g.ColumnList(w.Columns, ""), g.ColumnList(w.Columns, "s"))
+	return b.String()
+}
+
+// BatchKeyCheck is the implicit check that a merge batch has no duplicate key.
+func BatchKeyCheck(keys []string) *adapters.Check {
+	return &adapters.Check{Name: "batch_unique_key(" + strings.Join(keys, ", ") + ")", Kind: adapters.CheckBatchKeys, Severity: "error", Columns: keys}
+}
+
+// PartitionNullCheck is the implicit check that no batch row has a NULL partition value.
+func PartitionNullCheck(col string) *adapters.Check {
+	return &adapters.Check{Name: "not_null(" + col + ")", Kind: adapters.CheckPartitionNull, Severity: "error", Columns: []string{col}}
+}
+
+// SampleLimit is how many failing rows a check returns.
+const SampleLimit = 5
+
+// CheckQuery renders a check as a query returning failing rows. rel is the
+// relation checked (the destination or, for batch checks, the stage).
+func (g Gen) CheckQuery(c *adapters.Check, w *adapters.Write, whole bool) string {
+	stage := g.Quote(StageName(w))
+	from := g.Qualify(w.Target) + " AS t"
+	where := ""
+	if !whole {
+		where = g.Region(w, "t", stage)
+	}
+	and := func(cond string) string {
+		if where == "" {
+			return "\nWHERE " + cond
+		}
+		return "\nWHERE (" + where + ") AND " + cond
+	}
+	whereOnly := ""
+	if where != "" {
+		whereOnly = "\nWHERE " + where
+	}
+	lim := fmt.Sprintf("\nLIMIT %d", SampleLimit)
+	switch c.Kind {
+	case adapters.CheckBatchKeys:
+		cols := g.ColumnList(c.Columns, "")
+		return fmt.Sprintf("SELECT %s, count(*) AS n FROM %s\nGROUP BY %s\nHAVING count(*) > 1%s", cols, stage, cols, lim)
+	case adapters.CheckPartitionNull:
+		return fmt.Sprintf("SELECT count(*) AS n FROM %s\nWHERE %s IS NULL\nHAVING count(*) > 0", stage, g.Quote(c.Columns[0]))
+	case adapters.CheckUnique:
+		cols := g.ColumnList(c.Columns, "t")
+		return fmt.Sprintf("SELECT %s, count(*) AS n FROM %s%s\nGROUP BY %s\nHAVING count(*) > 1%s", cols, from, whereOnly, cols, lim)
+	case adapters.CheckNotNull:
+		conds := make([]string, len(c.Columns))
+		for i, col := range c.Columns {
+			conds[i] = "t." + g.Quote(col) + " IS NULL"
+		}
+		return fmt.Sprintf("SELECT * FROM %s%s%s", from, and("("+strings.Join(conds, " OR ")+")"), lim)
+	case adapters.CheckAcceptedValues:
+		col := "t." + g.Quote(c.Columns[0])
+		vals := make([]string, len(c.Values))
+		for i, v := range c.Values {
+			vals[i] = g.String(v)
+		}
+		return fmt.Sprintf("SELECT %s, count(*) AS n FROM %s%s\nGROUP BY %s%s", col, from,
+			and(fmt.Sprintf("%s IS NOT NULL AND %s NOT IN (%s)", col, col, strings.Join(vals, ", "))), col, lim)
+	case adapters.CheckRelationships:
+		col := "t." + g.Quote(c.Columns[0])
+		return fmt.Sprintf("SELECT %s FROM %s%s%s", col, from,
+			and(fmt.Sprintf("%s IS NOT NULL AND NOT EXISTS (SELECT 1 FROM %s AS o WHERE o.%s = %s)", col, g.Qualify(c.To), g.Quote(c.ToColumn), col)), lim)
+	case adapters.CheckRowCountMatches:
+		src := fmt.Sprintf("SELECT count(*) AS n FROM %s AS src", g.Qualify(c.Source))
+		if !whole && w.Window != nil {
+			sw := *w
+			sw.PartitionBy = c.SourceColumn
+			src += "\nWHERE " + g.Window(&sw, "src")
+		}
+		return fmt.Sprintf("SELECT w.n AS written, s.n AS source FROM\n(SELECT count(*) AS n FROM %s%s) AS w,\n(%s) AS s\nWHERE w.n <> s.n", from, whereOnly, src)
+	case adapters.CheckMinRows:
+		return fmt.Sprintf("SELECT n FROM (SELECT count(*) AS n FROM %s%s) AS c\nWHERE n < %s", from, whereOnly, strconv.FormatInt(c.MinRows, 10))
+	case adapters.CheckExpect:
+		return fmt.Sprintf("SELECT ok FROM (SELECT (%s) AS ok FROM %s%s) AS c\nWHERE ok IS NOT TRUE", c.Expr, from, whereOnly)
+	}
+	panic("sqlgen: unknown check kind " + c.Kind)
+}
+
+// StateDDL creates idemc_audit and idemc_state.
+func (g Gen) StateDDL(s adapters.State) []string {
+	t, n, ts := g.S.Text, g.S.BigInt, g.S.Timestamp
+	var out []string
+	if sc := g.CreateSchema(s.Audit); sc != "" {
+		out = append(out, sc)
+	}
+	out = append(out,
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+  run_id %s NOT NULL,
+  job_name %s NOT NULL,
+  partition_key %s NOT NULL,
+  status %s NOT NULL,
+  row_count %s,
+  started_at %s,
+  ended_at %s,
+  attempt %s,
+  code_hash %s,
+  git_commit %s,
+  target %s,
+  as_of %s,
+  error %s,
+  checks %s
+)`, g.Qualify(s.Audit), t, t, t, t, n, ts, ts, n, t, t, t, ts, t, t),
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+  job_name %s NOT NULL,
+  high_water %s,
+  run_id %s,
+  updated_at %s
+)`, g.Qualify(s.Marks), t, t, t, ts))
+	return out
+}
+
+func (g Gen) tsOrNull(t time.Time) string {
+	if t.IsZero() {
+		return "NULL"
+	}
+	return g.Timestamp(t)
+}
+
+func (g Gen) strOrNull(s string) string {
+	if s == "" {
+		return "NULL"
+	}
+	return g.String(s)
+}
+
+// AuditStart inserts the running row; attempt counts earlier rows of the unit.
+func (g Gen) AuditStart(s adapters.State, r *adapters.AuditRow) string {
+	return fmt.Sprintf(`INSERT INTO %s (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
+SELECT %s, %s, %s, 'running', NULL, %s, NULL, coalesce(max(attempt), 0) + 1, %s, %s, %s, %s, NULL, NULL
+FROM %s WHERE job_name = %s AND partition_key = %s`,
+		g.Qualify(s.Audit), g.String(r.RunID), g.String(r.Job), g.String(r.Partition), g.tsOrNull(r.Started),
+		g.String(r.CodeHash), g.strOrNull(r.GitCommit), g.String(r.Target), g.tsOrNull(r.AsOf),
+		g.Qualify(s.Audit), g.String(r.Job), g.String(r.Partition))
+}
+
+// AuditFinish sets the final status of the unit's running row.
+func (g Gen) AuditFinish(s adapters.State, r *adapters.AuditRow, countSQL string) string {
+	count := "NULL"
+	if countSQL != "" {
+		count = "(" + countSQL + ")"
+	}
+	return fmt.Sprintf(`UPDATE %s SET status = %s, row_count = %s, ended_at = %s, error = %s, checks = %s
+WHERE run_id = %s AND job_name = %s AND partition_key = %s AND status = 'running'`,
+		g.Qualify(s.Audit), g.String(r.Status), count, g.tsOrNull(r.Ended), g.strOrNull(r.Error), g.strOrNull(r.Checks),
+		g.String(r.RunID), g.String(r.Job), g.String(r.Partition))
+}
+
+// Abandon marks running rows left by runs that died.
+func (g Gen) Abandon(s adapters.State, runID, job, partition string) string {
+	q := fmt.Sprintf("UPDATE %s SET status = 'abandoned', error = %s\nWHERE status = 'running' AND run_id <> %s",
+		g.Qualify(s.Audit), g.String("the run that started this unit ended without finishing it (killed or crashed); the write was rolled back"), g.String(runID))
+	if job != "" {
+		q += fmt.Sprintf(" AND job_name = %s AND partition_key = %s", g.String(job), g.String(partition))
+	}
+	return q
+}
+
+// HighWater reads a watermark model's stored mark.
+func (g Gen) HighWater(s adapters.State, job string) string {
+	return fmt.Sprintf("SELECT high_water FROM %s WHERE job_name = %s", g.Qualify(s.Marks), g.String(job))
+}
+
+// StateSteps replace a watermark model's high-water mark with the batch's
+// maximum, inside the write's transaction; an empty batch keeps the old mark.
+func (g Gen) StateSteps(w *adapters.Write, stage string) []adapters.Step {
+	if w.Watermark == nil {
+		return nil
+	}
+	col := g.Quote(w.Watermark.Column)
+	run := ""
+	if w.Audit != nil {
+		run = w.Audit.RunID
+	}
+	return []adapters.Step{
+		{Purpose: adapters.StateStep, Comment: "forget the old high-water mark if the batch has rows",
+			SQL: fmt.Sprintf("DELETE FROM %s WHERE job_name = %s AND EXISTS (SELECT 1 FROM %s WHERE %s IS NOT NULL)", g.Qualify(w.State.Marks), g.String(w.Model), stage, col)},
+		{Purpose: adapters.StateStep, Comment: "record the batch's maximum " + w.Watermark.Column,
+			SQL: fmt.Sprintf("INSERT INTO %s (job_name, high_water, run_id, updated_at)\nSELECT %s, CAST(max(%s) AS %s), %s, %s FROM %s HAVING max(%s) IS NOT NULL",
+				g.Qualify(w.State.Marks), g.String(w.Model), col, g.S.TextType, g.String(run), g.tsOrNull(auditTime(w)), stage, col)},
+	}
+}
+
+func auditTime(w *adapters.Write) time.Time {
+	if w.Audit == nil {
+		return time.Time{}
+	}
+	return w.Audit.Started
+}

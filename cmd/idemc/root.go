@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	_ "github.com/idemc/idemc/adapters/duckdb" // engines register themselves
+	_ "github.com/idemc/idemc/adapters/postgres"
+	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/compiler/diag"
+	"github.com/idemc/idemc/compiler/partition"
+	"github.com/idemc/idemc/compiler/project"
+)
+
+// Exit codes of DESIGN §10.
+const (
+	exitOK     = 0
+	exitFailed = 1 // a unit or check failed
+	exitBad    = 2 // bad usage, configuration or compile error: nothing written
+)
+
+// failedError carries exit code 1 (work ran and something failed).
+type failedError struct{ msg string }
+
+func (e *failedError) Error() string { return e.msg }
+
+// usageError carries exit code 2 for bad flags.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Is(t error) bool { return t == diag.ErrBadInput }
+
+// run is the whole command line, testable in process.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, new(*failedError)):
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(stderr, msg)
+		}
+		return exitFailed
+	default:
+		fmt.Fprintln(stderr, "error: "+strings.ReplaceAll(err.Error(), "\n", "\n  "))
+		if errors.Is(err, diag.ErrBadInput) || isFlagError(err) {
+			return exitBad
+		}
+		return exitFailed
+	}
+}
+
+func isFlagError(err error) bool {
+	m := err.Error()
+	for _, p := range []string{"unknown flag", "unknown command", "flag needs an argument", "invalid argument", "unknown shorthand", "accepts ", "requires "} {
+		if strings.Contains(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// common are the flags most commands share.
+type common struct {
+	projectDir  string
+	target      string
+	selectS     []string
+	exclude     []string
+	vars        string
+	partition   string
+	start, end  string
+	asOf        string
+	fullRefresh bool
+	threads     int
+	failFast    bool
+	stdout      io.Writer
+	stderr      io.Writer
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "idemc",
+		Short:         "compile SQL models into idempotent writes and run them",
+		Long:          "idemc compiles a folder of SQL models into idempotent writes (delete-insert, merge, partition overwrite)\nand runs them in dependency order, with declared checks inside each write's transaction and an audit row per unit.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	mk := func() *common { return &common{stdout: stdout, stderr: stderr} }
+	root.AddCommand(compileCmd(mk()), lintCmd(mk()), lsCmd(mk()))
+	root.AddCommand(runnerCommands(mk)...)
+	return root
+}
+
+func (c *common) projectFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.projectDir, "project", ".", "project folder (holding project.toml)")
+	cmd.Flags().StringVar(&c.target, "target", "", "target from project.toml (default: $IDEMC_TARGET or default_target)")
+	cmd.Flags().StringVar(&c.vars, "vars", "", `variables as JSON, overriding [vars]: --vars '{"source_system": "app"}'`)
+}
+
+func (c *common) selectFlags(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVarP(&c.selectS, "select", "s", nil, "models to select: name, +name, name+, tag:x, path:models/x; space = union, comma = intersection")
+	cmd.Flags().StringArrayVar(&c.exclude, "exclude", nil, "models to leave out (same syntax as --select)")
+}
+
+func (c *common) windowFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.partition, "partition", "", "run exactly this partition (2026-07-30, 2026-07-30T13, 2026-07, 2026)")
+	cmd.Flags().StringVar(&c.start, "start", "", "first partition of a range [start, end)")
+	cmd.Flags().StringVar(&c.end, "end", "", "end of the range (exclusive)")
+	cmd.Flags().StringVar(&c.asOf, "as-of", "", "logical time of the run (default now): fixes windows and watermarks so a rerun reads the same data")
+	cmd.Flags().BoolVar(&c.fullRefresh, "full-refresh", false, "rebuild incremental models from their start")
+}
+
+// load reads the project and turns flags into compile options.
+func (c *common) load() (*project.Project, compiler.Options, error) {
+	var opts compiler.Options
+	p, err := project.Load(c.projectDir)
+	if err != nil {
+		return nil, opts, err
+	}
+	opts.Target = c.target
+	if opts.Target == "" {
+		opts.Target = os.Getenv("IDEMC_TARGET")
+	}
+	opts.Select, opts.Exclude = c.selectS, c.exclude
+	opts.Partition, opts.Start, opts.End = c.partition, c.start, c.end
+	opts.FullRefresh = c.fullRefresh
+	if c.partition != "" && (c.start != "" || c.end != "") {
+		return nil, opts, &usageError{"use --partition or --start/--end, not both"}
+	}
+	if c.asOf != "" {
+		t, err := partition.ParseTime(c.asOf)
+		if err != nil {
+			return nil, opts, &usageError{"--as-of: " + err.Error()}
+		}
+		opts.AsOf = t
+	} else {
+		opts.AsOf = time.Now().UTC().Truncate(time.Second)
+	}
+	if c.vars != "" {
+		if err := json.Unmarshal([]byte(c.vars), &opts.Vars); err != nil {
+			return nil, opts, &usageError{fmt.Sprintf("--vars must be a JSON object such as '{\"source_system\": \"app\"}': %v", err)}
+		}
+		for k, v := range opts.Vars {
+			if f, ok := v.(float64); ok && f == float64(int64(f)) {
+				opts.Vars[k] = int64(f)
+			}
+		}
+	}
+	opts.Models = true
+	return p, opts, nil
+}

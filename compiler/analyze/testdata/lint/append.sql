@@ -1,0 +1,7 @@
+-- materialized: incremental
+-- strategy: append
+-- partition_by: event_date
+
+SELECT
+  *
+FROM raw.staging_events

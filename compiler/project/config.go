@@ -1,0 +1,194 @@
+package project
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/idemc/idemc/compiler/suggest"
+)
+
+// StringList is a TOML string or list of strings ("k" and ["k"] mean the same).
+type StringList []string
+
+// UnmarshalTOML accepts a string or an array of strings.
+func (s *StringList) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		*s = StringList{x}
+	case []any:
+		out := make(StringList, 0, len(x))
+		for _, e := range x {
+			str, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("expected a list of strings, found %T", e)
+			}
+			out = append(out, str)
+		}
+		*s = out
+	default:
+		return fmt.Errorf("expected a string or a list of strings, found %T", v)
+	}
+	return nil
+}
+
+// Watermark configures an unpartitioned incremental model read by a high-water mark.
+type Watermark struct {
+	Column  string `toml:"column"`
+	Kind    string `toml:"kind"` // "timestamp" (default) or "sequence"
+	Lag     string `toml:"lag"`
+	Overlap string `toml:"overlap"`
+}
+
+// CheckSpec is the raw value of one [checks] entry; compiler/plan validates it by kind.
+type CheckSpec struct{ Value any }
+
+// UnmarshalTOML keeps the raw value.
+func (c *CheckSpec) UnmarshalTOML(v any) error { c.Value = v; return nil }
+
+// ModelConfig is every setting a model may have (DESIGN §4). It is decoded
+// from project.toml [models] tables and from the model's header; later layers
+// win key by key.
+type ModelConfig struct {
+	Materialized          string               `toml:"materialized"`
+	Strategy              string               `toml:"strategy"`
+	PartitionBy           string               `toml:"partition_by"`
+	Granularity           string               `toml:"granularity"`
+	Start                 string               `toml:"start"`
+	Lookback              int                  `toml:"lookback"`
+	UniqueKey             StringList           `toml:"unique_key"`
+	Watermark             *Watermark           `toml:"watermark"`
+	MergeUpdateColumns    StringList           `toml:"merge_update_columns"`
+	MergeExcludeColumns   StringList           `toml:"merge_exclude_columns"`
+	OnSchemaChange        string               `toml:"on_schema_change"`
+	Schema                string               `toml:"schema"`
+	Alias                 string               `toml:"alias"`
+	AllowAppend           bool                 `toml:"allow_append"`
+	AllowNondeterministic StringList           `toml:"allow_nondeterministic"`
+	StrictParse           bool                 `toml:"strict_parse"`
+	Tags                  StringList           `toml:"tags"`
+	Checks                map[string]CheckSpec `toml:"checks"`
+}
+
+// configKeys lists the valid model setting names, for "did you mean" suggestions.
+var configKeys = func() []string {
+	t := reflect.TypeOf(ModelConfig{})
+	keys := make([]string, 0, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		keys = append(keys, t.Field(i).Tag.Get("toml"))
+	}
+	sort.Strings(keys)
+	return keys
+}()
+
+// CheckKinds lists the declared check names of DESIGN §8.
+var CheckKinds = []string{"accepted_values", "expect", "min_rows", "not_null", "relationships", "row_count_matches", "unique"}
+
+var watermarkKeys = []string{"column", "kind", "lag", "overlap"}
+
+// layer is one source of model settings and the keys it set.
+type layer struct {
+	cfg     ModelConfig
+	defined map[string]bool // "strategy", "checks.unique", …
+	where   string          // for error messages
+}
+
+// overlay copies the fields that src defined onto dst.
+func overlay(dst *ModelConfig, src *layer) {
+	dv := reflect.ValueOf(dst).Elem()
+	sv := reflect.ValueOf(&src.cfg).Elem()
+	t := dv.Type()
+	for i := 0; i < t.NumField(); i++ {
+		tag := t.Field(i).Tag.Get("toml")
+		if tag == "checks" {
+			for k, v := range src.cfg.Checks {
+				if dst.Checks == nil {
+					dst.Checks = map[string]CheckSpec{}
+				}
+				dst.Checks[k] = v
+			}
+			continue
+		}
+		if src.defined[tag] {
+			dv.Field(i).Set(sv.Field(i))
+		}
+	}
+}
+
+// Validate checks the values (not the presence) of settings that need no SQL.
+// It returns messages keyed by setting name so the caller can position them.
+func (c *ModelConfig) validate() map[string]string {
+	bad := map[string]string{}
+	oneOf := func(key, v string, allowed ...string) {
+		if v == "" {
+			return
+		}
+		for _, a := range allowed {
+			if v == a {
+				return
+			}
+		}
+		msg := fmt.Sprintf("%s = %q is not valid; use one of %s", key, v, strings.Join(allowed, ", "))
+		if s := suggest.Closest(v, allowed); s != "" {
+			msg = fmt.Sprintf("%s = %q is not valid; did you mean %q? (one of %s)", key, v, s, strings.Join(allowed, ", "))
+		}
+		bad[key] = msg
+	}
+	oneOf("materialized", c.Materialized, "view", "table", "incremental", "ephemeral")
+	oneOf("strategy", c.Strategy, "delete_insert", "merge", "insert_overwrite", "append")
+	oneOf("granularity", c.Granularity, "hour", "day", "month", "year")
+	oneOf("on_schema_change", c.OnSchemaChange, "fail", "append_new_columns", "sync_all_columns")
+	if c.Lookback < 0 {
+		bad["lookback"] = "lookback must be 0 or more"
+	}
+	if c.Start != "" {
+		if _, err := parseStart(c.Start); err != nil {
+			bad["start"] = fmt.Sprintf("start = %q is not a date or timestamp; write it as 2026-07-01 or 2026-07-01T13:00:00", c.Start)
+		}
+	}
+	if w := c.Watermark; w != nil {
+		switch {
+		case w.Column == "":
+			bad["watermark"] = "watermark needs a column: watermark = { column = \"updated_at\" }"
+		case w.Kind != "" && w.Kind != "timestamp" && w.Kind != "sequence":
+			bad["watermark"] = fmt.Sprintf("watermark kind %q is not valid; use \"timestamp\" or \"sequence\"", w.Kind)
+		}
+		for _, d := range []string{w.Lag, w.Overlap} {
+			if d != "" {
+				if _, err := time.ParseDuration(d); err != nil {
+					bad["watermark"] = fmt.Sprintf("watermark duration %q is not valid; write it as 15m, 1h or 90s", d)
+				}
+			}
+		}
+	}
+	for k := range c.Checks {
+		if !contains(CheckKinds, k) {
+			msg := fmt.Sprintf("unknown check %q; use one of %s", k, strings.Join(CheckKinds, ", "))
+			if s := suggest.Closest(k, CheckKinds); s != "" {
+				msg = fmt.Sprintf("unknown check %q; did you mean %q?", k, s)
+			}
+			bad["checks."+k] = msg
+		}
+	}
+	return bad
+}
+
+func parseStart(s string) (time.Time, error) {
+	for _, layout := range []string{"2006-01-02", "2006-01-02T15:04:05", "2006-01-02T15", "2006-01-02 15:04:05", time.RFC3339, "2006-01", "2006"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("not a date")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
