@@ -30,6 +30,9 @@ type Capabilities struct {
 	PartitionOverwrite bool   // a native partition overwrite (insert_overwrite is not delete+insert)
 	ChecksInWrite      bool   // checks run inside the write's transaction
 	Lock               string // the lock primitive that serializes two runs
+	// SingleWriter: one process holds the whole database while it runs, so
+	// a running audit row of another run can only be left by a dead run.
+	SingleWriter bool
 }
 
 // Relation is a fully named table or view.

@@ -39,12 +39,23 @@ type Dialect interface {
 	// Abandon marks running rows of other runs as abandoned. When job is not
 	// empty only that unit's rows are touched.
 	Abandon(s State, runID, job, partition string) string
-	// HighWater reads a watermark model's stored high-water mark as text.
-	HighWater(s State, job string) string
+	// StateQueries read, in bulk, what planning needs: succeeded units
+	// (job_name, partition_key, code_hash), the high-water marks (job_name,
+	// high_water) and the latest row of every unit for idemc status.
+	SucceededQuery(s State) string
+	MarksQuery(s State) string
+	StatusQuery(s State) string
+	// RelationsQuery lists existing relations as (schema, name) rows.
+	RelationsQuery() string
+	// Rollback ends a failed transaction.
+	Rollback() string
 	// AddColumn and DropColumn change a destination's columns
 	// (on_schema_change).
 	AddColumn(r Relation, c Column) string
 	DropColumn(r Relation, name string) string
+	// CreateSchema creates a relation's schema if it is missing ("" when
+	// the relation names no schema).
+	CreateSchema(r Relation) string
 	// DescribeQuery wraps a SELECT so that running it returns its columns and
 	// no rows.
 	DescribeQuery(sql string) string
@@ -107,6 +118,9 @@ type Step struct {
 	SQL     string
 	Comment string
 	Check   *Check // for check and validate steps
+	// Count, on an audit_finish step, is the scalar query of the rows the
+	// unit wrote; the runner evaluates it inside the transaction.
+	Count string
 }
 
 // Materialization kinds.

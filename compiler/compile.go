@@ -251,7 +251,7 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 	for _, n := range order {
 		if c := models[n]; c != nil {
 			node := &Node{Name: n, Path: c.m.Path, Relation: c.rel, Materialized: c.cfg.Materialized, Strategy: c.strategy,
-				Tags: c.cfg.Tags, PartitionBy: c.cfg.PartitionBy, Granularity: c.gran, CodeHash: c.hash, Checks: c.checks, Columns: c.res.Columns}
+				Tags: c.cfg.Tags, PartitionBy: c.cfg.PartitionBy, Granularity: c.gran, OnSchemaChange: c.cfg.OnSchemaChange, CodeHash: c.hash, Checks: c.checks, Columns: c.res.Columns}
 			if !c.res.Parsed || c.res.Star {
 				node.Columns = nil
 			}
@@ -307,7 +307,7 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 			plan.Units = append(plan.Units, u)
 			unitsOf[n] = append(unitsOf[n], u)
 			plan.UnitGraph.Add(u.ID)
-			for _, up := range plan.Graph.Upstream(n) {
+			for _, up := range throughEphemeral(plan.Graph, models, n) {
 				for _, uu := range upstreamUnits(unitsOf, models, up, u.Partition, c) {
 					plan.UnitGraph.Connect(uu.ID, u.ID)
 				}
@@ -322,7 +322,52 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 			node.SQL = models[n].expand(d, nil, opts, models, plan.Nodes, p)
 		}
 	}
+	for _, f := range p.Tests {
+		t, err := compileTest(env, rctx, f, d, opts, models, plan.Nodes, p)
+		if err != nil {
+			errs.Append(asDiag(err))
+			continue
+		}
+		plan.Tests = append(plan.Tests, t)
+	}
 	return plan, errs.Err()
+}
+
+// compileTest renders one tests/*.sql file for the target.
+func compileTest(env *render.Env, rctx *render.Context, f project.File, d adapters.Dialect, opts Options, models map[string]*compiled, nodes map[string]*Node, p *project.Project) (*SingularTest, error) {
+	tpl, err := env.Parse(f.Path, f.Text)
+	if err != nil {
+		return nil, err
+	}
+	r, err := env.Render(tpl, f.Text, rctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &compiled{m: &project.Model{Name: f.Path, Path: f.Path}, cfg: &project.ModelConfig{}, tpl: r}
+	return &SingularTest{Path: f.Path, SQL: c.expand(d, nil, opts, models, nodes, p), Refs: r.Refs}, nil
+}
+
+// throughEphemeral returns a model's upstream nodes, replacing each
+// ephemeral model (which has no units) by its own upstreams.
+func throughEphemeral(g *dag.Graph, models map[string]*compiled, n string) []string {
+	var out []string
+	seen := map[string]bool{}
+	var visit func(string)
+	visit = func(m string) {
+		for _, up := range g.Upstream(m) {
+			if seen[up] {
+				continue
+			}
+			seen[up] = true
+			if c := models[up]; c != nil && c.cfg.Materialized == adapters.Ephemeral {
+				visit(up)
+				continue
+			}
+			out = append(out, up)
+		}
+	}
+	visit(n)
+	return out
 }
 
 // upstreamUnits are the units of model up that a unit of c for partition

@@ -29,6 +29,15 @@ type Plan struct {
 	UnitGraph *dag.Graph
 	// Findings are the lint findings of every model, sorted by position.
 	Findings []analyze.Finding
+	// Tests are the singular tests (tests/*.sql) rendered for the target.
+	Tests []*SingularTest
+}
+
+// SingularTest is a SELECT returning failing rows.
+type SingularTest struct {
+	Path string
+	SQL  string
+	Refs []string
 }
 
 // Node is one model or seed of the project after compilation.
@@ -38,12 +47,13 @@ type Node struct {
 	Seed     bool
 	Relation adapters.Relation
 	// Model settings (zero for seeds).
-	Materialized string
-	Strategy     string
-	Tags         []string
-	PartitionBy  string
-	Granularity  string
-	CodeHash     string
+	Materialized   string
+	Strategy       string
+	Tags           []string
+	PartitionBy    string
+	Granularity    string
+	OnSchemaChange string
+	CodeHash       string
 	// Checks declared by the model, for idemc test.
 	Checks []*adapters.Check
 	// SQL is the model's SELECT for the target with the window of its

@@ -27,7 +27,7 @@ func NewDialect() Dialect {
 // Capabilities of DuckDB.
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: true, Merge: true, MergeBySource: true, PartitionOverwrite: false,
-	ChecksInWrite: true, Lock: "database file lock (one writer process)",
+	ChecksInWrite: true, Lock: "database file lock (one writer process)", SingleWriter: true,
 }
 
 // Recipe follows DESIGN §7 for DuckDB.

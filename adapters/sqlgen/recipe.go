@@ -72,7 +72,8 @@ func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
 		steps = append(steps, g.StateSteps(w, stage)...)
 		count = "SELECT count(*) FROM " + stage
 	}
-	add(adapters.AuditFinish, "record success with the row count, in the write's transaction", g.AuditFinish(w.State, auditOf(w, "succeeded"), count))
+	steps = append(steps, adapters.Step{Purpose: adapters.AuditFinish, Comment: "record success with the row count, in the write's transaction",
+		SQL: g.AuditFinish(w.State, auditOf(w, "succeeded"), count), Count: count})
 	if w.Materialized == adapters.Incremental && h.DropStage != nil {
 		if d := h.DropStage(stage); d != "" {
 			add(adapters.Cleanup, "drop the batch", d)

@@ -308,6 +308,13 @@ func (g Gen) CheckQuery(c *adapters.Check, w *adapters.Write, whole bool) string
 		return fmt.Sprintf("SELECT %s FROM %s%s%s", col, from,
 			and(fmt.Sprintf("%s IS NOT NULL AND NOT EXISTS (SELECT 1 FROM %s AS o WHERE o.%s = %s)", col, g.Qualify(c.To), g.Quote(c.ToColumn), col)), lim)
 	case adapters.CheckRowCountMatches:
+		if whole && w.PartitionBy != "" {
+			// Over the whole table: each partition value present must
+			// match the source's count for that value.
+			pc, sc := g.Quote(w.PartitionBy), g.Quote(c.SourceColumn)
+			return fmt.Sprintf("SELECT w.p AS %s, w.n AS written, coalesce(s.n, 0) AS source FROM\n(SELECT t.%s AS p, count(*) AS n FROM %s GROUP BY t.%s) AS w\nLEFT JOIN (SELECT src.%s AS p, count(*) AS n FROM %s AS src GROUP BY src.%s) AS s ON s.p = w.p\nWHERE w.n <> coalesce(s.n, 0)%s",
+				pc, pc, from, pc, sc, g.Qualify(c.Source), sc, lim)
+		}
 		src := fmt.Sprintf("SELECT count(*) AS n FROM %s AS src", g.Qualify(c.Source))
 		if !whole && w.Window != nil {
 			sw := *w
@@ -402,10 +409,33 @@ func (g Gen) Abandon(s adapters.State, runID, job, partition string) string {
 	return q
 }
 
-// HighWater reads a watermark model's stored mark.
-func (g Gen) HighWater(s adapters.State, job string) string {
-	return fmt.Sprintf("SELECT high_water FROM %s WHERE job_name = %s", g.Qualify(s.Marks), g.String(job))
+// SucceededQuery lists the units that succeeded, with their code hash.
+func (g Gen) SucceededQuery(s adapters.State) string {
+	return fmt.Sprintf("SELECT DISTINCT job_name, partition_key, code_hash FROM %s WHERE status = 'succeeded'", g.Qualify(s.Audit))
 }
+
+// MarksQuery lists the watermark models' high-water marks.
+func (g Gen) MarksQuery(s adapters.State) string {
+	return fmt.Sprintf("SELECT job_name, high_water FROM %s", g.Qualify(s.Marks))
+}
+
+// StatusQuery returns the latest audit row of every unit.
+func (g Gen) StatusQuery(s adapters.State) string {
+	return fmt.Sprintf(`SELECT job_name, partition_key, status, row_count, attempt, started_at, ended_at, run_id, code_hash, error FROM (
+  SELECT a.*, row_number() OVER (PARTITION BY job_name, partition_key ORDER BY started_at DESC, attempt DESC) AS idemc_rank
+  FROM %s AS a
+) AS latest
+WHERE idemc_rank = 1
+ORDER BY job_name, partition_key`, g.Qualify(s.Audit))
+}
+
+// RelationsQuery lists tables and views from information_schema.
+func (g Gen) RelationsQuery() string {
+	return "SELECT table_schema, table_name FROM information_schema.tables"
+}
+
+// Rollback ends a failed transaction.
+func (g Gen) Rollback() string { return "ROLLBACK" }
 
 // StateSteps replace a watermark model's high-water mark with the batch's
 // maximum, inside the write's transaction; an empty batch keeps the old mark.

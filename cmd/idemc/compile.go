@@ -3,15 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/analyze"
+	"github.com/idemc/idemc/runner"
 )
 
 func compileCmd(c *common) *cobra.Command {
@@ -33,14 +32,14 @@ func compileCmd(c *common) *cobra.Command {
 				return err
 			}
 			printFindings(c, plan.Findings, analyze.Warning)
-			if err := writeCompiled(p.Root, plan); err != nil {
+			ad, _ := adapters.Lookup(plan.Engine)
+			if err := runner.WriteCompiled(p.Root, plan, ad.Dialect); err != nil {
 				return err
 			}
 			if printSQL {
 				fmt.Fprint(c.stdout, plan.Format(true))
 				return nil
 			}
-			ad, _ := adapters.Lookup(plan.Engine)
 			caps := ad.Capabilities
 			fmt.Fprintf(c.stdout, "target %s (%s): %s\n", plan.Target, plan.Engine, ad.Docs)
 			fmt.Fprintf(c.stdout, "capabilities: transactional DDL %s, MERGE %s, native partition overwrite %s, checks inside the write %s, lock: %s\n",
@@ -75,97 +74,6 @@ func yes(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-// writeCompiled replaces target/compiled with the plan's SQL, one file per
-// unit, plus target/manifest.json. It writes into a fresh folder and swaps it
-// in, so a failed compile leaves the previous output.
-func writeCompiled(root string, plan *compiler.Plan) error {
-	dir := filepath.Join(root, "target", "compiled")
-	tmp := dir + ".tmp"
-	if err := os.RemoveAll(tmp); err != nil {
-		return err
-	}
-	for _, u := range plan.Units {
-		if u.Seed {
-			continue
-		}
-		name := u.Partition
-		if name == "" {
-			name = u.Model
-		}
-		path := filepath.Join(tmp, u.Model, name+".sql")
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		var b strings.Builder
-		compiler.FormatUnit(&b, u, true)
-		if err := os.WriteFile(path, []byte(strings.TrimLeft(b.String(), "\n")), 0o644); err != nil {
-			return err
-		}
-	}
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return err
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return err
-	}
-	return writeManifest(root, plan)
-}
-
-// CompiledPath is where a unit's SQL is written, for error messages.
-func compiledPath(u *compiler.Unit) string {
-	name := u.Partition
-	if name == "" {
-		name = u.Model
-	}
-	return filepath.Join("target", "compiled", u.Model, name+".sql")
-}
-
-type manifestNode struct {
-	Name         string   `json:"name"`
-	Path         string   `json:"path"`
-	Kind         string   `json:"kind"`
-	Materialized string   `json:"materialized,omitempty"`
-	Strategy     string   `json:"strategy,omitempty"`
-	Relation     string   `json:"relation"`
-	PartitionBy  string   `json:"partition_by,omitempty"`
-	Granularity  string   `json:"granularity,omitempty"`
-	Tags         []string `json:"tags,omitempty"`
-	CodeHash     string   `json:"code_hash,omitempty"`
-	DependsOn    []string `json:"depends_on"`
-	Checks       []string `json:"checks,omitempty"`
-}
-
-func writeManifest(root string, plan *compiler.Plan) error {
-	ad, _ := adapters.Lookup(plan.Engine)
-	out := struct {
-		Project string         `json:"project"`
-		Target  string         `json:"target"`
-		Engine  string         `json:"engine"`
-		Nodes   []manifestNode `json:"nodes"`
-	}{Project: plan.Project, Target: plan.Target, Engine: plan.Engine}
-	for _, n := range plan.Graph.Nodes() {
-		node := plan.Nodes[n]
-		mn := manifestNode{Name: n, Path: node.Path, Kind: "model", Materialized: node.Materialized, Strategy: node.Strategy,
-			Relation: ad.Dialect.Qualify(node.Relation), PartitionBy: node.PartitionBy, Granularity: node.Granularity,
-			Tags: node.Tags, CodeHash: node.CodeHash, DependsOn: plan.Graph.Upstream(n)}
-		if node.Seed {
-			mn.Kind = "seed"
-		}
-		for _, ch := range node.Checks {
-			mn.Checks = append(mn.Checks, ch.Name)
-		}
-		out.Nodes = append(out.Nodes, mn)
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(root, "target", "manifest.json"), append(b, '\n'), 0o644)
 }
 
 // printFindings prints lint findings at or above min severity to stderr.

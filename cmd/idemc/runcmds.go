@@ -1,5 +1,186 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 
-func runnerCommands(mk func() *common) []*cobra.Command { return nil }
+	"github.com/spf13/cobra"
+
+	"github.com/idemc/idemc/runner"
+)
+
+// runnerCommands are the commands that connect to a target.
+func runnerCommands(mk func() *common) []*cobra.Command {
+	return []*cobra.Command{
+		buildCmd(mk(), "build", "seed, run the selected models and the singular tests", true, true, true),
+		buildCmd(mk(), "run", "run the selected models (no seeds, no singular tests)", false, true, false),
+		buildCmd(mk(), "seed", "load seeds/*.csv in bulk, replacing each table", true, false, false),
+		testCmd(mk()),
+		statusCmd(mk()),
+	}
+}
+
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func buildCmd(c *common, name, short string, seeds, models, tests bool) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, opts, err := c.load()
+			if err != nil {
+				return err
+			}
+			opts.Seeds, opts.Models = seeds, models
+			threads := c.threads
+			if threads == 0 {
+				threads = p.Threads
+			}
+			ro := runner.Options{Compile: opts, Threads: threads, FailFast: c.failFast, Tests: tests, Out: c.stdout}
+			if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
+				ro.Progress = f
+			}
+			ctx, stop := signalContext()
+			defer stop()
+			res, err := runner.Build(ctx, p, ro)
+			if err != nil {
+				return err
+			}
+			if !res.OK() {
+				return &failedError{}
+			}
+			return nil
+		},
+	}
+	c.projectFlags(cmd)
+	c.selectFlags(cmd)
+	if models {
+		c.windowFlags(cmd)
+		cmd.Flags().BoolVar(&c.failFast, "fail-fast", false, "start no new unit after the first failure")
+	}
+	cmd.Flags().IntVar(&c.threads, "threads", 0, "units run at once (default [run] threads, or 4)")
+	return cmd
+}
+
+func testCmd(c *common) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "test",
+		Short: "run every declared check over whole tables and tests/*.sql, read-only",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, opts, err := c.load()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signalContext()
+			defer stop()
+			results, err := runner.Test(ctx, p, opts)
+			if err != nil {
+				return err
+			}
+			failed, warned := 0, 0
+			for _, t := range results {
+				name := t.Path
+				if t.Model != "" {
+					name = t.Model + ": " + t.Path
+				}
+				fmt.Fprintf(c.stdout, "%-5s %s", t.Status, name)
+				if t.Detail != "" {
+					fmt.Fprintf(c.stdout, ": %s", t.Detail)
+				}
+				fmt.Fprintln(c.stdout)
+				switch t.Status {
+				case "fail":
+					failed++
+				case "warn":
+					warned++
+				}
+			}
+			fmt.Fprintf(c.stdout, "%d passed, %d failed, %d warned\n", len(results)-failed-warned, failed, warned)
+			if failed > 0 {
+				return &failedError{}
+			}
+			return nil
+		},
+	}
+	c.projectFlags(cmd)
+	c.selectFlags(cmd)
+	return cmd
+}
+
+func statusCmd(c *common) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "show each unit's latest audit row: partitions × status",
+		Long:  "status answers \"has 2026-07-30 been loaded?\": idemc status --select events_daily --partition 2026-07-30",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, opts, err := c.load()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signalContext()
+			defer stop()
+			rows, err := runner.Status(ctx, p, opts)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if rows == nil {
+					rows = []runner.StatusRow{}
+				}
+				b, _ := json.MarshalIndent(rows, "", "  ")
+				fmt.Fprintln(c.stdout, string(b))
+				return nil
+			}
+			if len(rows) == 0 {
+				fmt.Fprintln(c.stdout, "no units have run yet for this selection")
+				return nil
+			}
+			fmt.Fprintf(c.stdout, "%-28s %-13s %-10s %8s %7s  %-20s %s\n", "MODEL", "PARTITION", "STATUS", "ROWS", "ATTEMPT", "ENDED", "NOTE")
+			for _, r := range rows {
+				part := r.Partition
+				if part == "" {
+					part = "-"
+				}
+				n := "-"
+				if r.Rows != nil {
+					n = fmt.Sprint(*r.Rows)
+				}
+				att := "-"
+				if r.Attempt > 0 {
+					att = fmt.Sprint(r.Attempt)
+				}
+				note := r.Error
+				if r.Status == "succeeded" && !r.Current {
+					note = "code changed since: the next build reruns it"
+				}
+				if len(note) > 80 {
+					note = note[:77] + "..."
+				}
+				fmt.Fprintf(c.stdout, "%-28s %-13s %-10s %8s %7s  %-20s %s\n", r.Model, part, r.Status, n, att, r.Ended, note)
+			}
+			return nil
+		},
+	}
+	c.projectFlags(cmd)
+	c.selectFlags(cmd)
+	cmd.Flags().StringVar(&c.partition, "partition", "", "only this partition")
+	cmd.Flags().StringVar(&c.start, "start", "", "partitions from (inclusive)")
+	cmd.Flags().StringVar(&c.end, "end", "", "partitions to (exclusive)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}

@@ -12,6 +12,7 @@ package analyze
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -145,10 +146,19 @@ type draft struct {
 }
 
 // Analyze parses in.SQL and runs the lint rules. It never panics on any input.
-func (p *Parser) Analyze(in Input) Result {
+func (p *Parser) Analyze(in Input) (res Result) {
+	defer func() {
+		if r := recover(); r != nil { // a bug here must not stop a build: report it as L000
+			var drafts []draft
+			if d, ok := appendRule(in); ok {
+				drafts = append(drafts, d)
+			}
+			drafts = append(drafts, notAnalysed(in, &parseError{off: -1, reason: fmt.Sprintf("internal error: %v", r)}))
+			res = Result{Findings: place(in, in.SQL, drafts)}
+		}
+	}()
 	text := blankComments(in.SQL)
 	keys := keyColumns(in.UniqueKey)
-	var res Result
 	var drafts []draft
 	if d, ok := appendRule(in); ok {
 		drafts = append(drafts, d)
@@ -171,16 +181,11 @@ func (p *Parser) Analyze(in Input) Result {
 		return res
 	}
 	res.Findings = place(in, text, drafts)
-	// L000's message names its own position, known only now.
-	for i := range res.Findings {
-		if f := &res.Findings[i]; f.Rule == "L000" {
-			f.Message += " at " + strconv.Itoa(f.Line) + ":" + strconv.Itoa(f.Col)
-		}
-	}
 	return res
 }
 
-// place turns drafts into sorted findings with line and column numbers of in.SQL.
+// place turns drafts into sorted findings with line and column numbers of in.SQL; text is
+// in.SQL with comments blanked.
 func place(in Input, text string, drafts []draft) []Finding {
 	lines := lineStarts(in.SQL)
 	mLine, mCol := in.Line, in.Col
@@ -194,6 +199,9 @@ func place(in Input, text string, drafts []draft) []Finding {
 		f := Finding{Path: in.Path, Rule: d.rule, Severity: d.sev, Message: d.msg, Line: mLine, Col: mCol}
 		if d.off >= 0 && d.off <= len(in.SQL) {
 			f.Line, f.Col = position(in.SQL, lines, d.off)
+		}
+		if f.Rule == "L000" { // its message names its own position
+			f.Message += " at " + strconv.Itoa(f.Line) + ":" + strconv.Itoa(f.Col)
 		}
 		out[i] = f
 	}
@@ -249,12 +257,15 @@ func normalizeName(n string) string {
 
 // --- SQL text helpers (no parser): comments, words and positions ---
 
-// blankComments returns sql with every -- line comment and /* */ block comment replaced by
-// spaces (newlines kept), so offsets are unchanged. The TiDB lexer only treats "-- " (with a
+// blankComments returns sql with every -- line comment and /* */ block comment (and a leading
+// byte order mark) replaced by spaces (newlines kept), so offsets are unchanged. The TiDB lexer only treats "-- " (with a
 // space) as a comment and executes /*! */ bodies; the engines treat both as comments.
 // An unterminated block comment is left for the parser to report.
 func blankComments(sql string) string {
 	var b []byte
+	if strings.HasPrefix(sql, "\ufeff") { // a byte order mark
+		b = blank(b, sql, 0, 3)
+	}
 	for i := 0; i < len(sql); {
 		c := sql[i]
 		switch {

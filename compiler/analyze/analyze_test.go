@@ -79,6 +79,8 @@ func TestRules(t *testing.T) {
 			want: []string{"1:32 L003 error"}},
 		{name: "L003 union", in: Input{SQL: "SELECT a FROM x UNION ALL SELECT a FROM y limit 5"},
 			want: []string{"1:43 L003 error"}},
+		{name: "L003 CTE and outer", in: Input{SQL: "WITH c AS (SELECT a FROM x LIMIT 3)\nSELECT a FROM c WHERE a IN (SELECT b FROM y ORDER BY b LIMIT 2) LIMIT 1"},
+			want: []string{"1:28 L003 error", "2:65 L003 error"}},
 		{name: "L003 ordered", in: Input{SQL: "SELECT a FROM x ORDER BY a LIMIT 10 OFFSET 5"}},
 		{name: "L003 limit 0", in: Input{SQL: "SELECT a FROM x LIMIT 0"}},
 
@@ -139,6 +141,8 @@ func TestRules(t *testing.T) {
 			want: []string{"1:28 L001 error"}},
 		{name: "position after a comment with multibyte text", in: Input{SQL: "SELECT /* café */ rand() AS r FROM x"},
 			want: []string{"1:19 L001 error"}},
+		{name: "byte order mark", in: Input{SQL: "\ufeffSELECT now() AS t FROM x"},
+			want: []string{"1:9 L001 error"}},
 		{name: "model position defaults to the first token", in: Input{SQL: "\n\n  -- note\n  SELECT a FROM x", Strategy: "append"},
 			want: []string{"4:3 L004 error"}},
 	}

@@ -1,0 +1,78 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+)
+
+// line prints one finished unit: status, model, partition, kind, rows, time.
+func (r *run) line(ur *UnitResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done++
+	if r.o.Out == nil {
+		return
+	}
+	if r.o.Progress != nil {
+		fmt.Fprint(r.o.Progress, "\r\033[K")
+	}
+	part := ur.Partition
+	if part == "" {
+		part = "-"
+	}
+	status := ur.Status
+	for _, c := range ur.Checks {
+		if c.Status == "warn" && status == "succeeded" {
+			status = "warned"
+		}
+	}
+	width := len(fmt.Sprint(r.total))
+	fmt.Fprintf(r.o.Out, "[%*d/%d] %-9s %-28s %-13s %-16s %8d rows %7.2fs\n", width, r.done, r.total, status, ur.Model, part, ur.Kind, ur.Rows, ur.Seconds)
+	for _, c := range ur.Checks {
+		if c.Status == "warn" {
+			fmt.Fprintf(r.o.Out, "      warn: check %s: %s\n", c.Name, strings.Join(c.Sample, "; "))
+		}
+	}
+	if r.o.Progress != nil && r.done < r.total {
+		fmt.Fprintf(r.o.Progress, "[%d/%d] running…", r.done, r.total)
+	}
+}
+
+// summary prints the root causes and the totals. Units skipped because of a
+// failure are counted but not repeated: only root causes are explained.
+func (r *run) summary() {
+	if r.o.Out == nil {
+		return
+	}
+	out := r.o.Out
+	failed := 0
+	for _, u := range r.res.Units {
+		if u.Status != "failed" {
+			continue
+		}
+		if failed == 0 {
+			fmt.Fprintln(out, "\nFailures:")
+		}
+		failed++
+		part := ""
+		if u.Partition != "" {
+			part = " partition " + u.Partition
+		}
+		fmt.Fprintf(out, "  %s%s: %s\n", u.Model, part, u.Error)
+		if u.SQLFile != "" {
+			fmt.Fprintf(out, "    compiled SQL: %s\n", u.SQLFile)
+		}
+	}
+	for _, t := range r.res.Tests {
+		fmt.Fprintf(out, "test %-40s %s", t.Path, t.Status)
+		if t.Status != "pass" {
+			fmt.Fprintf(out, ": %s", t.Detail)
+		}
+		fmt.Fprintln(out)
+	}
+	fmt.Fprintf(out, "\nDone in %.2fs: %d succeeded, %d failed, %d skipped, %d warnings (run %s)\n",
+		r.res.Seconds, r.res.Succeeded, r.res.Failed, r.res.Skipped, r.res.Warnings, r.res.RunID)
+	if r.res.Failed > 0 {
+		fmt.Fprintln(out, "The failed units left their destinations as they were. Fix the cause and run the same command again.")
+	}
+}

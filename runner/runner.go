@@ -1,0 +1,308 @@
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/compiler/dag"
+	"github.com/idemc/idemc/compiler/project"
+)
+
+// Options of one build, run or seed.
+type Options struct {
+	Compile  compiler.Options
+	Threads  int
+	FailFast bool
+	// Tests runs tests/*.sql after the models (build).
+	Tests bool
+	// Out receives one line per finished unit and the summary; Progress,
+	// when set, receives a live progress line (a terminal).
+	Out      io.Writer
+	Progress io.Writer
+}
+
+// UnitResult is what one unit did.
+type UnitResult struct {
+	ID        string        `json:"unit"`
+	Model     string        `json:"model"`
+	Partition string        `json:"partition"`
+	Kind      string        `json:"kind"`
+	Status    string        `json:"status"` // succeeded, failed, skipped
+	Rows      int64         `json:"rows"`
+	Seconds   float64       `json:"seconds"`
+	Error     string        `json:"error,omitempty"`
+	SkippedBy string        `json:"skipped_because,omitempty"`
+	Checks    []CheckResult `json:"checks,omitempty"`
+	SQLFile   string        `json:"compiled_sql,omitempty"`
+	Attempted bool          `json:"-"`
+}
+
+// CheckResult is one check's outcome in a unit.
+type CheckResult struct {
+	Name     string   `json:"name"`
+	Severity string   `json:"severity"`
+	Status   string   `json:"status"` // pass, fail, warn
+	Sample   []string `json:"sample,omitempty"`
+}
+
+// Result of a run.
+type Result struct {
+	RunID     string        `json:"run_id"`
+	Target    string        `json:"target"`
+	AsOf      time.Time     `json:"as_of"`
+	Started   time.Time     `json:"started_at"`
+	Seconds   float64       `json:"seconds"`
+	Units     []*UnitResult `json:"units"`
+	Tests     []*TestResult `json:"tests,omitempty"`
+	Succeeded int           `json:"succeeded"`
+	Failed    int           `json:"failed"`
+	Skipped   int           `json:"skipped"`
+	Warnings  int           `json:"warnings"`
+}
+
+// OK reports whether nothing failed.
+func (r *Result) OK() bool {
+	if r.Failed > 0 {
+		return false
+	}
+	for _, t := range r.Tests {
+		if t.Status == "fail" {
+			return false
+		}
+	}
+	return true
+}
+
+// NewRunID returns a time-ordered unique run id.
+func NewRunID(now time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405.000Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// Build compiles the project against the target's state and runs the plan.
+// A compile error (diag list) or a target error comes back as the error, and
+// nothing has been written; unit failures are in the Result.
+func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) {
+	started := time.Now()
+	// Compile once without a connection first: bad input must be reported
+	// before anything is written.
+	if _, err := compiler.Compile(p, o.Compile); err != nil {
+		return nil, err
+	}
+	eng, ad, err := Connect(ctx, p, o.Compile.Target)
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[adapters.Relation]*sync.Mutex{}}
+	r.res = &Result{RunID: NewRunID(started), Started: started.UTC()}
+	return r.build(ctx)
+}
+
+type run struct {
+	p   *project.Project
+	o   Options
+	eng adapters.Engine
+	ad  *adapters.Adapter
+	d   adapters.Dialect
+	res *Result
+
+	plan  *compiler.Plan
+	state adapters.State
+
+	mu    sync.Mutex // guards ddl, res.Units appends and output
+	ddl   map[adapters.Relation]*sync.Mutex
+	done  int
+	total int
+}
+
+func (r *run) build(ctx context.Context) (*Result, error) {
+	sess, err := r.eng.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tname := r.o.Compile.Target
+	if tname == "" {
+		tname = r.p.DefaultTarget
+	}
+	t := r.p.Targets[tname]
+	schema := t.StateSchema
+	if schema == "" {
+		schema = t.Schema
+	}
+	r.state = adapters.State{Audit: adapters.Relation{Schema: schema, Name: "idemc_audit"}, Marks: adapters.Relation{Schema: schema, Name: "idemc_state"}}
+	for _, q := range r.d.StateDDL(r.state) {
+		if _, err := sess.Exec(ctx, q); err != nil {
+			sess.Close()
+			return nil, fmt.Errorf("runner: creating the audit table: %w", err)
+		}
+	}
+	if r.ad.Capabilities.SingleWriter {
+		// This process holds the database: every running row is a dead run's.
+		if _, err := sess.Exec(ctx, r.d.Abandon(r.state, r.res.RunID, "", "")); err != nil {
+			sess.Close()
+			return nil, fmt.Errorf("runner: marking abandoned units: %w", err)
+		}
+	}
+	st, err := readState(ctx, sess, r.d, r.state)
+	if err != nil {
+		sess.Close()
+		return nil, fmt.Errorf("runner: reading the audit table: %w", err)
+	}
+	copts := r.o.Compile
+	copts.State = st
+	copts.RunID = r.res.RunID
+	copts.GitCommit = gitCommit(r.p.Root)
+	plan, err := compiler.Compile(r.p, copts)
+	if err != nil {
+		sess.Close()
+		return nil, err
+	}
+	// Schemas are created once, up front: concurrent CREATE SCHEMA
+	// statements conflict on some engines.
+	err = createSchemas(ctx, sess, r.d, plan)
+	sess.Close()
+	if err != nil {
+		return nil, fmt.Errorf("runner: creating schemas: %w", err)
+	}
+	r.plan = plan
+	r.res.Target, r.res.AsOf = plan.Target, plan.AsOf
+	if err := writeManifest(r.p.Root, plan, r.d); err != nil {
+		return nil, err
+	}
+	r.total = len(plan.Units)
+	units := map[string]*compiler.Unit{}
+	for _, u := range plan.Units {
+		units[u.ID] = u
+	}
+	threads := r.o.Threads
+	if threads <= 0 {
+		threads = 4
+	}
+	results := map[string]*UnitResult{}
+	walk, err := plan.UnitGraph.Walk(ctx, dag.WalkOptions{Threads: threads, FailFast: r.o.FailFast}, func(ctx context.Context, id string) error {
+		ur := r.runUnit(ctx, units[id])
+		r.mu.Lock()
+		results[id] = ur
+		r.mu.Unlock()
+		if ur.Status == "failed" {
+			return errors.New(ur.Error)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range walk {
+		ur := results[w.ID]
+		if ur == nil {
+			u := units[w.ID]
+			ur = &UnitResult{ID: w.ID, Model: u.Model, Partition: u.Partition, Kind: kindOf(u), Status: "skipped", SkippedBy: w.SkippedBecause}
+			if ur.SkippedBy == "" && w.Err != nil {
+				ur.Error = w.Err.Error()
+			}
+			r.line(ur)
+		}
+		r.res.Units = append(r.res.Units, ur)
+		switch ur.Status {
+		case "succeeded":
+			r.res.Succeeded++
+		case "failed":
+			r.res.Failed++
+		default:
+			r.res.Skipped++
+		}
+		for _, c := range ur.Checks {
+			if c.Status == "warn" {
+				r.res.Warnings++
+			}
+		}
+	}
+	if r.o.Tests && r.res.Failed == 0 && r.res.Skipped == 0 {
+		tr, err := runTests(ctx, r.eng, plan, nil)
+		if err != nil {
+			return nil, err
+		}
+		r.res.Tests = tr
+	}
+	r.res.Seconds = time.Since(r.res.Started).Seconds()
+	r.summary()
+	return r.res, writeResults(r.p.Root, r.res)
+}
+
+// createSchemas creates every schema the plan writes to.
+func createSchemas(ctx context.Context, s adapters.Session, d adapters.Dialect, plan *compiler.Plan) error {
+	done := map[adapters.Relation]bool{}
+	for _, u := range plan.Units {
+		rel := plan.Nodes[u.Model].Relation
+		key := adapters.Relation{Database: rel.Database, Schema: rel.Schema}
+		if done[key] || rel.Schema == "" {
+			continue
+		}
+		done[key] = true
+		if _, err := s.Exec(ctx, d.CreateSchema(rel)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func kindOf(u *compiler.Unit) string {
+	if u.Seed {
+		return "seed"
+	}
+	if u.Write.Strategy != "" {
+		return u.Write.Strategy
+	}
+	return u.Write.Materialized
+}
+
+// ddlLock serializes the DDL phase of units writing the same relation, so
+// two partitions of one model never race to create or alter it.
+func (r *run) ddlLock(rel adapters.Relation) *sync.Mutex {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := r.ddl[rel]
+	if m == nil {
+		m = &sync.Mutex{}
+		r.ddl[rel] = m
+	}
+	return m
+}
+
+// gitCommit reads HEAD without running git.
+func gitCommit(root string) string {
+	dir := filepath.Join(root, ".git")
+	head, err := os.ReadFile(filepath.Join(dir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	h := strings.TrimSpace(string(head))
+	if !strings.HasPrefix(h, "ref: ") {
+		return h
+	}
+	ref := strings.TrimPrefix(h, "ref: ")
+	if b, err := os.ReadFile(filepath.Join(dir, ref)); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "packed-refs")); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasSuffix(line, " "+ref) {
+				return strings.Fields(line)[0]
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,149 @@
+package runner
+
+import (
+	"context"
+	"sort"
+	"strconv"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/compiler/partition"
+	"github.com/idemc/idemc/compiler/project"
+)
+
+// StatusRow is the latest audit row of one unit.
+type StatusRow struct {
+	Model     string `json:"model"`
+	Partition string `json:"partition"`
+	Status    string `json:"status"`
+	Rows      *int64 `json:"rows"`
+	Attempt   int64  `json:"attempt"`
+	Started   string `json:"started_at"`
+	Ended     string `json:"ended_at,omitempty"`
+	RunID     string `json:"run_id"`
+	CodeHash  string `json:"code_hash"`
+	Current   bool   `json:"current_code"` // the row's code hash is the model's current one
+	Error     string `json:"error,omitempty"`
+}
+
+// Status reads the latest audit row of each selected model's units. A
+// partitioned model also lists the partitions of [start, end) that have no
+// row at all, as "missing". Read-only.
+func Status(ctx context.Context, p *project.Project, opts compiler.Options) ([]StatusRow, error) {
+	opts.Models = false
+	plan, err := compiler.Compile(p, opts)
+	if err != nil {
+		return nil, err
+	}
+	eng, ad, err := Connect(ctx, p, opts.Target)
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+	sess, err := eng.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	t := p.Targets[plan.Target]
+	schema := t.StateSchema
+	if schema == "" {
+		schema = t.Schema
+	}
+	st := adapters.State{Audit: adapters.Relation{Schema: schema, Name: "idemc_audit"}, Marks: adapters.Relation{Schema: schema, Name: "idemc_state"}}
+	if _, ok, err := sess.Relation(ctx, st.Audit); err != nil || !ok {
+		return nil, err // no audit table yet: nothing has run
+	}
+	_, rows, err := sess.Query(ctx, ad.Dialect.StatusQuery(st), 0)
+	if err != nil {
+		return nil, err
+	}
+	chosen := map[string]bool{}
+	for _, n := range plan.Selected {
+		chosen[n] = true
+	}
+	seen := map[[2]string]bool{}
+	var out []StatusRow
+	for _, r := range rows {
+		node := plan.Nodes[r[0]]
+		if !chosen[r[0]] || node == nil || !inRange(r[1], node, opts) {
+			continue
+		}
+		sr := StatusRow{Model: r[0], Partition: r[1], Status: r[2], Started: r[5], RunID: r[7], CodeHash: r[8], Current: r[8] == node.CodeHash}
+		if r[3] != "NULL" {
+			n, _ := strconv.ParseInt(r[3], 10, 64)
+			sr.Rows = &n
+		}
+		sr.Attempt, _ = strconv.ParseInt(r[4], 10, 64)
+		if r[6] != "NULL" {
+			sr.Ended = r[6]
+		}
+		if r[9] != "NULL" {
+			sr.Error = r[9]
+		}
+		seen[[2]string{r[0], r[1]}] = true
+		out = append(out, sr)
+	}
+	// Partitions asked about that never ran.
+	for _, n := range plan.Selected {
+		node := plan.Nodes[n]
+		if node.PartitionBy == "" || node.Materialized != "incremental" {
+			continue
+		}
+		for _, key := range askedPartitions(node, opts) {
+			if !seen[[2]string{n, key}] {
+				out = append(out, StatusRow{Model: n, Partition: key, Status: "missing"})
+			}
+		}
+	}
+	sortStatus(out)
+	return out, nil
+}
+
+// askedPartitions are the partitions named by --partition or --start/--end.
+func askedPartitions(node *compiler.Node, opts compiler.Options) []string {
+	g := node.Granularity
+	if opts.Partition != "" {
+		if t, err := partition.Parse(opts.Partition, g); err == nil {
+			return []string{partition.Key(t, g)}
+		}
+		return nil
+	}
+	if opts.Start == "" || opts.End == "" {
+		return nil
+	}
+	a, err1 := partition.ParseTime(opts.Start)
+	b, err2 := partition.ParseTime(opts.End)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	var keys []string
+	for _, w := range partition.Range(a, b, g) {
+		keys = append(keys, w.Key)
+	}
+	return keys
+}
+
+func inRange(key string, node *compiler.Node, opts compiler.Options) bool {
+	if opts.Partition == "" && opts.Start == "" {
+		return true
+	}
+	if node.PartitionBy == "" {
+		return false
+	}
+	for _, k := range askedPartitions(node, opts) {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+func sortStatus(rows []StatusRow) {
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Model != rows[j].Model {
+			return rows[i].Model < rows[j].Model
+		}
+		return rows[i].Partition < rows[j].Partition
+	})
+}

@@ -1,0 +1,287 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/compiler"
+)
+
+// unitError is a failed unit: the step that failed and why.
+type unitError struct {
+	step  int
+	purp  adapters.Purpose
+	check *CheckResult
+	err   error
+}
+
+func (e *unitError) Error() string {
+	if e.check != nil {
+		msg := fmt.Sprintf("check %s failed", e.check.Name)
+		if len(e.check.Sample) > 0 {
+			msg += ": " + strings.Join(e.check.Sample, "; ")
+		}
+		return msg
+	}
+	return fmt.Sprintf("step %d (%s): %v", e.step, e.purp, e.err)
+}
+
+// runUnit runs one unit on its own session and reports what it did. It
+// never returns an error: a failure is in the result, the write is rolled
+// back and the audit row says failed.
+func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
+	t0 := time.Now()
+	ur := &UnitResult{ID: u.ID, Model: u.Model, Partition: u.Partition, Kind: kindOf(u), Attempted: true}
+	defer func() {
+		ur.Seconds = time.Since(t0).Seconds()
+		r.line(ur)
+	}()
+	sess, err := r.eng.Session(ctx)
+	if err != nil {
+		ur.Status, ur.Error = "failed", err.Error()
+		return ur
+	}
+	defer sess.Close()
+	if u.Seed {
+		r.runSeed(ctx, sess, u, ur)
+		return ur
+	}
+	row := &adapters.AuditRow{RunID: r.res.RunID, Job: u.Model, Partition: u.Partition, CodeHash: u.CodeHash,
+		GitCommit: u.Write.Audit.GitCommit, Target: r.plan.Target, AsOf: r.plan.AsOf, Started: time.Now().UTC()}
+	w := *u.Write
+	w.Audit = row
+	inTx := false
+	fail := func(e *unitError) {
+		if inTx {
+			_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.Rollback())
+		}
+		ur.Status = "failed"
+		ur.Error = e.Error()
+		ur.SQLFile = compiledPath(u)
+		_ = writeUnitSQL(filepath.Join(r.p.Root, "target", "compiled"), u, w.Columns, r.d)
+		frow := *row
+		frow.Status, frow.Ended, frow.Error = "failed", time.Now().UTC(), ur.Error
+		frow.Checks = checksJSON(ur.Checks)
+		_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.AuditFinish(r.state, &frow, ""))
+	}
+
+	// DDL phase: idempotent statements before the transaction, serialized
+	// per relation; then the batch's columns and on_schema_change.
+	steps := r.d.Recipe(&w)
+	lock := r.ddlLock(w.Target)
+	lock.Lock()
+	i := 0
+	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
+		if _, err := sess.Exec(ctx, steps[i].SQL); err != nil {
+			lock.Unlock()
+			fail(&unitError{step: i + 1, purp: steps[i].Purpose, err: err})
+			return ur
+		}
+	}
+	if w.Materialized == adapters.Incremental {
+		cols, err := r.syncSchema(ctx, sess, &w)
+		if err != nil {
+			lock.Unlock()
+			fail(&unitError{step: i + 1, purp: "schema", err: err})
+			return ur
+		}
+		w.Columns = cols
+		steps = r.d.Recipe(&w) // now with the batch's real columns
+	}
+	lock.Unlock()
+
+	for ; i < len(steps); i++ {
+		s := steps[i]
+		if s.Purpose == adapters.Prepare {
+			continue
+		}
+		switch s.Purpose {
+		case adapters.Validate, adapters.CheckStep:
+			cr, err := runCheck(ctx, sess, s)
+			if err != nil {
+				fail(&unitError{step: i + 1, purp: s.Purpose, err: err})
+				return ur
+			}
+			ur.Checks = append(ur.Checks, *cr)
+			if cr.Status == "fail" {
+				fail(&unitError{step: i + 1, purp: s.Purpose, check: cr})
+				return ur
+			}
+			continue
+		case adapters.AuditFinish:
+			n, err := scalar(ctx, sess, s.Count)
+			if err != nil {
+				fail(&unitError{step: i + 1, purp: s.Purpose, err: err})
+				return ur
+			}
+			ur.Rows = n
+			frow := *row
+			frow.Status, frow.Ended, frow.Checks = "succeeded", time.Now().UTC(), checksJSON(ur.Checks)
+			s.SQL = r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))
+		}
+		if _, err := sess.Exec(ctx, s.SQL); err != nil {
+			fail(&unitError{step: i + 1, purp: s.Purpose, err: err})
+			return ur
+		}
+		switch s.Purpose {
+		case adapters.Begin:
+			inTx = true
+		case adapters.Commit:
+			inTx = false
+		}
+	}
+	ur.Status = "succeeded"
+	return ur
+}
+
+// scalar evaluates a count query ("" means no rows were written).
+func scalar(ctx context.Context, s adapters.Session, q string) (int64, error) {
+	if q == "" {
+		return 0, nil
+	}
+	_, rows, err := s.Query(ctx, q, 1)
+	if err != nil || len(rows) == 0 {
+		return 0, err
+	}
+	return strconv.ParseInt(rows[0][0], 10, 64)
+}
+
+// runCheck runs a check query; any row is a failure.
+func runCheck(ctx context.Context, s adapters.Session, step adapters.Step) (*CheckResult, error) {
+	c := step.Check
+	cols, rows, err := s.Query(ctx, step.SQL, sqlgen.SampleLimit)
+	if err != nil {
+		return nil, fmt.Errorf("check %s: %w", c.Name, err)
+	}
+	cr := &CheckResult{Name: c.Name, Severity: c.Severity, Status: "pass"}
+	if len(rows) == 0 {
+		return cr, nil
+	}
+	cr.Status = "fail"
+	if c.Severity == "warn" {
+		cr.Status = "warn"
+	}
+	for _, row := range rows {
+		parts := make([]string, len(row))
+		for i, v := range row {
+			parts[i] = cols[i] + "=" + v
+		}
+		cr.Sample = append(cr.Sample, "("+strings.Join(parts, ", ")+")")
+	}
+	return cr, nil
+}
+
+func checksJSON(cs []CheckResult) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(cs)
+	return string(b)
+}
+
+// syncSchema compares the batch's columns with the destination's and
+// applies on_schema_change. It returns the batch's columns.
+func (r *run) syncSchema(ctx context.Context, s adapters.Session, w *adapters.Write) ([]string, error) {
+	batch, err := s.Columns(ctx, r.d.DescribeQuery(w.Select))
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(batch))
+	for i, c := range batch {
+		names[i] = c.Name
+	}
+	dest, ok, err := s.Relation(ctx, w.Target)
+	if err != nil || !ok {
+		return names, err
+	}
+	have := map[string]bool{}
+	for _, c := range dest {
+		have[strings.ToLower(c.Name)] = true
+	}
+	want := map[string]bool{}
+	var added []adapters.Column
+	for _, c := range batch {
+		want[strings.ToLower(c.Name)] = true
+		if !have[strings.ToLower(c.Name)] {
+			added = append(added, c)
+		}
+	}
+	var removed []string
+	for _, c := range dest {
+		if !want[strings.ToLower(c.Name)] {
+			removed = append(removed, c.Name)
+		}
+	}
+	if len(added) == 0 && len(removed) == 0 {
+		return names, nil
+	}
+	mode := r.plan.Nodes[w.Model].OnSchemaChange
+	if w.FullRefresh {
+		mode = "sync_all_columns"
+	}
+	switch mode {
+	case "append_new_columns", "sync_all_columns":
+		for _, c := range added {
+			if _, err := s.Exec(ctx, r.d.AddColumn(w.Target, c)); err != nil {
+				return nil, err
+			}
+		}
+		if mode == "sync_all_columns" {
+			for _, c := range removed {
+				if _, err := s.Exec(ctx, r.d.DropColumn(w.Target, c)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if mode == "append_new_columns" && len(removed) > 0 {
+			// Columns the batch no longer has stay in the table and get NULL.
+			return names, nil
+		}
+		return names, nil
+	default:
+		var parts []string
+		if len(added) > 0 {
+			an := make([]string, len(added))
+			for i, c := range added {
+				an[i] = c.Name
+			}
+			parts = append(parts, "new columns "+strings.Join(an, ", "))
+		}
+		if len(removed) > 0 {
+			parts = append(parts, "missing columns "+strings.Join(removed, ", "))
+		}
+		return nil, fmt.Errorf("the model's columns changed (%s) and on_schema_change is \"fail\": set on_schema_change = \"append_new_columns\" or \"sync_all_columns\", or rebuild with --full-refresh", strings.Join(parts, "; "))
+	}
+}
+
+// runSeed loads a CSV in bulk and records it in the audit table.
+func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *compiler.Unit, ur *UnitResult) {
+	row := &adapters.AuditRow{RunID: r.res.RunID, Job: u.Model, CodeHash: u.CodeHash, Target: r.plan.Target, AsOf: r.plan.AsOf, Started: time.Now().UTC()}
+	if _, err := sess.Exec(ctx, r.d.AuditStart(r.state, row)); err != nil {
+		ur.Status, ur.Error = "failed", err.Error()
+		return
+	}
+	node := r.plan.Nodes[u.Model]
+	n, err := r.eng.LoadCSV(ctx, node.Relation, r.p.Root+"/"+u.SeedPath)
+	frow := *row
+	frow.Ended = time.Now().UTC()
+	if err != nil {
+		ur.Status, ur.Error = "failed", fmt.Sprintf("loading %s: %v", u.SeedPath, err)
+		frow.Status, frow.Error = "failed", ur.Error
+		_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.AuditFinish(r.state, &frow, ""))
+		return
+	}
+	frow.Status = "succeeded"
+	if _, err := sess.Exec(ctx, r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))); err != nil {
+		ur.Status, ur.Error = "failed", err.Error()
+		return
+	}
+	ur.Status, ur.Rows = "succeeded", n
+}
