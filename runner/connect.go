@@ -24,7 +24,9 @@ type ErrTarget struct{ msg string }
 func (e *ErrTarget) Error() string { return e.msg }
 
 // Is makes a target error a bad-input error.
-func (e *ErrTarget) Is(t error) bool { return t == diag.ErrBadInput || t == adapters.ErrLocked && strings.Contains(e.msg, adapters.ErrLocked.Error()) }
+func (e *ErrTarget) Is(t error) bool {
+	return t == diag.ErrBadInput || t == adapters.ErrLocked && strings.Contains(e.msg, adapters.ErrLocked.Error())
+}
 
 // Connect opens the named target (or the default), resolving ${VAR}s from
 // the environment now and not before.

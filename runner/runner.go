@@ -106,7 +106,7 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 		return nil, err
 	}
 	defer eng.Close()
-	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[adapters.Relation]*sync.Mutex{}}
+	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[adapters.Relation]*sync.Mutex{}, faults: loadFaults()}
 	r.res = &Result{RunID: NewRunID(started), Started: started.UTC()}
 	return r.build(ctx)
 }
@@ -119,8 +119,9 @@ type run struct {
 	d   adapters.Dialect
 	res *Result
 
-	plan  *compiler.Plan
-	state adapters.State
+	plan   *compiler.Plan
+	state  adapters.State
+	faults faults
 
 	mu    sync.Mutex // guards ddl, res.Units appends and output
 	ddl   map[adapters.Relation]*sync.Mutex

@@ -136,6 +136,12 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 		case adapters.Commit:
 			inTx = false
 		}
+		if r.faults != nil {
+			if err := r.faults.after(u.ID, s.Purpose); err != nil {
+				fail(&unitError{step: i + 1, purp: s.Purpose, err: err})
+				return ur
+			}
+		}
 	}
 	ur.Status = "succeeded"
 	return ur

@@ -34,7 +34,7 @@ func (e *failedError) Error() string { return e.msg }
 // usageError carries exit code 2 for bad flags.
 type usageError struct{ msg string }
 
-func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Error() string   { return e.msg }
 func (e *usageError) Is(t error) bool { return t == diag.ErrBadInput }
 
 // run is the whole command line, testable in process.

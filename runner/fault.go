@@ -1,0 +1,68 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/idemc/idemc/adapters"
+)
+
+// Fault injection for the crash and retry tests (and `make soak`). The
+// environment variable IDEMC_FAULT holds rules separated by ";":
+//
+//	crash:<unit>:<purpose>   SIGKILL this process right after that step
+//	fail:<unit>:<purpose>    make that step fail with an injected error
+//	sleep:<unit>:<purpose>:<duration>   pause after that step
+//
+// <unit> is a unit id ("events_daily/2026-07-04", "dim_users") or "*".
+// It is read once per run; with the variable unset nothing is checked.
+type faults []fault
+
+type fault struct {
+	action, unit string
+	purpose      adapters.Purpose
+	pause        time.Duration
+}
+
+func loadFaults() faults {
+	spec := os.Getenv("IDEMC_FAULT")
+	if spec == "" {
+		return nil
+	}
+	var out faults
+	for _, rule := range strings.Split(spec, ";") {
+		parts := strings.Split(rule, ":")
+		if len(parts) < 3 {
+			continue
+		}
+		f := fault{action: parts[0], unit: parts[1], purpose: adapters.Purpose(parts[2])}
+		if f.action == "sleep" && len(parts) > 3 {
+			f.pause, _ = time.ParseDuration(parts[3])
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// after is called after each step of a unit; it may fail the step, pause or
+// kill the process.
+func (fs faults) after(unit string, p adapters.Purpose) error {
+	for _, f := range fs {
+		if (f.unit != "*" && f.unit != unit) || f.purpose != p {
+			continue
+		}
+		switch f.action {
+		case "crash":
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			time.Sleep(time.Second) // the signal is delivered before this returns
+		case "fail":
+			return fmt.Errorf("injected failure (IDEMC_FAULT) after %s", p)
+		case "sleep":
+			time.Sleep(f.pause)
+		}
+	}
+	return nil
+}
