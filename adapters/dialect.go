@@ -23,6 +23,8 @@ type Dialect interface {
 	// SurrogateKey renders DESIGN §5's deterministic key over SQL expressions.
 	SurrogateKey(exprs []string) string
 	// Recipe turns one unit of work into its ordered steps (DESIGN §7).
+	// Schemas are not part of a recipe: a run creates every schema it
+	// writes to once, before its first unit (CreateSchema).
 	Recipe(w *Write) []Step
 	// CheckQuery renders a check as a query returning failing rows (at most
 	// a sample). With whole set it reads the whole table (idemc test);
@@ -43,6 +45,7 @@ type Dialect interface {
 	// (job_name, partition_key, code_hash), the high-water marks (job_name,
 	// high_water) and the latest row of every unit for idemc status.
 	SucceededQuery(s State) string
+	AttemptsQuery(s State) string
 	MarksQuery(s State) string
 	StatusQuery(s State) string
 	// RelationsQuery lists existing relations as (schema, name) rows.
@@ -81,6 +84,7 @@ type AuditRow struct {
 	Status    string // running, succeeded, failed, abandoned
 	Started   time.Time
 	Ended     time.Time
+	Attempt   int64 // 0: count the unit's earlier rows in SQL
 	CodeHash  string
 	GitCommit string
 	Target    string

@@ -107,6 +107,9 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 	}
 	defer eng.Close()
 	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[adapters.Relation]*sync.Mutex{}, faults: loadFaults()}
+	if os.Getenv("IDEMC_TRACE") != "" {
+		r.trace = os.Stderr
+	}
 	r.res = &Result{RunID: NewRunID(started), Started: started.UTC()}
 	return r.build(ctx)
 }
@@ -121,7 +124,9 @@ type run struct {
 
 	plan   *compiler.Plan
 	state  adapters.State
+	db     *dbState
 	faults faults
+	trace  io.Writer // IDEMC_TRACE=1: each statement's duration on stderr
 
 	mu    sync.Mutex // guards ddl, res.Units appends and output
 	ddl   map[adapters.Relation]*sync.Mutex
@@ -162,6 +167,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		sess.Close()
 		return nil, fmt.Errorf("runner: reading the audit table: %w", err)
 	}
+	r.db = st
 	copts := r.o.Compile
 	copts.State = st
 	copts.RunID = r.res.RunID

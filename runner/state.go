@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
@@ -13,10 +14,11 @@ type dbState struct {
 	relations map[adapters.Relation]bool
 	succeeded map[[3]string]bool
 	marks     map[string]string
+	attempts  map[[2]string]int64
 }
 
 func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st adapters.State) (*dbState, error) {
-	out := &dbState{relations: map[adapters.Relation]bool{}, succeeded: map[[3]string]bool{}, marks: map[string]string{}}
+	out := &dbState{relations: map[adapters.Relation]bool{}, succeeded: map[[3]string]bool{}, marks: map[string]string{}, attempts: map[[2]string]int64{}}
 	_, rows, err := s.Query(ctx, d.RelationsQuery(), 0)
 	if err != nil {
 		return nil, err
@@ -38,7 +40,20 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st a
 	for _, r := range rows {
 		out.marks[r[0]] = r[1]
 	}
+	_, rows, err = s.Query(ctx, d.AttemptsQuery(st), 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		n, _ := strconv.ParseInt(r[2], 10, 64)
+		out.attempts[[2]string{r[0], r[1]}] = n
+	}
 	return out, nil
+}
+
+// nextAttempt is the attempt number of a unit's next audit row.
+func (s *dbState) nextAttempt(job, partition string) int64 {
+	return s.attempts[[2]string{job, partition}] + 1
 }
 
 func (s *dbState) Exists(r adapters.Relation) bool {

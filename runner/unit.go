@@ -54,7 +54,8 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 		return ur
 	}
 	row := &adapters.AuditRow{RunID: r.res.RunID, Job: u.Model, Partition: u.Partition, CodeHash: u.CodeHash,
-		GitCommit: u.Write.Audit.GitCommit, Target: r.plan.Target, AsOf: r.plan.AsOf, Started: time.Now().UTC()}
+		GitCommit: u.Write.Audit.GitCommit, Target: r.plan.Target, AsOf: r.plan.AsOf, Started: time.Now().UTC(),
+		Attempt: r.db.nextAttempt(u.Model, u.Partition)}
 	w := *u.Write
 	w.Audit = row
 	inTx := false
@@ -97,6 +98,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	}
 	lock.Unlock()
 
+	written := int64(-1) // rows reported by insert/merge steps; -1 unknown
 	for ; i < len(steps); i++ {
 		s := steps[i]
 		if s.Purpose == adapters.Prepare {
@@ -116,21 +118,33 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 			}
 			continue
 		case adapters.AuditFinish:
-			n, err := scalar(ctx, sess, s.Count)
-			if err != nil {
-				fail(&unitError{step: i + 1, purp: s.Purpose, err: err})
-				return ur
+			// Rows written: what the insert or merge reported, else a count.
+			n := written
+			if n < 0 {
+				if n, err = scalar(ctx, sess, s.Count); err != nil {
+					fail(&unitError{step: i + 1, purp: s.Purpose, err: err})
+					return ur
+				}
 			}
 			ur.Rows = n
 			frow := *row
 			frow.Status, frow.Ended, frow.Checks = "succeeded", time.Now().UTC(), checksJSON(ur.Checks)
 			s.SQL = r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))
 		}
-		if _, err := sess.Exec(ctx, s.SQL); err != nil {
+		t1 := time.Now()
+		affected, err := sess.Exec(ctx, s.SQL)
+		if r.trace != nil {
+			fmt.Fprintf(r.trace, "trace %s step %d %s %.1fms\n", u.ID, i+1, s.Purpose, float64(time.Since(t1).Microseconds())/1000)
+		}
+		if err != nil {
 			fail(&unitError{step: i + 1, purp: s.Purpose, err: err})
 			return ur
 		}
 		switch s.Purpose {
+		case adapters.Insert, adapters.Merge:
+			if affected >= 0 && w.Materialized == adapters.Incremental {
+				written = max(written, 0) + affected
+			}
 		case adapters.Begin:
 			inTx = true
 		case adapters.Commit:
@@ -269,7 +283,8 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, w *adapters.Wr
 
 // runSeed loads a CSV in bulk and records it in the audit table.
 func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *compiler.Unit, ur *UnitResult) {
-	row := &adapters.AuditRow{RunID: r.res.RunID, Job: u.Model, CodeHash: u.CodeHash, Target: r.plan.Target, AsOf: r.plan.AsOf, Started: time.Now().UTC()}
+	row := &adapters.AuditRow{RunID: r.res.RunID, Job: u.Model, CodeHash: u.CodeHash, Target: r.plan.Target, AsOf: r.plan.AsOf, Started: time.Now().UTC(),
+		Attempt: r.db.nextAttempt(u.Model, "")}
 	if _, err := sess.Exec(ctx, r.d.AuditStart(r.state, row)); err != nil {
 		ur.Status, ur.Error = "failed", err.Error()
 		return

@@ -36,9 +36,6 @@ func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
 	add := func(p adapters.Purpose, comment, sql string) {
 		steps = append(steps, adapters.Step{Purpose: p, Comment: comment, SQL: sql})
 	}
-	if sc := g.CreateSchema(w.Target); sc != "" {
-		add(adapters.Prepare, "the destination's schema", sc)
-	}
 	if w.Materialized == adapters.Incremental {
 		add(adapters.Prepare, "the destination, empty, if it does not exist yet", g.CreateIfMissing(w))
 	}
@@ -59,12 +56,19 @@ func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
 		pub, count = h.Table(w)
 		steps = append(steps, pub...)
 		steps = append(steps, g.checkSteps(w)...)
-	default:
-		add(adapters.Stage, "the batch, limited to the unit's window", h.CreateStage(stage, g.Guarded(w)))
-		if w.Window != nil && w.PartitionBy != "" {
+	case adapters.Incremental:
+		if partitionWrite(w) {
+			// A partition is replaced straight from the model's query: no
+			// stage to write and read back. The guard keeps NULL partition
+			// values, and the validate step refuses them before commit.
+			steps = append(steps, g.partitionSteps(w)...)
 			steps = append(steps, g.validate(PartitionNullCheck(w.PartitionBy), w, "a NULL "+w.PartitionBy+" would land in no partition"))
+			steps = append(steps, g.checkSteps(w)...)
+			count = fmt.Sprintf("SELECT count(*) FROM %s AS t WHERE %s", dest, g.Window(w, "t"))
+			break
 		}
-		if len(w.UniqueKey) > 0 && (w.Strategy == "merge" || w.Window == nil) {
+		add(adapters.Stage, "the batch", h.CreateStage(stage, g.Guarded(w)))
+		if len(w.UniqueKey) > 0 {
 			steps = append(steps, g.validate(BatchKeyCheck(w.UniqueKey), w, "refuse a batch that repeats a key before writing anything"))
 		}
 		steps = append(steps, g.writeSteps(h, w, stage)...)
@@ -74,7 +78,7 @@ func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
 	}
 	steps = append(steps, adapters.Step{Purpose: adapters.AuditFinish, Comment: "record success with the row count, in the write's transaction",
 		SQL: g.AuditFinish(w.State, auditOf(w, "succeeded"), count), Count: count})
-	if w.Materialized == adapters.Incremental && h.DropStage != nil {
+	if w.Materialized == adapters.Incremental && !partitionWrite(w) && h.DropStage != nil {
 		if d := h.DropStage(stage); d != "" {
 			add(adapters.Cleanup, "drop the batch", d)
 		}
@@ -84,23 +88,48 @@ func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
 	return steps
 }
 
+// partitionWrite reports whether a unit replaces (or appends to) one
+// partition window, which needs no stage.
+func partitionWrite(w *adapters.Write) bool {
+	return w.Window != nil && w.PartitionBy != "" && w.Strategy != "merge"
+}
+
+// partitionSteps delete the window (unless appending) and insert the
+// guarded query.
+func (g Gen) partitionSteps(w *adapters.Write) []adapters.Step {
+	dest := g.Qualify(w.Target)
+	batch := "(\n" + g.Guarded(w) + "\n) AS idemc_batch"
+	ins := adapters.Step{Purpose: adapters.Insert, Comment: "write the partition"}
+	if w.Columns == nil {
+		ins.SQL = fmt.Sprintf("INSERT INTO %s\nSELECT * FROM %s", dest, batch)
+	} else {
+		cols := g.ColumnList(w.Columns, "")
+		ins.SQL = fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s", dest, cols, cols, batch)
+	}
+	if w.Strategy == "append" {
+		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
+		return []adapters.Step{ins}
+	}
+	comment := "replace the partition window " + w.Window.Key
+	if w.Strategy == "insert_overwrite" {
+		comment += " (insert_overwrite is delete + insert on this engine)"
+	}
+	return []adapters.Step{{Purpose: adapters.Delete, Comment: comment, SQL: g.DeleteRegion(w, "")}, ins}
+}
+
+// writeSteps write a staged batch: by key, by merge, appended, or replacing
+// the whole table on a full refresh.
 func (g Gen) writeSteps(h Hooks, w *adapters.Write, stage string) []adapters.Step {
 	dest := g.Qualify(w.Target)
 	ins := adapters.Step{Purpose: adapters.Insert, Comment: "write the batch", SQL: g.InsertFromStage(w, stage)}
 	switch {
-	case w.FullRefresh && w.Window == nil:
+	case w.FullRefresh:
 		return []adapters.Step{{Purpose: adapters.Delete, Comment: "full refresh: replace every row", SQL: "DELETE FROM " + dest}, ins}
 	case w.Strategy == "append":
 		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
 		return []adapters.Step{ins}
 	case w.Strategy == "merge":
 		return h.Upsert(w, stage)
-	case w.Window != nil && w.PartitionBy != "":
-		comment := "replace the partition window " + w.Window.Key
-		if w.Strategy == "insert_overwrite" {
-			comment += " (insert_overwrite is delete + insert on this engine)"
-		}
-		return []adapters.Step{{Purpose: adapters.Delete, Comment: comment, SQL: g.DeleteRegion(w, stage)}, ins}
 	default: // delete_insert by key
 		return []adapters.Step{{Purpose: adapters.Delete, Comment: "delete the batch's keys (null-safe)", SQL: g.DeleteRegion(w, stage)}, ins}
 	}

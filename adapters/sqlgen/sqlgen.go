@@ -285,7 +285,9 @@ func (g Gen) CheckQuery(c *adapters.Check, w *adapters.Write, whole bool) string
 		cols := g.ColumnList(c.Columns, "")
 		return fmt.Sprintf("SELECT %s, count(*) AS n FROM %s\nGROUP BY %s\nHAVING count(*) > 1%s", cols, stage, cols, lim)
 	case adapters.CheckPartitionNull:
-		return fmt.Sprintf("SELECT count(*) AS n FROM %s\nWHERE %s IS NULL\nHAVING count(*) > 0", stage, g.Quote(c.Columns[0]))
+		// Any NULL partition row in the destination is this unit's: no
+		// earlier unit could commit one.
+		return fmt.Sprintf("SELECT count(*) AS n FROM %s\nWHERE %s IS NULL\nHAVING count(*) > 0", g.Qualify(w.Target), g.Quote(c.Columns[0]))
 	case adapters.CheckUnique:
 		cols := g.ColumnList(c.Columns, "t")
 		return fmt.Sprintf("SELECT %s, count(*) AS n FROM %s%s\nGROUP BY %s\nHAVING count(*) > 1%s", cols, from, whereOnly, cols, lim)
@@ -377,14 +379,27 @@ func (g Gen) strOrNull(s string) string {
 	return g.String(s)
 }
 
-// AuditStart inserts the running row; attempt counts earlier rows of the unit.
+// AuditStart inserts the running row. The attempt is the row's when known
+// (the runner reads every unit's last attempt in bulk before it starts);
+// otherwise it counts the unit's earlier rows.
 func (g Gen) AuditStart(s adapters.State, r *adapters.AuditRow) string {
+	if r.Attempt > 0 {
+		return fmt.Sprintf(`INSERT INTO %s (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
+VALUES (%s, %s, %s, 'running', NULL, %s, NULL, %d, %s, %s, %s, %s, NULL, NULL)`,
+			g.Qualify(s.Audit), g.String(r.RunID), g.String(r.Job), g.String(r.Partition), g.tsOrNull(r.Started), r.Attempt,
+			g.String(r.CodeHash), g.strOrNull(r.GitCommit), g.String(r.Target), g.tsOrNull(r.AsOf))
+	}
 	return fmt.Sprintf(`INSERT INTO %s (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
 SELECT %s, %s, %s, 'running', NULL, %s, NULL, coalesce(max(attempt), 0) + 1, %s, %s, %s, %s, NULL, NULL
 FROM %s WHERE job_name = %s AND partition_key = %s`,
 		g.Qualify(s.Audit), g.String(r.RunID), g.String(r.Job), g.String(r.Partition), g.tsOrNull(r.Started),
 		g.String(r.CodeHash), g.strOrNull(r.GitCommit), g.String(r.Target), g.tsOrNull(r.AsOf),
 		g.Qualify(s.Audit), g.String(r.Job), g.String(r.Partition))
+}
+
+// AttemptsQuery lists every unit's latest attempt number.
+func (g Gen) AttemptsQuery(s adapters.State) string {
+	return fmt.Sprintf("SELECT job_name, partition_key, max(attempt) FROM %s GROUP BY job_name, partition_key", g.Qualify(s.Audit))
 }
 
 // AuditFinish sets the final status of the unit's running row.

@@ -1,0 +1,42 @@
+# idemc — common tasks. Every target works on a fresh machine with Go installed
+# (DuckDB ships inside its Go module; no server is needed).
+
+GO ?= go
+
+.PHONY: build test demo bench update-golden lint soak clean
+
+# build: the idemc binary at ./idemc.
+build:
+	$(GO) build -o idemc ./cmd/idemc
+
+# test: every unit, golden and end-to-end test; vet and gofmt must be clean.
+# Live PostgreSQL/MariaDB suites skip unless their servers answer (CI sets IDEMC_REQUIRE_LIVE=1).
+test:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	$(GO) test ./...
+
+# demo: seed and build the demo project into target/warehouse.duckdb. The demo
+# data is July 2026, so the logical time is fixed: reruns are reproducible.
+demo:
+	$(GO) run ./cmd/idemc build --as-of 2026-08-01T00:00:00Z
+	$(GO) run ./cmd/idemc status --select events_daily --start 2026-07-28 --end 2026-08-01
+
+# bench: compile and runner benchmarks (figures go to docs/benchmarks.md).
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./compiler/... ./runner/...
+
+# update-golden: rewrite golden files after an intended change; review the diff.
+update-golden:
+	$(GO) test ./compiler/... ./adapters/... -update
+
+# lint: lint the demo project's models.
+lint:
+	$(GO) run ./cmd/idemc lint
+
+# soak: the long fault-injection run (many kill -9 trials).
+soak:
+	IDEMC_SOAK=1 $(GO) test -run Soak -timeout 60m ./runner/...
+
+clean:
+	rm -rf target idemc
