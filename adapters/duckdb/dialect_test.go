@@ -1,0 +1,143 @@
+package duckdb
+
+import (
+	"context"
+	"crypto/md5"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemc/idemc/adapters"
+)
+
+// goKey is DESIGN §5's surrogate key computed in Go: md5 of "len:text"
+// parts ("~" for NULL) joined by "|". Every engine must agree with it.
+func goKey(parts ...*string) string {
+	enc := make([]string, len(parts))
+	for i, p := range parts {
+		if p == nil {
+			enc[i] = "~"
+		} else {
+			enc[i] = fmt.Sprintf("%d:%s", len([]rune(*p)), *p)
+		}
+	}
+	sum := md5.Sum([]byte(strings.Join(enc, "|")))
+	return hex.EncodeToString(sum[:])
+}
+
+func str(s string) *string { return &s }
+
+func TestSurrogateKeyMatchesSpec(t *testing.T) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d := NewDialect()
+	for _, tc := range []struct {
+		exprs []string
+		want  string
+	}{
+		{[]string{"'shop'", "42", "DATE '2026-07-01'"}, goKey(str("shop"), str("42"), str("2026-07-01"))},
+		{[]string{"'a|b'", "'c'"}, goKey(str("a|b"), str("c"))},
+		{[]string{"'a'", "'b|c'"}, goKey(str("a"), str("b|c"))}, // differs from the case above
+		{[]string{"NULL", "'x'"}, goKey(nil, str("x"))},
+		{[]string{"''", "'x'"}, goKey(str(""), str("x"))}, // empty is not NULL
+		{[]string{"'~'"}, goKey(str("~"))},
+		{[]string{"'grüße'"}, goKey(str("grüße"))},
+	} {
+		var got string
+		if err := db.QueryRow("SELECT " + d.SurrogateKey(tc.exprs)).Scan(&got); err != nil {
+			t.Fatalf("%v: %v", tc.exprs, err)
+		}
+		if got != tc.want {
+			t.Errorf("surrogate_key(%v) = %s, want %s", tc.exprs, got, tc.want)
+		}
+	}
+}
+
+// TestRecipesRunTwice executes each recipe shape twice on an in-memory
+// database and checks the destination holds one copy of the batch.
+func TestRecipesRunTwice(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(ctx, map[string]string{"path": ":memory:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s, err := e.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d := NewDialect()
+	st := adapters.State{Audit: adapters.Relation{Schema: "main", Name: "idemc_audit"}, Marks: adapters.Relation{Schema: "main", Name: "idemc_state"}}
+	for _, q := range d.StateDDL(st) {
+		if _, err := s.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	win := &adapters.Window{Start: time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC), Granularity: "day", Key: "2026-07-01"}
+	sel := "SELECT * FROM (VALUES (DATE '2026-07-01', 'k1', 1), (DATE '2026-07-01', NULL, 2), (DATE '2026-06-30', 'out', 3)) AS v(d, k, x)"
+	for _, tc := range []struct {
+		name string
+		w    adapters.Write
+		want int
+	}{
+		{"partition", adapters.Write{Materialized: "incremental", Strategy: "delete_insert", PartitionBy: "d", Window: win}, 2},
+		{"overwrite", adapters.Write{Materialized: "incremental", Strategy: "insert_overwrite", PartitionBy: "d", Window: win}, 2},
+		{"merge", adapters.Write{Materialized: "incremental", Strategy: "merge", UniqueKey: []string{"k"}}, 3},
+		{"bykey", adapters.Write{Materialized: "incremental", Strategy: "delete_insert", UniqueKey: []string{"k"}}, 3},
+		{"table", adapters.Write{Materialized: "table"}, 3},
+		{"view", adapters.Write{Materialized: "view"}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := tc.w
+			w.Model, w.Select, w.State = tc.name, sel, st
+			w.Target = adapters.Relation{Schema: "main", Name: "t_" + tc.name}
+			w.Columns = []string{"d", "k", "x"}
+			for run := 1; run <= 2; run++ {
+				w.Audit = &adapters.AuditRow{RunID: fmt.Sprint("r", run), Job: tc.name, Attempt: int64(run), Started: time.Now()}
+				for _, step := range d.Recipe(&w) {
+					if step.Check != nil {
+						if _, rows, err := s.Query(ctx, step.SQL, 5); err != nil || len(rows) > 0 {
+							t.Fatalf("run %d check %s: %v %v", run, step.Check.Name, rows, err)
+						}
+						continue
+					}
+					if _, err := s.Exec(ctx, step.SQL); err != nil {
+						t.Fatalf("run %d step %s: %v\n%s", run, step.Purpose, err, step.SQL)
+					}
+				}
+			}
+			_, rows, err := s.Query(ctx, "SELECT count(*) FROM "+d.Qualify(w.Target), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rows[0][0] != fmt.Sprint(tc.want) {
+				t.Errorf("%s after two runs has %s rows, want %d", tc.name, rows[0][0], tc.want)
+			}
+		})
+	}
+}
+
+func TestQuoting(t *testing.T) {
+	d := NewDialect()
+	for _, tc := range []struct{ in, quoted, literal string }{
+		{`plain`, `"plain"`, `'plain'`},
+		{`has "quote"`, `"has ""quote"""`, `'has "quote"'`},
+		{`it's`, `"it's"`, `'it''s'`},
+		{`x"; DROP TABLE t; --`, `"x""; DROP TABLE t; --"`, `'x"; DROP TABLE t; --'`},
+		{`back\slash`, `"back\slash"`, `'back\slash'`},
+	} {
+		if got := d.Quote(tc.in); got != tc.quoted {
+			t.Errorf("Quote(%q) = %s, want %s", tc.in, got, tc.quoted)
+		}
+		if got := d.String(tc.in); got != tc.literal {
+			t.Errorf("String(%q) = %s, want %s", tc.in, got, tc.literal)
+		}
+	}
+}
