@@ -38,9 +38,10 @@ type Dialect interface {
 	// scalar subquery giving the rows written (evaluated inside the write's
 	// transaction).
 	AuditFinish(s State, row *AuditRow, countSQL string) string
-	// Abandon marks running rows of other runs as abandoned. When job is not
-	// empty only that unit's rows are touched.
-	Abandon(s State, runID, job, partition string) string
+	// RunningQuery lists the run ids that have running rows.
+	RunningQuery(s State) string
+	// Abandon marks the running rows of a dead run as abandoned.
+	Abandon(s State, deadRun string) string
 	// StateQueries read, in bulk, what planning needs: succeeded units
 	// (job_name, partition_key, code_hash), the high-water marks (job_name,
 	// high_water) and the latest row of every unit for idemc status.

@@ -28,3 +28,15 @@ type Session interface {
 	Relation(ctx context.Context, r Relation) (cols []Column, ok bool, err error)
 	Close() error
 }
+
+// RunLocks is implemented by engines that several idemc processes can write
+// to at once. A run holds a lock named by its run id for its whole life, so
+// a later run can tell a dead run's running audit rows (lock free) from a
+// live one's. Single-writer engines (DuckDB) need no such lock: any running
+// row found at the start of a run is a dead run's.
+type RunLocks interface {
+	// HoldRun takes the run's lock on a dedicated session until release.
+	HoldRun(ctx context.Context, runID string) (release func(), err error)
+	// RunAlive reports whether the run's lock is held by a live session.
+	RunAlive(ctx context.Context, runID string) (bool, error)
+}

@@ -107,11 +107,15 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 	}
 	tgt, ok := p.Targets[tname]
 	if !ok {
-		return nil, diag.List{diag.Errorf(project.FileName, 0, 0, "target %q is not declared: add [targets.%s] or use one of %s", tname, tname, strings.Join(sortedNames(p.Targets), ", "))}
+		hint := ""
+		if s := suggest.Closest(tname, sortedNames(p.Targets)); s != "" {
+			hint = fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return nil, diag.List{diag.Errorf(project.FileName, 0, 0, "target %q is not declared%s: add [targets.%s] or use one of %s", tname, hint, tname, strings.Join(sortedNames(p.Targets), ", "))}
 	}
 	ad, ok := adapters.Lookup(tgt.Engine)
 	if !ok {
-		return nil, diag.List{diag.Errorf(project.FileName, 0, 0, "target %q: unknown engine %q; use one of %s", tname, tgt.Engine, strings.Join(adapters.Names(), ", "))}
+		return nil, diag.List{diag.Errorf(project.FileName, tgt.Line, 0, "target %q: engine %q is not in this build of idemc (it has %s)", tname, tgt.Engine, strings.Join(adapters.Names(), ", "))}
 	}
 	d := ad.Dialect
 	state := adapters.State{
@@ -416,7 +420,7 @@ func (c *compiled) windows(opts Options, ex *explicitWindow) ([]*adapters.Window
 		if ex.start == "" || ex.end == "" {
 			return nil, diag.Errorf("", 0, 0, "--start and --end go together: --start 2026-07-01 --end 2026-07-08 runs [start, end)")
 		}
-		a, err := partition.Parse(ex.start, g)
+		a, err := partition.ParseBound(ex.start, g)
 		if err != nil {
 			return nil, diag.Errorf("", 0, 0, "--start: %v (model %s has %s partitions)", err, c.m.Name, g)
 		}

@@ -111,6 +111,11 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 		r.trace = os.Stderr
 	}
 	r.res = &Result{RunID: NewRunID(started), Started: started.UTC()}
+	defer func() {
+		if r.release != nil {
+			r.release()
+		}
+	}()
 	return r.build(ctx)
 }
 
@@ -127,6 +132,8 @@ type run struct {
 	db     *dbState
 	faults faults
 	trace  io.Writer // IDEMC_TRACE=1: each statement's duration on stderr
+
+	release func() // releases the run lock (engines with RunLocks)
 
 	mu    sync.Mutex // guards ddl, res.Units appends and output
 	ddl   map[adapters.Relation]*sync.Mutex
@@ -155,12 +162,9 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 			return nil, fmt.Errorf("runner: creating the audit table: %w", err)
 		}
 	}
-	if r.ad.Capabilities.SingleWriter {
-		// This process holds the database: every running row is a dead run's.
-		if _, err := sess.Exec(ctx, r.d.Abandon(r.state, r.res.RunID, "", "")); err != nil {
-			sess.Close()
-			return nil, fmt.Errorf("runner: marking abandoned units: %w", err)
-		}
+	if err := r.abandonDeadRuns(ctx, sess); err != nil {
+		sess.Close()
+		return nil, fmt.Errorf("runner: marking abandoned units: %w", err)
 	}
 	st, err := readState(ctx, sess, r.d, r.state)
 	if err != nil {
@@ -247,6 +251,44 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	r.res.Seconds = time.Since(r.res.Started).Seconds()
 	r.summary()
 	return r.res, writeResults(r.p.Root, r.res)
+}
+
+// abandonDeadRuns takes this run's lock (on engines with RunLocks) and
+// marks the running rows of every dead run abandoned: on a single-writer
+// engine every other run is dead; elsewhere a run is dead when its lock is
+// free.
+func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error {
+	locks, _ := r.eng.(adapters.RunLocks)
+	if locks != nil && !r.ad.Capabilities.SingleWriter {
+		release, err := locks.HoldRun(ctx, r.res.RunID)
+		if err != nil {
+			return err
+		}
+		r.release = release
+	}
+	_, rows, err := sess.Query(ctx, r.d.RunningQuery(r.state), 0)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		other := row[0]
+		if other == r.res.RunID {
+			continue
+		}
+		if locks != nil && !r.ad.Capabilities.SingleWriter {
+			alive, err := locks.RunAlive(ctx, other)
+			if err != nil {
+				return err
+			}
+			if alive {
+				continue
+			}
+		}
+		if _, err := sess.Exec(ctx, r.d.Abandon(r.state, other)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // createSchemas creates every schema the plan writes to.

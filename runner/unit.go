@@ -101,9 +101,6 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	written := int64(-1) // rows reported by insert/merge steps; -1 unknown
 	for ; i < len(steps); i++ {
 		s := steps[i]
-		if s.Purpose == adapters.Prepare {
-			continue
-		}
 		switch s.Purpose {
 		case adapters.Validate, adapters.CheckStep:
 			cr, err := runCheck(ctx, sess, s)

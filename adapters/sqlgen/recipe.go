@@ -27,10 +27,22 @@ type Hooks struct {
 	View func(w *adapters.Write) []adapters.Step
 	// Upsert returns the write steps of the merge strategy.
 	Upsert func(w *adapters.Write, stage string) []adapters.Step
+	// Unlock, when set, releases the Lock after COMMIT (session locks).
+	Unlock func(w *adapters.Write) string
+	// TableRecipe and ViewRecipe, when set, replace the shared shape for
+	// those materializations (engines that cannot put DDL in a transaction).
+	TableRecipe func(w *adapters.Write) []adapters.Step
+	ViewRecipe  func(w *adapters.Write) []adapters.Step
 }
 
 // Recipe builds a unit's steps from the shared shape and an engine's hooks.
 func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
+	switch {
+	case w.Materialized == adapters.Table && h.TableRecipe != nil:
+		return h.TableRecipe(w)
+	case w.Materialized == adapters.View && h.ViewRecipe != nil:
+		return h.ViewRecipe(w)
+	}
 	dest := g.Qualify(w.Target)
 	var steps []adapters.Step
 	add := func(p adapters.Purpose, comment, sql string) {
@@ -84,7 +96,9 @@ func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
 		}
 	}
 	add(adapters.Commit, "", h.Commit)
-	_ = dest
+	if h.Unlock != nil {
+		add(adapters.Cleanup, "release the unit's lock", h.Unlock(w))
+	}
 	return steps
 }
 
@@ -133,6 +147,24 @@ func (g Gen) writeSteps(h Hooks, w *adapters.Write, stage string) []adapters.Ste
 	default: // delete_insert by key
 		return []adapters.Step{{Purpose: adapters.Delete, Comment: "delete the batch's keys (null-safe)", SQL: g.DeleteRegion(w, stage)}, ins}
 	}
+}
+
+// Validate is a step refusing a bad batch.
+func (g Gen) Validate(c *adapters.Check, w *adapters.Write, comment string) adapters.Step {
+	return g.validate(c, w, comment)
+}
+
+// CheckSteps are the declared checks of a write.
+func (g Gen) CheckSteps(w *adapters.Write) []adapters.Step { return g.checkSteps(w) }
+
+// AuditStartStep and AuditFinishStep are a unit's audit statements.
+func (g Gen) AuditStartStep(w *adapters.Write) adapters.Step {
+	return adapters.Step{Purpose: adapters.AuditStart, Comment: "record the unit as running (committed on its own)", SQL: g.AuditStart(w.State, auditOf(w, "running"))}
+}
+
+// AuditFinishStep records success; count is the scalar query of rows written.
+func (g Gen) AuditFinishStep(w *adapters.Write, count string) adapters.Step {
+	return adapters.Step{Purpose: adapters.AuditFinish, Comment: "record success with the row count", SQL: g.AuditFinish(w.State, auditOf(w, "succeeded"), count), Count: count}
 }
 
 func (g Gen) validate(c *adapters.Check, w *adapters.Write, comment string) adapters.Step {

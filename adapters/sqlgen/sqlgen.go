@@ -29,6 +29,9 @@ type Spelling struct {
 	BigInt, Timestamp, Text string
 	// StringEscapeBackslash: the engine treats \ in string literals as an escape (MySQL, BigQuery).
 	StringEscapeBackslash bool
+	// DeleteFrom starts a DELETE of the destination under an alias
+	// ("DELETE FROM d AS t"; MySQL: "DELETE t FROM d AS t"). Nil: the former.
+	DeleteFrom func(dest, alias string) string
 }
 
 // Gen builds SQL for one spelling. It implements the shared part of
@@ -193,7 +196,11 @@ func (g Gen) KeyMatch(keys []string, a, b string) string {
 
 // DeleteRegion deletes the rows the unit owns (window or batch keys).
 func (g Gen) DeleteRegion(w *adapters.Write, stage string) string {
-	return fmt.Sprintf("DELETE FROM %s AS t\nWHERE %s", g.Qualify(w.Target), g.Region(w, "t", stage))
+	del := "DELETE FROM " + g.Qualify(w.Target) + " AS t"
+	if g.S.DeleteFrom != nil {
+		del = g.S.DeleteFrom(g.Qualify(w.Target), "t")
+	}
+	return del + "\nWHERE " + g.Region(w, "t", stage)
 }
 
 // InsertFromStage copies the batch into the destination.
@@ -409,19 +416,20 @@ func (g Gen) AuditFinish(s adapters.State, r *adapters.AuditRow, countSQL string
 		count = "(" + countSQL + ")"
 	}
 	return fmt.Sprintf(`UPDATE %s SET status = %s, row_count = %s, ended_at = %s, error = %s, checks = %s
-WHERE run_id = %s AND job_name = %s AND partition_key = %s AND status = 'running'`,
+WHERE run_id = %s AND job_name = %s AND partition_key = %s`,
 		g.Qualify(s.Audit), g.String(r.Status), count, g.tsOrNull(r.Ended), g.strOrNull(r.Error), g.strOrNull(r.Checks),
 		g.String(r.RunID), g.String(r.Job), g.String(r.Partition))
 }
 
-// Abandon marks running rows left by runs that died.
-func (g Gen) Abandon(s adapters.State, runID, job, partition string) string {
-	q := fmt.Sprintf("UPDATE %s SET status = 'abandoned', error = %s\nWHERE status = 'running' AND run_id <> %s",
-		g.Qualify(s.Audit), g.String("the run that started this unit ended without finishing it (killed or crashed); the write was rolled back"), g.String(runID))
-	if job != "" {
-		q += fmt.Sprintf(" AND job_name = %s AND partition_key = %s", g.String(job), g.String(partition))
-	}
-	return q
+// RunningQuery lists the runs with running rows.
+func (g Gen) RunningQuery(s adapters.State) string {
+	return fmt.Sprintf("SELECT DISTINCT run_id FROM %s WHERE status = 'running'", g.Qualify(s.Audit))
+}
+
+// Abandon marks a dead run's running rows.
+func (g Gen) Abandon(s adapters.State, deadRun string) string {
+	return fmt.Sprintf("UPDATE %s SET status = 'abandoned', error = %s\nWHERE status = 'running' AND run_id = %s",
+		g.Qualify(s.Audit), g.String("the run that started this unit ended without finishing it (killed or crashed); its write was rolled back"), g.String(deadRun))
 }
 
 // SucceededQuery lists the units that succeeded, with their code hash.

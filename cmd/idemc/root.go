@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	_ "github.com/idemc/idemc/adapters/duckdb" // engines register themselves
+	_ "github.com/idemc/idemc/adapters/mysql"
 	_ "github.com/idemc/idemc/adapters/postgres"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/diag"

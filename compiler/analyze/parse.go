@@ -261,7 +261,9 @@ func output(root ast.Node, f *facts) {
 							f.starOff = fld.Offset
 						}
 					}
-					cols = append(cols, fieldName(fld))
+					// Clone: the parser's names point into the whole SQL text,
+					// which the result would otherwise keep alive.
+					cols = append(cols, strings.Clone(fieldName(fld)))
 				}
 			}
 		}

@@ -79,9 +79,28 @@ func Window(t time.Time, g string) adapters.Window {
 	return adapters.Window{Start: t, End: Next(t, g), Granularity: g, Key: Key(t, g)}
 }
 
-// Parse reads a partition key of granularity g. It also accepts a date or
-// timestamp that is exactly the start of a partition (2026-07-01 for a
-// month), so users can pass the dates they know.
+// rank orders granularities from the finest; an input written to a coarser
+// precision than its partition's granularity names a period, not a partition.
+var rank = map[string]int{"hour": 0, "day": 1, "month": 2, "year": 3}
+
+// timeLayouts are the forms ParseTime accepts, each with the granularity its
+// text is precise to ("" for finer than an hour).
+var timeLayouts = []struct{ layout, precision string }{
+	{"2006-01-02", "day"},
+	{time.RFC3339Nano, ""},
+	{"2006-01-02T15:04:05", ""},
+	{"2006-01-02 15:04:05", ""},
+	{"2006-01-02T15:04", ""},
+	{"2006-01-02T15", "hour"},
+	{"2006-01", "month"},
+	{"2006", "year"},
+}
+
+// Parse reads a partition key of granularity g, as given to --partition. It
+// also accepts a timestamp that is exactly the start of a partition
+// (2026-07-30T00:00:00Z for a day), but not a coarser period: "2026-07" names
+// a month, and for a day model it is an error that says how to run the
+// month's days.
 func Parse(s, g string) (time.Time, error) {
 	layout, ok := layouts[g]
 	if !ok {
@@ -90,25 +109,65 @@ func Parse(s, g string) (time.Time, error) {
 	if t, err := time.Parse(layout, s); err == nil {
 		return t, nil
 	}
-	t, err := ParseTime(s)
+	t, prec, err := parseTime(s)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("partition %q is not a valid %s partition; write it as %s", s, g, Example(g))
 	}
+	if prec != "" && rank[prec] > rank[g] {
+		return time.Time{}, fmt.Errorf("partition %q is %s, not %s partition; write one %s as %s, or run every %s of it with --start %s --end %s",
+			s, a(prec), a(g), g, Key(t, g), g, Key(t, g), Key(Next(t, prec), g))
+	}
 	if !Truncate(t, g).Equal(t) {
-		return time.Time{}, fmt.Errorf("partition %q is not the start of a %s partition; write it as %s", s, g, Example(g))
+		return time.Time{}, fmt.Errorf("partition %q is not the start of %s partition; write it as %s", s, a(g), Key(Truncate(t, g), g))
 	}
 	return t, nil
+}
+
+// ParseBound reads the start of a range of g partitions, as given to
+// --start: any date or timestamp that is the start of a partition, including
+// a coarser period (2026-07 for a day model means 2026-07-01).
+func ParseBound(s, g string) (time.Time, error) {
+	if _, ok := layouts[g]; !ok {
+		return time.Time{}, fmt.Errorf("unknown granularity %q; use one of %s", g, strings.Join(Granularities, ", "))
+	}
+	t, _, err := parseTime(s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if !Truncate(t, g).Equal(t) {
+		return time.Time{}, fmt.Errorf("%q is not the start of %s partition; write it as %s", s, a(g), Key(Truncate(t, g), g))
+	}
+	return t, nil
+}
+
+// a puts the article before a granularity: "an hour", "a day".
+func a(g string) string {
+	if g == "hour" {
+		return "an hour"
+	}
+	return "a " + g
 }
 
 // ParseTime reads a date or timestamp as written on a command line or in a
 // model header.
 func ParseTime(s string) (time.Time, error) {
-	for _, l := range []string{"2006-01-02", time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02T15", "2006-01", "2006"} {
-		if t, err := time.Parse(l, s); err == nil {
-			return t.UTC(), nil
+	t, _, err := parseTime(s)
+	return t, err
+}
+
+func parseTime(s string) (time.Time, string, error) {
+	for _, l := range timeLayouts {
+		if t, err := time.Parse(l.layout, s); err == nil {
+			t = t.UTC()
+			// An offset can move a time out of the four-digit years that
+			// keys are written in; such a key could not be read back.
+			if t.Year() < 0 || t.Year() > 9999 {
+				break
+			}
+			return t, l.precision, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("%q is not a date or timestamp; write it as 2026-07-30 or 2026-07-30T13:00:00Z", s)
+	return time.Time{}, "", fmt.Errorf("%q is not a date or timestamp; write it as 2026-07-30 or 2026-07-30T13:00:00Z", s)
 }
 
 // Range returns the windows of every partition that starts in [from, to).

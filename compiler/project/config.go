@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemc/idemc/compiler/partition"
 	"github.com/idemc/idemc/compiler/suggest"
 )
 
@@ -23,13 +24,13 @@ func (s *StringList) UnmarshalTOML(v any) error {
 		for _, e := range x {
 			str, ok := e.(string)
 			if !ok {
-				return fmt.Errorf("expected a list of strings, found %T", e)
+				return fmt.Errorf("must be a list of quoted strings, not a list holding %s", describeValue(e))
 			}
 			out = append(out, str)
 		}
 		*s = out
 	default:
-		return fmt.Errorf("expected a string or a list of strings, found %T", v)
+		return fmt.Errorf("must be a quoted string or a list of them, not %s", describeValue(v))
 	}
 	return nil
 }
@@ -144,7 +145,7 @@ func (c *ModelConfig) validate() map[string]string {
 		bad["lookback"] = "lookback must be 0 or more"
 	}
 	if c.Start != "" {
-		if _, err := parseStart(c.Start); err != nil {
+		if _, err := partition.ParseTime(c.Start); err != nil {
 			bad["start"] = fmt.Sprintf("start = %q is not a date or timestamp; write it as 2026-07-01 or 2026-07-01T13:00:00", c.Start)
 		}
 	}
@@ -173,15 +174,6 @@ func (c *ModelConfig) validate() map[string]string {
 		}
 	}
 	return bad
-}
-
-func parseStart(s string) (time.Time, error) {
-	for _, layout := range []string{"2006-01-02", "2006-01-02T15:04:05", "2006-01-02T15", "2006-01-02 15:04:05", time.RFC3339, "2006-01", "2006"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("not a date")
 }
 
 func contains(list []string, s string) bool {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler/diag"
 	"github.com/idemc/idemc/compiler/suggest"
 )
@@ -49,6 +50,7 @@ type Target struct {
 	Schema      string
 	StateSchema string
 	Settings    map[string]string // path, dsn, account, … as written
+	Line        int               // line of [targets.NAME] in project.toml, for errors
 }
 
 // Source is one [sources.NAME] table.
@@ -147,6 +149,12 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 		errs.Append(tomlError(FileName, 0, err))
 		return nil, nil
 	}
+	// The decoder silently drops a scalar where a table belongs (targets = 1).
+	for _, k := range []string{"targets", "sources", "seeds", "vars", "models", "run"} {
+		if notTable(md, k) {
+			errs.Add(FileName, keyLine(text, toml.Key{k}), 0, "%s must be a table: write it as a [%s] section", k, k)
+		}
+	}
 	p.Name = raw.Name
 	p.DefaultTarget = raw.DefaultTarget
 	p.Vars = raw.Vars
@@ -161,7 +169,11 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 
 	p.Targets = map[string]*Target{}
 	for name, settings := range raw.Targets {
-		t := &Target{Name: name, Settings: map[string]string{}}
+		t := &Target{Name: name, Settings: map[string]string{}, Line: keyLine(text, toml.Key{"targets", name})}
+		if notTable(md, "targets", name) {
+			errs.Add(FileName, keyLine(text, toml.Key{"targets", name}), 0, "targets.%s must be a table: write it as a [targets.%s] section with engine = \"duckdb\"", name, name)
+			continue
+		}
 		for k, v := range settings {
 			line := keyLine(text, toml.Key{"targets", name, k})
 			if !contains(targetKeys, k) {
@@ -177,12 +189,15 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 			case bool:
 				s = strconv.FormatBool(x)
 			default:
-				errs.Add(FileName, line, 0, "targets.%s.%s must be a string", name, k)
+				errs.Add(FileName, line, 0, "targets.%s.%s must be a quoted string, not %s: %s = \"...\"", name, k, describeValue(v), k)
 				continue
 			}
 			switch k {
 			case "engine":
 				t.Engine = s
+				if s != "" && !contains(engineNames(), s) {
+					errs.Add(FileName, line, 0, "targets.%s: unknown engine %q%s", name, s, didYouMeanValue(s, engineNames()))
+				}
 			case "schema":
 				t.Schema = s
 			case "state_schema":
@@ -202,6 +217,10 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 
 	p.Sources = map[string]*Source{}
 	for name, s := range raw.Sources {
+		if notTable(md, "sources", name) {
+			errs.Add(FileName, keyLine(text, toml.Key{"sources", name}), 0, "sources.%s must be a table: write it as a [sources.%s] section with schema and tables", name, name)
+			continue
+		}
 		if s.Schema == "" {
 			errs.Add(FileName, keyLine(text, toml.Key{"sources", name}), 0, "[sources.%s] needs schema = \"...\"", name)
 		}
@@ -215,7 +234,7 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 			// A plain setting under [models]: decode it into the base layer.
 			one := map[string]toml.Primitive{key: prim}
 			if err := decodeSetting(md, one, &base.cfg); err != nil {
-				errs.Append(tomlError(FileName, keyLine(text, toml.Key{"models", key}), err))
+				errs.Append(tomlError(FileName, 0, err))
 			}
 			markDefined(base.defined, md, toml.Key{"models", key}, key)
 			continue
@@ -227,7 +246,7 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 		// A folder pattern: [models."staging/*"].
 		fl := folderLayer{pattern: key, layer: layer{defined: map[string]bool{}, where: FileName}}
 		if err := md.PrimitiveDecode(prim, &fl.cfg); err != nil {
-			errs.Append(tomlError(FileName, keyLine(text, toml.Key{"models", key}), err))
+			errs.Append(tomlError(FileName, 0, err))
 		}
 		for _, k := range md.Keys() {
 			if len(k) >= 3 && k[0] == "models" && k[1] == key {
@@ -243,10 +262,20 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 	for _, k := range md.Undecoded() {
 		reportUnknown(errs, FileName, text, 0, k)
 	}
-	for _, l := range append([]*layer{base}, layersOf(folders)...) {
-		for key, msg := range l.cfg.validate() {
-			errs.Add(FileName, keyLine(text, toml.Key{"models"}), 0, "%s", msg)
-			_ = key
+	checkTables := func(prefix toml.Key) {
+		k := append(append(toml.Key{}, prefix...), "checks")
+		if notTable(md, k...) {
+			errs.Add(FileName, keyLine(text, k), 0, "%s must be a table: %s", k, examples["checks"])
+		}
+	}
+	checkTables(toml.Key{"models"})
+	for key, msg := range base.cfg.validate() {
+		errs.Add(FileName, settingLine(text, toml.Key{"models"}, key), 0, "%s", msg)
+	}
+	for i := range folders {
+		checkTables(toml.Key{"models", folders[i].pattern})
+		for key, msg := range folders[i].cfg.validate() {
+			errs.Add(FileName, settingLine(text, toml.Key{"models", folders[i].pattern}, key), 0, "%s", msg)
 		}
 	}
 	// More specific folders apply later (so win): sort by pattern length.
@@ -259,12 +288,43 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 	return base, folders
 }
 
-func layersOf(fs []folderLayer) []*layer {
-	out := make([]*layer, len(fs))
-	for i := range fs {
-		out[i] = &fs[i].layer
+// notTable reports whether key holds a value other than a table. (The
+// decoder silently drops a scalar where a table belongs: targets = 1.)
+func notTable(md toml.MetaData, key ...string) bool {
+	t := md.Type(key...)
+	return t != "" && t != "Hash"
+}
+
+// settingLine is the line of a setting ("lookback", "checks.unique") under
+// the table prefix, or of the table itself when not found.
+func settingLine(text string, prefix toml.Key, setting string) int {
+	k := append(append(toml.Key{}, prefix...), strings.Split(setting, ".")...)
+	if line := keyLine(text, k); line > 0 {
+		return line
 	}
+	return keyLine(text, prefix)
+}
+
+// knownEngines are the engines of DESIGN §7; a build may register fewer
+// (compile says which) or more.
+var knownEngines = []string{"bigquery", "duckdb", "mysql", "postgres", "snowflake", "spark"}
+
+func engineNames() []string {
+	out := append([]string{}, knownEngines...)
+	for _, n := range adapters.Names() {
+		if !contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
 	return out
+}
+
+func didYouMeanValue(v string, valid []string) string {
+	if s := suggest.Closest(v, valid); s != "" {
+		return fmt.Sprintf("; did you mean %q? (one of %s)", s, strings.Join(valid, ", "))
+	}
+	return "; use one of " + strings.Join(valid, ", ")
 }
 
 func decodeSetting(md toml.MetaData, one map[string]toml.Primitive, cfg *ModelConfig) error {
@@ -364,7 +424,11 @@ func parseModel(rel, text string, base *layer, folders []folderLayer) (*Model, e
 		return nil, errs.Err()
 	}
 	m := &Model{Name: name, Path: rel, HeaderLine: map[string]Pos{}}
-	header, hLine, body := splitHeader(text)
+	header, hLine, body, closed := splitHeader(text)
+	if !closed {
+		errs.Add(rel, hLine, 0, "the settings comment /* idemc is not closed: end it with */ before the SELECT")
+		return nil, errs.Err()
+	}
 	m.Body = body
 	m.BodyLine = firstContentLine(body)
 
@@ -383,13 +447,22 @@ func parseModel(rel, text string, base *layer, folders []folderLayer) (*Model, e
 			errs.Append(tomlError(rel, hLine-1, err))
 			return nil, errs.Err()
 		}
+		at := func(k toml.Key) Pos {
+			if l := keyLine(header, k); l > 0 {
+				return Pos{rel, hLine - 1 + l}
+			}
+			return Pos{rel, hLine}
+		}
+		if notTable(md, "checks") {
+			errs.Add(rel, at(toml.Key{"checks"}).Line, 0, "checks must be a table: %s", examples["checks"])
+		}
 		hl := &layer{cfg: hcfg, defined: map[string]bool{}, where: rel}
 		for _, k := range md.Keys() {
 			hl.defined[k[0]] = true
-			m.HeaderLine[k[0]] = Pos{rel, hLine - 1 + keyLine(header, k[:1])}
+			m.HeaderLine[k[0]] = at(k[:1])
 			if len(k) == 2 && k[0] == "checks" {
 				hl.defined["checks."+k[1]] = true
-				m.HeaderLine["checks."+k[1]] = Pos{rel, hLine - 1 + keyLine(header, k)}
+				m.HeaderLine["checks."+k[1]] = at(k)
 			}
 		}
 		for _, k := range md.Undecoded() {
@@ -428,28 +501,44 @@ func folderMatches(pattern, dir, name string) bool {
 
 // splitHeader finds a leading /* idemc … */ comment. It returns the TOML text,
 // the line where the TOML starts (0 when there is no header) and the body with
-// the header replaced by blank lines.
-func splitHeader(text string) (header string, line int, body string) {
-	trim := strings.TrimLeft(text, " \t\r\n")
+// the header replaced by blank lines. closed is false when the comment has
+// no */ (line is then the line of /* idemc).
+func splitHeader(text string) (header string, line int, body string, closed bool) {
+	trim := skipLineComments(text)
 	if !strings.HasPrefix(trim, "/*") {
-		return "", 0, text
+		return "", 0, text, true
 	}
 	start := len(text) - len(trim)
 	rest := trim[2:]
 	word := strings.TrimLeft(rest, " \t")
-	if !strings.HasPrefix(word, "idemc") {
-		return "", 0, text
+	if !strings.HasPrefix(word, "idemc") || len(word) > 5 && !strings.ContainsRune(" \t\r\n*", rune(word[5])) {
+		return "", 0, text, true
 	}
 	end := strings.Index(text[start:], "*/")
 	if end < 0 {
-		return "", 0, text
+		return "", strings.Count(text[:start], "\n") + 1, text, false
 	}
 	end += start
 	inner := text[start+2 : end]
 	inner = inner[strings.Index(inner, "idemc")+len("idemc"):]
 	headerStart := strings.Count(text[:start], "\n") + 1 // line of "/* idemc"
 	blank := strings.Repeat("\n", strings.Count(text[start:end+2], "\n"))
-	return inner, headerStart, text[:start] + blank + text[end+2:]
+	return inner, headerStart, text[:start] + blank + text[end+2:], true
+}
+
+// skipLineComments drops leading blank space and -- comment lines.
+func skipLineComments(text string) string {
+	for {
+		text = strings.TrimLeft(text, " \t\r\n")
+		if !strings.HasPrefix(text, "--") {
+			return text
+		}
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			return ""
+		}
+		text = text[i+1:]
+	}
 }
 
 func firstContentLine(body string) int {
@@ -463,36 +552,12 @@ func firstContentLine(body string) int {
 	return 1
 }
 
-// tomlError turns a BurntSushi error into a positioned one; lineOffset is
-// added to the line for TOML embedded in a model file.
-func tomlError(path string, lineOffset int, err error) error {
-	var pe toml.ParseError
-	if errors.As(err, &pe) {
-		msg := pe.Message
-		if pe.LastKey != "" {
-			msg = fmt.Sprintf("%s (key %q)", pe.Message, pe.LastKey)
-		}
-		return diag.Errorf(path, lineOffset+pe.Position.Line, pe.Position.Col, "%s", msg)
-	}
-	msg := err.Error()
-	line := 0
-	if m := tomlLine.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = strings.TrimPrefix(msg[len(m[0]):], " ")
-	}
-	msg = strings.TrimPrefix(msg, "toml: ")
-	if line > 0 {
-		line += lineOffset
-	}
-	return diag.Errorf(path, line, 0, "%s", msg)
-}
-
-var tomlLine = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "[^"]*"\))?:`)
-
 func reportUnknown(errs *diag.List, file, text string, lineOffset int, k toml.Key) {
 	line := keyLine(text, k)
 	if line > 0 {
 		line += lineOffset
+	} else if lineOffset > 0 {
+		line = lineOffset + 1 // the header's first line
 	}
 	last := k[len(k)-1]
 	var valid []string
@@ -510,7 +575,11 @@ func reportUnknown(errs *diag.List, file, text string, lineOffset int, k toml.Ke
 	default:
 		valid = configKeys
 	}
-	errs.Add(file, line, 0, "unknown key %q%s", k.String(), didYouMean(last, valid))
+	name := strconv.Quote(k.String())
+	if strings.Contains(k.String(), `"`) {
+		name = k.String() // models."staging/*".x reads better unescaped
+	}
+	errs.Add(file, line, 0, "unknown key %s%s", name, didYouMean(last, valid))
 }
 
 func didYouMean(name string, valid []string) string {
@@ -529,12 +598,15 @@ func keyLine(text string, k toml.Key) int {
 	var table []string
 	tableLine := 0
 	for i, raw := range strings.Split(text, "\n") {
-		l := strings.TrimSpace(raw)
+		l := strings.TrimSpace(stripComment(raw))
 		if strings.HasPrefix(l, "[") {
 			l = strings.Trim(l, "[] \t")
 			table = splitDotted(l)
 			if equalKeys(table, k) {
-				tableLine = i + 1
+				return i + 1
+			}
+			if tableLine == 0 && len(table) > len(k) && equalKeys(table[:len(k)], k) {
+				tableLine = i + 1 // [k.sub] defines k implicitly
 			}
 			continue
 		}
@@ -552,6 +624,27 @@ func keyLine(text string, k toml.Key) int {
 		}
 	}
 	return tableLine
+}
+
+// stripComment removes a # comment that is not inside a quoted string.
+func stripComment(line string) string {
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && quote == '"' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#':
+			return line[:i]
+		}
+	}
+	return line
 }
 
 func splitDotted(s string) []string {

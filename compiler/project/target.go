@@ -2,8 +2,9 @@ package project
 
 import (
 	"fmt"
-	"net/url"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 )
 
@@ -26,29 +27,57 @@ func (t *Target) Resolve(lookup func(string) (string, bool)) (map[string]string,
 		})
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("target %q needs environment variable %s, which is not set: export %s=... (see project.toml [targets.%s])",
-			t.Name, strings.Join(missing, ", "), missing[0], t.Name)
+		sort.Strings(missing)
+		missing = slices.Compact(missing)
+		verb := "needs environment variable " + missing[0] + ", which is not set"
+		if len(missing) > 1 {
+			verb = "needs environment variables " + strings.Join(missing, ", ") + ", which are not set"
+		}
+		return nil, fmt.Errorf("target %q %s: export %s=... before running (see [targets.%s] in %s; idemc compile needs no credentials)",
+			t.Name, verb, missing[0], t.Name, FileName)
 	}
 	out["schema"] = t.Schema
 	return out, nil
 }
 
-// Redact hides the password in a DSN (URL form or key=value form) so it can
-// be printed.
+// Redact hides the password in a DSN so it can be printed: URL form
+// (postgres://user:pass@host/db, ?password=…), Go MySQL form
+// (user:pass@tcp(host:3306)/db) and key=value form (host=h password=…).
+// When in doubt it hides more.
 func Redact(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-			return u.String()
+	out := dsn
+	if i := strings.Index(out, "://"); i > 0 && isScheme(out[:i]) {
+		// scheme://user:pass@host/…: the user info ends at the last '@'
+		// before the path, but a password may hold '/', '@' or '?', so use
+		// the last '@' anywhere (as net/url would fail to).
+		rest := out[i+3:]
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			if colon := strings.IndexByte(rest[:at], ':'); colon >= 0 {
+				out = out[:i+3] + rest[:colon+1] + "xxxxx" + rest[at:]
+			}
+		}
+	} else if slash := strings.LastIndexByte(out, '/'); slash > 0 {
+		// [user[:pass]@][proto[(addr)]]/db, parsed as the MySQL driver does:
+		// the last '/' ends the address, the last '@' before it ends the
+		// user info.
+		if at := strings.LastIndexByte(out[:slash], '@'); at > 0 {
+			if colon := strings.IndexByte(out[:at], ':'); colon >= 0 && !strings.ContainsAny(out[:colon], " =") {
+				out = out[:colon+1] + "xxxxx" + out[at:]
+			}
 		}
 	}
-	// user:pass@tcp(...) (MySQL) and password=... (libpq key=value)
-	if at := strings.Index(dsn, "@"); at > 0 {
-		if colon := strings.Index(dsn[:at], ":"); colon >= 0 && !strings.Contains(dsn[:at], "/") {
-			return dsn[:colon+1] + "xxxxx" + dsn[at:]
-		}
-	}
-	return passwordKV.ReplaceAllString(dsn, "${1}xxxxx")
+	return passwordKV.ReplaceAllString(out, "${1}xxxxx")
 }
 
-var passwordKV = regexp.MustCompile(`((?i:password)\s*=\s*)('[^']*'|\S+)`)
+func isScheme(s string) bool {
+	for i, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// passwordKV matches password=… in key=value DSNs and URL queries: a quoted
+// value (with \' escapes) or everything up to a space, '&' or ';'.
+var passwordKV = regexp.MustCompile(`((?i:password|passwd|pwd)\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&;]*)`)

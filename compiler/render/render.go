@@ -20,9 +20,11 @@ import (
 
 	"github.com/nikolalohinski/gonja/v2"
 	"github.com/nikolalohinski/gonja/v2/builtins"
+	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
 	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/loaders"
+	"github.com/nikolalohinski/gonja/v2/nodes"
 )
 
 // SlotKind names a value filled in after rendering.
@@ -100,11 +102,28 @@ func (r *Rendered) Expand(fill func(*Slot) string) string {
 
 // Env holds what every render of a project shares: the parsed macro files
 // and the project's variables. Safe for concurrent use.
+//
+// When the macro files only define macros (the usual case: their top level
+// is {% macro %} blocks, comments and blank text), the macros are executed
+// once per worker instead of once per render: a worker's context holds the
+// built-in functions, which act on the render the worker is busy with, and
+// the macros defined on top of them. Otherwise every render executes the
+// macro files afresh, as a template engine would.
 type Env struct {
 	macros []*exec.Template
 	vars   map[string]any
 	cfg    *config.Config
 	env    *exec.Environment
+
+	// macroNames are the macros the files define; nil when the files do
+	// more than define macros (then workers are not reused and templates
+	// take no fast path).
+	macroNames map[string]bool
+
+	mu   sync.Mutex
+	free []*worker // idle workers, reused when macroNames != nil
+
+	noFast bool // tests: render everything with gonja
 }
 
 // File is a template's path and text, for error positions.
@@ -129,6 +148,7 @@ func NewEnv(macros []File, vars map[string]any) (*Env, error) {
 		Methods:           builtins.Methods,
 	}}
 	var errs []error
+	names := map[string]bool{}
 	for _, m := range macros {
 		t, err := e.parse(m.Path, m.Text)
 		if err != nil {
@@ -136,23 +156,70 @@ func NewEnv(macros []File, vars map[string]any) (*Env, error) {
 			continue
 		}
 		e.macros = append(e.macros, t)
+		if names != nil && !onlyMacros(t, names) {
+			names = nil
+		}
 	}
+	e.macroNames = names
 	return e, errors.Join(errs...)
+}
+
+// onlyMacros reports whether a template's top level only defines macros
+// (and has comments and text, whose output is discarded), adding their
+// names.
+func onlyMacros(t *exec.Template, names map[string]bool) bool {
+	root := t.Root()
+	if root == nil {
+		return false
+	}
+	for _, n := range root.Nodes {
+		switch x := n.(type) {
+		case *nodes.Data, *nodes.Comment:
+		case *nodes.ControlStructureBlock:
+			m, ok := x.ControlStructure.(*controlStructures.MacroControlStructure)
+			if !ok || m.Macro == nil {
+				return false
+			}
+			names[m.Name] = true
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // Template is a parsed model template.
 type Template struct {
 	path string
-	t    *exec.Template
+	text string
+	// fast is the template split into text and simple expressions, when it
+	// has nothing else (see fast.go); nil otherwise.
+	fast []segment
+	once sync.Once
+	t    *exec.Template // parsed by gonja: up front, or on first need for a fast template
+	err  error
 }
 
 // Parse parses one model body.
 func (e *Env) Parse(path, text string) (*Template, error) {
+	if e.macroNames != nil && !e.noFast {
+		if segs, ok := e.parseFast(text); ok {
+			return &Template{path: path, text: text, fast: segs}, nil
+		}
+	}
 	t, err := e.parse(path, text)
 	if err != nil {
 		return nil, err
 	}
-	return &Template{path: path, t: t}, nil
+	tpl := &Template{path: path, text: text, t: t}
+	tpl.once.Do(func() {})
+	return tpl, nil
+}
+
+// gonja returns the template parsed by gonja.
+func (t *Template) gonja(e *Env) (*exec.Template, error) {
+	t.once.Do(func() { t.t, t.err = e.parse(t.path, t.text) })
+	return t.t, t.err
 }
 
 func (e *Env) parse(path, text string) (t *exec.Template, err error) {
@@ -214,112 +281,267 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
 }
 
-// Render executes the template once.
-func (e *Env) Render(t *Template, text string, c *Context) (out *Rendered, err error) {
-	r := &Rendered{}
-	var errs []error
-	slot := func(s Slot) string {
-		r.slots = append(r.slots, s)
-		return string(mark) + strconv.Itoa(len(r.slots)-1) + string(mark)
-	}
-	seenRef := map[string]bool{}
-	seenSrc := map[[2]string]bool{}
-	data := map[string]any{
-		"ref": func(name string) string {
-			if !c.Known(name) {
-				errs = append(errs, &unknownRef{name: name})
-			}
-			if !seenRef[name] {
-				seenRef[name] = true
-				r.Refs = append(r.Refs, name)
-			}
-			return slot(Slot{Kind: Ref, A: name})
-		},
-		"source": func(src, table string) string {
-			if !c.KnownSource(src, table) {
-				errs = append(errs, &unknownSource{src: src, table: table})
-			}
-			k := [2]string{src, table}
-			if !seenSrc[k] {
-				seenSrc[k] = true
-				r.Sources = append(r.Sources, k)
-			}
-			return slot(Slot{Kind: Source, A: src, B: table})
-		},
-		"var": func(args ...any) string {
-			if len(args) == 0 {
-				errs = append(errs, fmt.Errorf("var() needs a name: var(\"name\") or var(\"name\", default)"))
-				return ""
-			}
-			name := fmt.Sprint(args[0])
-			v, ok := c.Vars[name]
-			if !ok {
-				v, ok = e.vars[name]
-			}
-			if !ok && len(args) > 1 {
-				v, ok = args[1], true
-			}
-			if !ok {
-				errs = append(errs, &unknownVar{name: name})
-				return "NULL"
-			}
-			return c.Literal(v)
-		},
-		"surrogate_key": func(cols any) string {
-			exprs := stringsOf(cols)
-			if len(exprs) == 0 {
-				errs = append(errs, fmt.Errorf("surrogate_key needs a non-empty list of columns: surrogate_key([\"a\", \"b\"])"))
-			}
-			return slot(Slot{Kind: SurrogateKey, Exprs: exprs})
-		},
-		"is_incremental": func() bool { return c.IsIncremental },
-	}
-	lazy := func(k SlotKind) string { return slot(Slot{Kind: k}) }
-	// start/end/partition/as_of/this are plain variables; markers are made
-	// once and reused.
-	data["start"] = lazy(Start)
-	data["end"] = lazy(End)
-	data["partition"] = lazy(Partition)
-	data["as_of"] = lazy(AsOf)
-	data["watermark_start"] = lazy(WatermarkStart)
-	data["watermark_end"] = lazy(WatermarkEnd)
-	data["this"] = lazy(This)
+// The variables start, end, partition, as_of, watermark_start,
+// watermark_end and this are the first slots of every Rendered, so their
+// markers are the same in every render.
+var fixedSlots = [...]SlotKind{Start, End, Partition, AsOf, WatermarkStart, WatermarkEnd, This}
 
-	ctx := e.env.Context.Inherit().Update(exec.NewContext(data))
-	env := &exec.Environment{Context: ctx, Filters: e.env.Filters, Tests: e.env.Tests, ControlStructures: e.env.ControlStructures, Methods: e.env.Methods}
-	defer func() {
-		if p := recover(); p != nil {
-			out, err = nil, &Error{Path: t.path, Msg: fmt.Sprintf("template error: %v", p)}
+var fixedVars = [...]string{"start", "end", "partition", "as_of", "watermark_start", "watermark_end", "this"}
+
+var fixedMarkers = func() (m [len(fixedSlots)]string) {
+	for i := range m {
+		m[i] = markerOf(i)
+	}
+	return m
+}()
+
+func markerOf(n int) string { return string(mark) + strconv.Itoa(n) + string(mark) }
+
+// state is one render in progress: what the built-in functions record.
+type state struct {
+	e       *Env
+	r       *Rendered
+	c       *Context
+	errs    []error
+	seenRef map[string]bool // made once Refs grows long
+	seenSrc map[[2]string]bool
+}
+
+func (e *Env) newState(c *Context, extra int) *state {
+	r := &Rendered{slots: make([]Slot, len(fixedSlots), len(fixedSlots)+extra)}
+	for i, k := range fixedSlots {
+		r.slots[i].Kind = k
+	}
+	return &state{e: e, r: r, c: c}
+}
+
+func (s *state) slot(sl Slot) string {
+	s.r.slots = append(s.r.slots, sl)
+	return markerOf(len(s.r.slots) - 1)
+}
+
+const seenMapAt = 16 // below this many names a linear search beats a map
+
+func (s *state) ref(name string) string {
+	if !s.c.Known(name) {
+		s.errs = append(s.errs, &unknownRef{name: name})
+	}
+	r := s.r
+	seen := false
+	if s.seenRef != nil {
+		seen = s.seenRef[name]
+	} else {
+		for _, x := range r.Refs {
+			if x == name {
+				seen = true
+				break
+			}
 		}
-	}()
+	}
+	if !seen {
+		r.Refs = append(r.Refs, name)
+		if s.seenRef != nil {
+			s.seenRef[name] = true
+		} else if len(r.Refs) >= seenMapAt {
+			s.seenRef = make(map[string]bool, 2*len(r.Refs))
+			for _, x := range r.Refs {
+				s.seenRef[x] = true
+			}
+		}
+	}
+	return s.slot(Slot{Kind: Ref, A: name})
+}
+
+func (s *state) source(src, table string) string {
+	if !s.c.KnownSource(src, table) {
+		s.errs = append(s.errs, &unknownSource{src: src, table: table})
+	}
+	k := [2]string{src, table}
+	r := s.r
+	seen := false
+	if s.seenSrc != nil {
+		seen = s.seenSrc[k]
+	} else {
+		for _, x := range r.Sources {
+			if x == k {
+				seen = true
+				break
+			}
+		}
+	}
+	if !seen {
+		r.Sources = append(r.Sources, k)
+		if s.seenSrc != nil {
+			s.seenSrc[k] = true
+		} else if len(r.Sources) >= seenMapAt {
+			s.seenSrc = make(map[[2]string]bool, 2*len(r.Sources))
+			for _, x := range r.Sources {
+				s.seenSrc[x] = true
+			}
+		}
+	}
+	return s.slot(Slot{Kind: Source, A: src, B: table})
+}
+
+func (s *state) variable(args ...any) string {
+	if len(args) == 0 {
+		s.errs = append(s.errs, fmt.Errorf("var() needs a name: var(\"name\") or var(\"name\", default)"))
+		return ""
+	}
+	name, ok := args[0].(string)
+	if !ok {
+		name = fmt.Sprint(args[0])
+	}
+	v, ok := s.c.Vars[name]
+	if !ok {
+		v, ok = s.e.vars[name]
+	}
+	if !ok && len(args) > 1 {
+		v, ok = args[1], true
+	}
+	if !ok {
+		s.errs = append(s.errs, &unknownVar{name: name})
+		return "NULL"
+	}
+	return s.c.Literal(v)
+}
+
+func (s *state) surrogateKey(cols any) string {
+	exprs := stringsOf(cols)
+	if len(exprs) == 0 {
+		s.errs = append(s.errs, fmt.Errorf("surrogate_key needs a non-empty list of columns: surrogate_key([\"a\", \"b\"])"))
+	}
+	return s.slot(Slot{Kind: SurrogateKey, Exprs: exprs})
+}
+
+// worker is a template context whose built-in functions act on the render
+// in progress (cur), with the macros defined on top. One goroutine at a
+// time uses a worker.
+type worker struct {
+	cur *state
+	ctx *exec.Context
+}
+
+// newWorker makes a worker and executes the macro files in it, with cur as
+// the render in progress (top-level code of a macro file may call ref()).
+func (e *Env) newWorker(cur *state) (*worker, error) {
+	w := &worker{cur: cur}
+	data := make(map[string]any, 5+len(fixedVars))
+	data["ref"] = func(name string) string { return w.cur.ref(name) }
+	data["source"] = func(src, table string) string { return w.cur.source(src, table) }
+	data["var"] = func(args ...any) string { return w.cur.variable(args...) }
+	data["surrogate_key"] = func(cols any) string { return w.cur.surrogateKey(cols) }
+	data["is_incremental"] = func() bool { return w.cur.c.IsIncremental }
+	for i, name := range fixedVars {
+		data[name] = fixedMarkers[i]
+	}
+	w.ctx = e.env.Context.Inherit().Update(exec.NewContext(data))
+	env := &exec.Environment{Context: w.ctx, Filters: e.env.Filters, Tests: e.env.Tests, ControlStructures: e.env.ControlStructures, Methods: e.env.Methods}
 	for _, m := range e.macros {
 		if err := exec.NewRenderer(env, io.Discard, e.cfg, nil, m).Execute(); err != nil {
 			return nil, &Error{Path: "macros", Msg: err.Error()}
 		}
 	}
-	var buf bytes.Buffer
-	if err := exec.NewRenderer(env, &buf, e.cfg, nil, t.t).Execute(); err != nil {
-		return nil, templateError(t.path, text, err)
-	}
-	if len(errs) > 0 {
-		return nil, positioned(t.path, text, c, errs)
-	}
-	r.text = buf.String()
-	r.UsesWindow = usesAny(r.text, r.slots, Start, End, Partition, WatermarkStart, WatermarkEnd)
-	r.UsesAsOf = usesAny(r.text, r.slots, AsOf)
-	return r, nil
+	return w, nil
 }
 
-// usesAny reports whether a marker of one of the kinds appears in the text.
-func usesAny(text string, slots []Slot, kinds ...SlotKind) bool {
-	for i, s := range slots {
-		for _, k := range kinds {
-			if s.Kind == k && strings.Contains(text, string(mark)+strconv.Itoa(i)+string(mark)) {
-				return true
+// acquire returns a worker for a fast render s: an idle one, or a new one.
+// Fast renders only call functions and macros, which set nothing in the
+// worker's context, so workers can be reused.
+func (e *Env) acquire(s *state) (*worker, error) {
+	if e.macroNames != nil {
+		e.mu.Lock()
+		if n := len(e.free); n > 0 {
+			w := e.free[n-1]
+			e.free = e.free[:n-1]
+			e.mu.Unlock()
+			w.cur = s
+			return w, nil
+		}
+		e.mu.Unlock()
+	}
+	return e.newWorker(s)
+}
+
+func (e *Env) release(w *worker) {
+	w.cur = nil
+	if e.macroNames == nil {
+		return
+	}
+	e.mu.Lock()
+	e.free = append(e.free, w)
+	e.mu.Unlock()
+}
+
+// Render executes the template once.
+func (e *Env) Render(t *Template, text string, c *Context) (out *Rendered, err error) {
+	if t.fast != nil {
+		if r, ok := e.renderFast(t, c); ok {
+			return r, nil
+		}
+		// Anything unusual (an error, a value that is not text): let the
+		// template engine render it, with its own messages.
+	}
+	gt, err := t.gonja(e)
+	if err != nil {
+		return nil, err
+	}
+	s := e.newState(c, 8)
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, &Error{Path: t.path, Msg: fmt.Sprintf("template error: %v", p)}
+		}
+	}()
+	// A fresh worker, whose context the template shares with the macros
+	// (as {% call %} and {% set %} expect), so nothing it sets outlives it.
+	w, err := e.newWorker(s)
+	if err != nil {
+		return nil, err
+	}
+	env := &exec.Environment{Context: w.ctx, Filters: e.env.Filters, Tests: e.env.Tests, ControlStructures: e.env.ControlStructures, Methods: e.env.Methods}
+	var buf bytes.Buffer
+	buf.Grow(len(text) + len(text)/4)
+	if rerr := exec.NewRenderer(env, &buf, e.cfg, nil, gt).Execute(); rerr != nil {
+		return nil, templateError(t.path, text, rerr)
+	}
+	if len(s.errs) > 0 {
+		return nil, positioned(t.path, text, c, s.errs)
+	}
+	return s.finish(buf.String()), nil
+}
+
+// finish sets the text and what it uses.
+func (s *state) finish(text string) *Rendered {
+	r := s.r
+	r.text = text
+	r.UsesWindow, r.UsesAsOf = uses(text, len(r.slots))
+	return r
+}
+
+// uses reports whether the text holds a marker of a window variable
+// (start, end, partition, watermark_start, watermark_end) and of as_of.
+func uses(text string, nslots int) (window, asOf bool) {
+	for {
+		i := strings.IndexByte(text, mark)
+		if i < 0 {
+			return
+		}
+		j := strings.IndexByte(text[i+1:], mark)
+		if j < 0 {
+			return
+		}
+		if j == 1 { // the fixed slots have one-digit numbers
+			if n := int(text[i+1]) - '0'; n >= 0 && n < len(fixedSlots) && n < nslots {
+				switch fixedSlots[n] {
+				case Start, End, Partition, WatermarkStart, WatermarkEnd:
+					window = true
+				case AsOf:
+					asOf = true
+				}
 			}
 		}
+		text = text[i+j+2:]
 	}
-	return false
 }
 
 // stringsOf flattens a template value (string, list, gonja value) to strings.

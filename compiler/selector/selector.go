@@ -330,6 +330,14 @@ func (a atom) write(b *strings.Builder) {
 // suggestion, and so is a glob, tag: or path: that matches nothing. Every
 // error found is returned, joined.
 func Select(nodes []Node, g *dag.Graph, include, exclude []string) ([]string, error) {
+	if len(include) == 0 && len(exclude) == 0 { // everything: no index needed
+		names := make([]string, len(nodes))
+		for i, n := range nodes {
+			names[i] = n.Name
+		}
+		slices.Sort(names)
+		return slices.Compact(names), nil
+	}
 	ix := newIndex(nodes, g)
 	var errs []error
 	eval := func(sels []string) set {

@@ -1,0 +1,158 @@
+// Package mysql is the MySQL 8 / MariaDB 10.11 engine
+// (github.com/go-sql-driver/mysql). These servers commit implicitly on DDL,
+// so every auto-committing statement runs before START TRANSACTION and is
+// idempotent on its own; full rebuilds are built aside, checked, and
+// published with one atomic RENAME TABLE.
+package mysql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
+)
+
+// Dialect is MySQL's and MariaDB's SQL.
+type Dialect struct{ sqlgen.Gen }
+
+// NewDialect returns the MySQL/MariaDB dialect.
+func NewDialect() Dialect {
+	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
+		Engine: "mysql", QuoteOpen: '`', QuoteEnd: '`', TextType: "CHAR",
+		NullSafeEq:   func(a, b string) string { return a + " <=> " + b },
+		DateLit:      func(s string) string { return "DATE '" + s + "'" },
+		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
+		BigInt:       "BIGINT", Timestamp: "DATETIME(6)", Text: "TEXT",
+		StringEscapeBackslash: true,
+		DeleteFrom:            func(dest, alias string) string { return "DELETE " + alias + " FROM " + dest + " AS " + alias },
+	}}}
+}
+
+// Capabilities of MySQL and MariaDB.
+var Capabilities = adapters.Capabilities{
+	TransactionalDDL: false, Merge: false, MergeBySource: false, PartitionOverwrite: false,
+	ChecksInWrite: true, Lock: "GET_LOCK per unit on the unit's pinned connection",
+}
+
+// Recipe follows DESIGN §7 for MySQL and MariaDB.
+func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
+	return d.Gen.Recipe(d.hooks(), w)
+}
+
+func (d Dialect) lockName(w *adapters.Write) string {
+	key := "idemc:" + w.Target.Schema + "." + w.Target.Name
+	if w.Window != nil {
+		key += "/" + w.Window.Key
+	}
+	if len(key) > 64 { // GET_LOCK names are limited to 64 characters
+		key = key[:48] + fmt.Sprintf("#%x", hash(key))
+	}
+	return key
+}
+
+func hash(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
+}
+
+func (d Dialect) hooks() sqlgen.Hooks {
+	return sqlgen.Hooks{
+		Begin:  "START TRANSACTION",
+		Commit: "COMMIT",
+		Lock: func(w *adapters.Write) string {
+			// The runner reads the result: 0 means the wait timed out.
+			return fmt.Sprintf("SELECT GET_LOCK(%s, 600)", d.String(d.lockName(w)))
+		},
+		Unlock: func(w *adapters.Write) string {
+			return fmt.Sprintf("SELECT RELEASE_LOCK(%s)", d.String(d.lockName(w)))
+		},
+		CreateStage: func(stage, sql string) string {
+			// TEMPORARY tables do not commit the transaction.
+			return fmt.Sprintf("CREATE TEMPORARY TABLE %s AS\n%s", stage, sql)
+		},
+		DropStage: func(stage string) string { return "DROP TEMPORARY TABLE IF EXISTS " + stage },
+		Upsert:    d.upsert,
+		TableRecipe: func(w *adapters.Write) []adapters.Step {
+			return d.tableRecipe(w)
+		},
+		ViewRecipe: func(w *adapters.Write) []adapters.Step {
+			return []adapters.Step{
+				d.AuditStartStep(w),
+				{Purpose: adapters.Publish, Comment: "replace the view (DDL commits on its own)", SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)},
+				d.AuditFinishStep(w, ""),
+			}
+		},
+	}
+}
+
+// upsert is a null-safe merge without MERGE: update matched keys with <=>,
+// then insert the batch rows whose key is not there. (INSERT … ON DUPLICATE
+// KEY UPDATE cannot match a key with a NULL part: a unique index treats
+// NULLs as distinct.)
+func (d Dialect) upsert(w *adapters.Write, stage string) []adapters.Step {
+	dest := d.Qualify(w.Target)
+	var steps []adapters.Step
+	if w.Columns == nil {
+		return []adapters.Step{{Purpose: adapters.Merge, Comment: "update matched keys, insert new ones (null-safe)",
+			SQL: "UPDATE " + dest + " AS t JOIN " + stage + " AS s ON /* keys */ SET /* every batch column but the key */;\nINSERT INTO " + dest + " SELECT * FROM " + stage + " /* rows whose key is new */"}}
+	}
+	if upd := sqlgen.UpdateColumns(w); len(upd) > 0 {
+		sets := make([]string, len(upd))
+		for i, c := range upd {
+			sets[i] = fmt.Sprintf("t.%s = s.%s", d.Quote(c), d.Quote(c))
+		}
+		steps = append(steps, adapters.Step{Purpose: adapters.Merge, Comment: "update matched keys (null-safe <=>)",
+			SQL: fmt.Sprintf("UPDATE %s AS t\nJOIN %s AS s ON %s\nSET %s", dest, stage, d.KeyMatch(w.UniqueKey, "t", "s"), strings.Join(sets, ", "))})
+	}
+	steps = append(steps, adapters.Step{Purpose: adapters.Merge, Comment: "insert the batch's new keys",
+		SQL: fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s AS s\nWHERE NOT EXISTS (SELECT 1 FROM %s AS t WHERE %s)",
+			dest, d.ColumnList(w.Columns, ""), d.ColumnList(w.Columns, "s"), stage, dest, d.KeyMatch(w.UniqueKey, "t", "s"))})
+	return steps
+}
+
+// tableRecipe builds t__idemc_new, checks it, then swaps it in with one
+// atomic RENAME TABLE (verify, then publish).
+func (d Dialect) tableRecipe(w *adapters.Write) []adapters.Step {
+	dest := d.Qualify(w.Target)
+	newRel := w.Target
+	newRel.Name += "__idemc_new"
+	oldRel := w.Target
+	oldRel.Name += "__idemc_old"
+	build := *w
+	build.Target = newRel
+	steps := []adapters.Step{
+		{Purpose: adapters.Prepare, Comment: "the table, empty, if it does not exist yet (so the swap below always has two sides)", SQL: d.CreateIfMissing(w)},
+		d.AuditStartStep(w),
+		{Purpose: adapters.Stage, Comment: "a leftover build from a dead run", SQL: "DROP TABLE IF EXISTS " + d.Qualify(newRel)},
+		{Purpose: adapters.Stage, Comment: "build the new table aside", SQL: fmt.Sprintf("CREATE TABLE %s AS\n%s", d.Qualify(newRel), w.Select)},
+	}
+	steps = append(steps, d.CheckSteps(&build)...)
+	steps = append(steps,
+		adapters.Step{Purpose: adapters.Publish, Comment: "swap it in atomically", SQL: fmt.Sprintf("RENAME TABLE %s TO %s, %s TO %s", dest, d.Qualify(oldRel), d.Qualify(newRel), dest)},
+		d.AuditFinishStep(w, "SELECT count(*) FROM "+dest),
+		adapters.Step{Purpose: adapters.Cleanup, Comment: "drop the previous table", SQL: "DROP TABLE IF EXISTS " + d.Qualify(oldRel)},
+	)
+	return steps
+}
+
+// AddColumn adds a column; driver type names without a size get one.
+func (d Dialect) AddColumn(r adapters.Relation, c adapters.Column) string {
+	return fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", d.Qualify(r), d.Quote(c.Name), columnType(c.Type))
+}
+
+func columnType(t string) string {
+	switch strings.ToUpper(t) {
+	case "VARCHAR", "CHAR", "TEXT", "":
+		return "TEXT"
+	case "DECIMAL":
+		return "DECIMAL(38, 10)"
+	}
+	return t
+}
+
+var _ adapters.Dialect = Dialect{}

@@ -1,0 +1,190 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
+)
+
+// Engine is a PostgreSQL database reached through pgx (database/sql for
+// statements, the native connection for COPY).
+type Engine struct {
+	db *sql.DB
+	d  Dialect
+}
+
+// Open connects with settings["dsn"] (a libpq URL or key=value string).
+func Open(ctx context.Context, settings map[string]string) (adapters.Engine, error) {
+	dsn := settings["dsn"]
+	if dsn == "" {
+		return nil, errors.New("postgres: the target needs dsn = \"postgres://user@host:5432/db\"")
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: dsn: %w", err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return &Engine{db: db, d: NewDialect()}, nil
+}
+
+// Session pins one connection.
+func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
+	c, err := e.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return &sqlgen.Session{Conn: c, Gen: e.d.Gen}, nil
+}
+
+// LoadCSV replaces r's rows with the CSV file through COPY, in one
+// transaction. An existing table with the same columns is truncated (so
+// views on it survive); otherwise it is dropped and created with the kinds
+// inferred from the file.
+func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) (int64, error) {
+	f, err := sqlgen.ReadCSV(path)
+	if err != nil {
+		return 0, err
+	}
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	var n int64
+	err = conn.Raw(func(driverConn any) error {
+		pc := driverConn.(*stdlib.Conn).Conn()
+		tx, err := pc.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(ctx)
+		same, err := e.sameColumns(ctx, tx, r, f)
+		if err != nil {
+			return err
+		}
+		if same {
+			if _, err := tx.Exec(ctx, "TRUNCATE "+e.d.Qualify(r)); err != nil {
+				return err
+			}
+		} else {
+			if _, err := tx.Exec(ctx, "DROP TABLE IF EXISTS "+e.d.Qualify(r)); err != nil {
+				return fmt.Errorf("replacing %s (its columns changed): %w", e.d.Qualify(r), err)
+			}
+			if _, err := tx.Exec(ctx, e.d.CreateSeedTable(r, f.Columns)); err != nil {
+				return err
+			}
+		}
+		file, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		cols := make([]string, len(f.Columns))
+		for i, c := range f.Columns {
+			cols[i] = e.d.Quote(c.Name)
+		}
+		tag, err := tx.Conn().PgConn().CopyFrom(ctx, file, fmt.Sprintf("COPY %s (%s) FROM STDIN WITH (FORMAT csv, HEADER true)", e.d.Qualify(r), strings.Join(cols, ", ")))
+		if err != nil {
+			return err
+		}
+		n = tag.RowsAffected()
+		return tx.Commit(ctx)
+	})
+	return n, err
+}
+
+func (e *Engine) sameColumns(ctx context.Context, tx pgx.Tx, r adapters.Relation, f *sqlgen.CSVFile) (bool, error) {
+	rows, err := tx.Query(ctx, "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position", r.Schema, r.Name)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	i := 0
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return false, err
+		}
+		if i >= len(f.Columns) || f.Columns[i].Name != name || !strings.EqualFold(seedType(f.Columns[i].Kind), typ) {
+			return false, nil
+		}
+		i++
+	}
+	return i == len(f.Columns) && i > 0, rows.Err()
+}
+
+// HoldRun takes a session advisory lock named by the run id on a dedicated
+// connection, held until release (or until the process dies).
+func (e *Engine) HoldRun(ctx context.Context, runID string) (func(), error) {
+	c, err := e.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.ExecContext(ctx, "SELECT pg_advisory_lock(hashtextextended($1, 0))", "idemc-run:"+runID); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return func() {
+		_, _ = c.ExecContext(context.Background(), "SELECT pg_advisory_unlock(hashtextextended($1, 0))", "idemc-run:"+runID)
+		c.Close()
+	}, nil
+}
+
+// RunAlive tries the run's lock: if it can be taken, the run is dead.
+func (e *Engine) RunAlive(ctx context.Context, runID string) (bool, error) {
+	c, err := e.db.Conn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer c.Close()
+	var got bool
+	if err := c.QueryRowContext(ctx, "SELECT pg_try_advisory_lock(hashtextextended($1, 0))", "idemc-run:"+runID).Scan(&got); err != nil {
+		return false, err
+	}
+	if got {
+		_, _ = c.ExecContext(ctx, "SELECT pg_advisory_unlock(hashtextextended($1, 0))", "idemc-run:"+runID)
+	}
+	return !got, nil
+}
+
+// Close closes the pool.
+func (e *Engine) Close() error { return e.db.Close() }
+
+// seedType is the PostgreSQL type of an inferred seed kind.
+func seedType(kind string) string {
+	switch kind {
+	case sqlgen.KindBigInt:
+		return "bigint"
+	case sqlgen.KindDouble:
+		return "double precision"
+	case sqlgen.KindBoolean:
+		return "boolean"
+	case sqlgen.KindDate:
+		return "date"
+	case sqlgen.KindTimestamp:
+		return "timestamp without time zone"
+	}
+	return "text"
+}
+
+// CreateSeedTable creates a seed's table from its inferred kinds.
+func (d Dialect) CreateSeedTable(r adapters.Relation, cols []sqlgen.CSVColumn) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = d.Quote(c.Name) + " " + seedType(c.Kind)
+	}
+	return fmt.Sprintf("CREATE TABLE %s (%s)", d.Qualify(r), strings.Join(parts, ", "))
+}

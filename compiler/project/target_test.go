@@ -1,0 +1,93 @@
+package project
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestResolve(t *testing.T) {
+	env := map[string]string{"PG_USER": "ann", "PG_PASS": "s3cret", "EMPTY": ""}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	tests := []struct {
+		name     string
+		settings map[string]string
+		want     map[string]string
+		err      string
+	}{
+		{"no refs", map[string]string{"path": "target/w.duckdb"}, map[string]string{"path": "target/w.duckdb", "schema": "main"}, ""},
+		{"whole value", map[string]string{"user": "${PG_USER}"}, map[string]string{"user": "ann", "schema": "main"}, ""},
+		{"inside a value", map[string]string{"dsn": "postgres://${PG_USER}:${PG_PASS}@db/x"}, map[string]string{"dsn": "postgres://ann:s3cret@db/x", "schema": "main"}, ""},
+		{"set but empty", map[string]string{"password": "${EMPTY}"}, map[string]string{"password": "", "schema": "main"}, ""},
+		{"not a reference", map[string]string{"dsn": "$PG_USER ${ not} ${1X}"}, map[string]string{"dsn": "$PG_USER ${ not} ${1X}", "schema": "main"}, ""},
+		{"unset", map[string]string{"dsn": "${IDEMC_NOT_SET}"}, nil,
+			`target "pg" needs environment variable IDEMC_NOT_SET, which is not set: export IDEMC_NOT_SET=... before running (see [targets.pg] in project.toml; idemc compile needs no credentials)`},
+		{"several unset, sorted once each", map[string]string{"dsn": "${B_UNSET}${A_UNSET}", "user": "${B_UNSET}", "password": "${PG_PASS}"}, nil,
+			`target "pg" needs environment variables A_UNSET, B_UNSET, which are not set: export A_UNSET=...`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := map[string]string{}
+			for k, v := range tt.settings {
+				before[k] = v
+			}
+			tgt := &Target{Name: "pg", Engine: "postgres", Schema: "main", Settings: tt.settings}
+			got, err := tgt.Resolve(lookup)
+			if tt.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+					t.Fatalf("err = %v\nwant %s", err, tt.err)
+				}
+				if strings.Contains(err.Error(), "s3cret") {
+					t.Errorf("error shows a secret: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+			if !reflect.DeepEqual(tgt.Settings, before) {
+				t.Errorf("Resolve changed the target's settings: %v", tgt.Settings)
+			}
+		})
+	}
+}
+
+func TestRedact(t *testing.T) {
+	tests := []struct{ in, want string }{
+		// URL form
+		{"postgres://ann:s3cret@db.example.com:5432/shop?sslmode=disable", "postgres://ann:xxxxx@db.example.com:5432/shop?sslmode=disable"},
+		{"postgresql://ann:s3cret@localhost/shop", "postgresql://ann:xxxxx@localhost/shop"},
+		{"postgres://ann@localhost/shop", "postgres://ann@localhost/shop"},
+		{"postgres://localhost/shop", "postgres://localhost/shop"},
+		{"postgres://ann:p@ss/w?rd@db:5432/shop", "postgres://ann:xxxxx@db:5432/shop"},
+		{"postgres://ann:pa%zz@db/shop", "postgres://ann:xxxxx@db/shop"},
+		{"postgres://ann:@db/shop", "postgres://ann:xxxxx@db/shop"},
+		{"postgres://db/shop?user=ann&password=s3cret&sslmode=require", "postgres://db/shop?user=ann&password=xxxxx&sslmode=require"},
+		{"snowflake://ann:s3cret@acct/db/schema?warehouse=wh", "snowflake://ann:xxxxx@acct/db/schema?warehouse=wh"},
+		// key=value (libpq)
+		{"host=db user=ann password=s3cret dbname=shop", "host=db user=ann password=xxxxx dbname=shop"},
+		{"host=db password='s3 cr\\'et' dbname=shop", "host=db password=xxxxx dbname=shop"},
+		{"host=db PASSWORD = s3cret", "host=db PASSWORD = xxxxx"},
+		{"host=db user=ann", "host=db user=ann"},
+		{"Server=db;User Id=ann;Pwd=s3cret;", "Server=db;User Id=ann;Pwd=xxxxx;"},
+		// Go MySQL driver form
+		{"ann:s3cret@tcp(db:3306)/shop?parseTime=true", "ann:xxxxx@tcp(db:3306)/shop?parseTime=true"},
+		{"ann:p@ss:w@tcp(db:3306)/shop", "ann:xxxxx@tcp(db:3306)/shop"},
+		{"ann@tcp(db:3306)/shop", "ann@tcp(db:3306)/shop"},
+		{"ann:s3cret@/shop", "ann:xxxxx@/shop"},
+		{"ann:s3cret@unix(/tmp/mysql.sock)/shop", "ann:xxxxx@unix(/tmp/mysql.sock)/shop"},
+		// Snowflake Go driver form
+		{"ann:s3cret@myacct/db/schema?warehouse=wh", "ann:xxxxx@myacct/db/schema?warehouse=wh"},
+		// nothing to hide
+		{"target/w.duckdb", "target/w.duckdb"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := Redact(tt.in); got != tt.want {
+			t.Errorf("Redact(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+-- unit dim_users  partition -  (incremental merge)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "main"."dim_users" AS
+SELECT * FROM (
+SELECT
+  user_id,
+  name,
+  country,
+  updated_at,
+  'shop' AS first_loaded_by
+FROM "raw"."users"
+WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '2026-07-03 05:55:00'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
+SELECT 'r1', 'dim_users', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '16c1a1eff662b215', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL
+FROM "main"."idemc_audit" WHERE job_name = 'dim_users' AND partition_key = '';
+-- 3. begin
+BEGIN TRANSACTION;
+-- 4. stage: the batch
+CREATE OR REPLACE TEMP TABLE "dim_users__idemc_stage" AS
+SELECT
+  user_id,
+  name,
+  country,
+  updated_at,
+  'shop' AS first_loaded_by
+FROM "raw"."users"
+WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '2026-07-03 05:55:00';
+-- 5. validate: refuse a batch that repeats a key before writing anything
+SELECT "user_id", count(*) AS n FROM "dim_users__idemc_stage"
+GROUP BY "user_id"
+HAVING count(*) > 1
+LIMIT 5;
+-- 6. merge: update matched keys, insert new ones (null-safe)
+MERGE INTO "main"."dim_users" AS t
+USING "dim_users__idemc_stage" AS s
+ON t."user_id" IS NOT DISTINCT FROM s."user_id"
+WHEN MATCHED THEN UPDATE SET "name" = s."name", "country" = s."country", "updated_at" = s."updated_at"
+WHEN NOT MATCHED THEN INSERT ("user_id", "name", "country", "updated_at", "first_loaded_by") VALUES (s."user_id", s."name", s."country", s."updated_at", s."first_loaded_by");
+-- 7. check: check accepted_values(country) (error)
+SELECT t."country", count(*) AS n FROM "main"."dim_users" AS t
+WHERE (EXISTS (SELECT 1 FROM "dim_users__idemc_stage" AS s WHERE t."user_id" IS NOT DISTINCT FROM s."user_id")) AND t."country" IS NOT NULL AND t."country" NOT IN ('DE', 'FR', 'US', 'JP')
+GROUP BY t."country"
+LIMIT 5;
+-- 8. check: check not_null(user_id) (error)
+SELECT * FROM "main"."dim_users" AS t
+WHERE (EXISTS (SELECT 1 FROM "dim_users__idemc_stage" AS s WHERE t."user_id" IS NOT DISTINCT FROM s."user_id")) AND (t."user_id" IS NULL)
+LIMIT 5;
+-- 9. check: check unique(user_id) (error)
+SELECT t."user_id", count(*) AS n FROM "main"."dim_users" AS t
+WHERE EXISTS (SELECT 1 FROM "dim_users__idemc_stage" AS s WHERE t."user_id" IS NOT DISTINCT FROM s."user_id")
+GROUP BY t."user_id"
+HAVING count(*) > 1
+LIMIT 5;
+-- 10. state: forget the old high-water mark if the batch has rows
+DELETE FROM "main"."idemc_state" WHERE job_name = 'dim_users' AND EXISTS (SELECT 1 FROM "dim_users__idemc_stage" WHERE "updated_at" IS NOT NULL);
+-- 11. state: record the batch's maximum updated_at
+INSERT INTO "main"."idemc_state" (job_name, high_water, run_id, updated_at)
+SELECT 'dim_users', CAST(max("updated_at") AS VARCHAR), 'r1', NULL FROM "dim_users__idemc_stage" HAVING max("updated_at") IS NOT NULL;
+-- 12. audit_finish: record success with the row count, in the write's transaction
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "dim_users__idemc_stage"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'dim_users' AND partition_key = '';
+-- 13. cleanup: drop the batch
+DROP TABLE IF EXISTS "dim_users__idemc_stage";
+-- 14. commit
+COMMIT;

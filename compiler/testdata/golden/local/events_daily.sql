@@ -1,0 +1,71 @@
+-- unit events_daily  partition 2026-07-02  (incremental delete_insert)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "main"."events_daily" AS
+SELECT * FROM (
+SELECT
+  md5(concat(CASE WHEN source_system IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_system AS VARCHAR)) AS VARCHAR), ':', CAST(source_system AS VARCHAR)) END, '|', CASE WHEN source_id IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_id AS VARCHAR)) AS VARCHAR), ':', CAST(source_id AS VARCHAR)) END, '|', CASE WHEN event_version IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(event_version AS VARCHAR)) AS VARCHAR), ':', CAST(event_version AS VARCHAR)) END)) AS event_key,
+  event_date,
+  user_id,
+  CAST(round(amount * 100) AS BIGINT) AS amount_cents,
+  source_system
+FROM "main"."stg_events"
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
+SELECT 'r1', 'events_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '48984348c9f7edb7', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL
+FROM "main"."idemc_audit" WHERE job_name = 'events_daily' AND partition_key = '2026-07-02';
+-- 3. begin
+BEGIN TRANSACTION;
+-- 4. delete: replace the partition window 2026-07-02
+DELETE FROM "main"."events_daily" AS t
+WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03';
+-- 5. insert: write the partition
+INSERT INTO "main"."events_daily" ("event_key", "event_date", "user_id", "amount_cents", "source_system")
+SELECT "event_key", "event_date", "user_id", "amount_cents", "source_system" FROM (
+SELECT * FROM (
+SELECT
+  md5(concat(CASE WHEN source_system IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_system AS VARCHAR)) AS VARCHAR), ':', CAST(source_system AS VARCHAR)) END, '|', CASE WHEN source_id IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_id AS VARCHAR)) AS VARCHAR), ':', CAST(source_id AS VARCHAR)) END, '|', CASE WHEN event_version IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(event_version AS VARCHAR)) AS VARCHAR), ':', CAST(event_version AS VARCHAR)) END)) AS event_key,
+  event_date,
+  user_id,
+  CAST(round(amount * 100) AS BIGINT) AS amount_cents,
+  source_system
+FROM "main"."stg_events"
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_batch
+WHERE ("event_date" >= DATE '2026-07-02' AND "event_date" < DATE '2026-07-03') OR "event_date" IS NULL
+) AS idemc_batch;
+-- 6. validate: a NULL event_date would land in no partition
+SELECT count(*) AS n FROM "main"."events_daily"
+WHERE "event_date" IS NULL
+HAVING count(*) > 0;
+-- 7. check: check expect(sum(amount_cents) >= 0) (error)
+SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok FROM "main"."events_daily" AS t
+WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03') AS c
+WHERE ok IS NOT TRUE;
+-- 8. check: check min_rows(1) (warn)
+SELECT n FROM (SELECT count(*) AS n FROM "main"."events_daily" AS t
+WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03') AS c
+WHERE n < 1;
+-- 9. check: check not_null(event_key, event_date, user_id) (error)
+SELECT * FROM "main"."events_daily" AS t
+WHERE (t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03') AND (t."event_key" IS NULL OR t."event_date" IS NULL OR t."user_id" IS NULL)
+LIMIT 5;
+-- 10. check: check row_count_matches(stg_events) (error)
+SELECT w.n AS written, s.n AS source FROM
+(SELECT count(*) AS n FROM "main"."events_daily" AS t
+WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03') AS w,
+(SELECT count(*) AS n FROM "main"."stg_events" AS src
+WHERE src."event_date" >= DATE '2026-07-02' AND src."event_date" < DATE '2026-07-03') AS s
+WHERE w.n <> s.n;
+-- 11. check: check unique(event_key) (error)
+SELECT t."event_key", count(*) AS n FROM "main"."events_daily" AS t
+WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03'
+GROUP BY t."event_key"
+HAVING count(*) > 1
+LIMIT 5;
+-- 12. audit_finish: record success with the row count, in the write's transaction
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "main"."events_daily" AS t WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
+-- 13. commit
+COMMIT;

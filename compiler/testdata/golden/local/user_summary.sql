@@ -1,0 +1,42 @@
+-- unit user_summary  partition -  (table)
+-- 1. audit_start: record the unit as running (committed on its own)
+INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
+SELECT 'r1', 'user_summary', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'c8223ea4b21bb750', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL
+FROM "main"."idemc_audit" WHERE job_name = 'user_summary' AND partition_key = '';
+-- 2. begin
+BEGIN TRANSACTION;
+-- 3. publish: rebuild the table inside the transaction
+CREATE OR REPLACE TABLE "main"."user_summary" AS
+WITH "__idemc_eph_valid_events" AS (
+-- Inlined as a CTE wherever it is used; never built on its own.
+SELECT event_key, event_date, user_id, amount_cents
+FROM "main"."events_daily"
+WHERE amount_cents > 0
+)
+SELECT
+  u.user_id,
+  u.country,
+  count(e.event_key) AS events,
+  coalesce(sum(e.amount_cents), 0) AS revenue_cents,
+  min(e.event_date) AS first_event_date
+FROM "main"."dim_users" AS u
+LEFT JOIN "__idemc_eph_valid_events" AS e ON e.user_id = u.user_id
+GROUP BY u.user_id, u.country
+ORDER BY u.user_id;
+-- 4. check: check min_rows(1) (error)
+SELECT n FROM (SELECT count(*) AS n FROM "main"."user_summary" AS t) AS c
+WHERE n < 1;
+-- 5. check: check relationships(user_id -> dim_users.user_id) (error)
+SELECT t."user_id" FROM "main"."user_summary" AS t
+WHERE t."user_id" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "main"."dim_users" AS o WHERE o."user_id" = t."user_id")
+LIMIT 5;
+-- 6. check: check unique(user_id) (error)
+SELECT t."user_id", count(*) AS n FROM "main"."user_summary" AS t
+GROUP BY t."user_id"
+HAVING count(*) > 1
+LIMIT 5;
+-- 7. audit_finish: record success with the row count, in the write's transaction
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "main"."user_summary"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
+-- 8. commit
+COMMIT;

@@ -1,0 +1,66 @@
+-- unit user_summary  partition -  (table)
+-- 1. audit_start: record the unit as running (committed on its own)
+INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
+SELECT 'r1', 'user_summary', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'b6013b3bb65dbdc7', 'g1', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL
+FROM "analytics"."idemc_audit" WHERE job_name = 'user_summary' AND partition_key = '';
+-- 2. begin
+BEGIN;
+-- 3. lock: serialize writers of this unit until commit
+SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."user_summary"', 0));
+-- 4. prepare: the table, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "analytics"."user_summary" AS
+SELECT * FROM (
+WITH "__idemc_eph_valid_events" AS (
+-- Inlined as a CTE wherever it is used; never built on its own.
+SELECT event_key, event_date, user_id, amount_cents
+FROM "analytics"."events_daily"
+WHERE amount_cents > 0
+)
+SELECT
+  u.user_id,
+  u.country,
+  count(e.event_key) AS events,
+  coalesce(sum(e.amount_cents), 0) AS revenue_cents,
+  min(e.event_date) AS first_event_date
+FROM "analytics"."dim_users" AS u
+LEFT JOIN "__idemc_eph_valid_events" AS e ON e.user_id = u.user_id
+GROUP BY u.user_id, u.country
+ORDER BY u.user_id
+) AS idemc_shape LIMIT 0;
+-- 5. delete: TRUNCATE + INSERT keeps grants and dependent views
+TRUNCATE "analytics"."user_summary";
+-- 6. insert: rebuild the rows
+INSERT INTO "analytics"."user_summary"
+WITH "__idemc_eph_valid_events" AS (
+-- Inlined as a CTE wherever it is used; never built on its own.
+SELECT event_key, event_date, user_id, amount_cents
+FROM "analytics"."events_daily"
+WHERE amount_cents > 0
+)
+SELECT
+  u.user_id,
+  u.country,
+  count(e.event_key) AS events,
+  coalesce(sum(e.amount_cents), 0) AS revenue_cents,
+  min(e.event_date) AS first_event_date
+FROM "analytics"."dim_users" AS u
+LEFT JOIN "__idemc_eph_valid_events" AS e ON e.user_id = u.user_id
+GROUP BY u.user_id, u.country
+ORDER BY u.user_id;
+-- 7. check: check min_rows(1) (error)
+SELECT n FROM (SELECT count(*) AS n FROM "analytics"."user_summary" AS t) AS c
+WHERE n < 1;
+-- 8. check: check relationships(user_id -> dim_users.user_id) (error)
+SELECT t."user_id" FROM "analytics"."user_summary" AS t
+WHERE t."user_id" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "analytics"."dim_users" AS o WHERE o."user_id" = t."user_id")
+LIMIT 5;
+-- 9. check: check unique(user_id) (error)
+SELECT t."user_id", count(*) AS n FROM "analytics"."user_summary" AS t
+GROUP BY t."user_id"
+HAVING count(*) > 1
+LIMIT 5;
+-- 10. audit_finish: record success with the row count, in the write's transaction
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "analytics"."user_summary"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
+-- 11. commit
+COMMIT;
