@@ -1,2 +1,2 @@
-{# Amounts are stored in cents so sums are exact on every engine. #}
-{% macro cents(column) %}CAST(round({{ column }} * 100) AS BIGINT){% endmacro %}
+{# Amounts are kept in cents, as an exact DECIMAL that every engine spells alike. #}
+{% macro cents(column) %}CAST(round({{ column }} * 100) AS DECIMAL(18, 0)){% endmacro %}

@@ -33,6 +33,9 @@ func (r *run) line(ur *UnitResult) {
 			fmt.Fprintf(r.o.Out, "      warn: check %s: %s\n", c.Name, strings.Join(c.Sample, "; "))
 		}
 	}
+	if ur.Note != "" {
+		fmt.Fprintf(r.o.Out, "      note: %s\n", ur.Note)
+	}
 	if r.o.Progress != nil && r.done < r.total {
 		fmt.Fprintf(r.o.Progress, "[%d/%d] running…", r.done, r.total)
 	}

@@ -43,6 +43,7 @@ type UnitResult struct {
 	Seconds   float64       `json:"seconds"`
 	Error     string        `json:"error,omitempty"`
 	SkippedBy string        `json:"skipped_because,omitempty"`
+	Note      string        `json:"note,omitempty"`
 	Checks    []CheckResult `json:"checks,omitempty"`
 	SQLFile   string        `json:"compiled_sql,omitempty"`
 	Attempted bool          `json:"-"`

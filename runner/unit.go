@@ -59,9 +59,17 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	w := *u.Write
 	w.Audit = row
 	inTx := false
+	var steps []adapters.Step
 	fail := func(e *unitError) {
 		if inTx {
 			_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.Rollback())
+		}
+		// Session locks and temporary tables must not outlive the unit on
+		// a pooled connection.
+		for _, st := range steps {
+			if st.Purpose == adapters.Cleanup {
+				_, _ = sess.Exec(context.WithoutCancel(ctx), st.SQL)
+			}
 		}
 		ur.Status = "failed"
 		ur.Error = e.Error()
@@ -75,7 +83,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 
 	// DDL phase: idempotent statements before the transaction, serialized
 	// per relation; then the batch's columns and on_schema_change.
-	steps := r.d.Recipe(&w)
+	steps = r.d.Recipe(&w)
 	lock := r.ddlLock(w.Target)
 	lock.Lock()
 	i := 0
@@ -98,29 +106,99 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	}
 	lock.Unlock()
 
+	// The transactional part is retried when the engine reports a
+	// retryable conflict (a deadlock, a serialization failure): it was
+	// rolled back, so running it again is safe.
+	begin := i
+	for attempt := 1; ; attempt++ {
+		ue := r.execSteps(ctx, sess, u, &w, steps, begin, ur, row, &inTx)
+		if ue == nil {
+			ur.Status = "succeeded"
+			return ur
+		}
+		if attempt < maxTxAttempts && ue.check == nil && retryable(r.eng, ue.err) {
+			if inTx {
+				_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.Rollback())
+				inTx = false
+			}
+			ur.Checks = nil
+			ur.Note = fmt.Sprintf("retried after a conflict with a concurrent transaction (%v)", firstLine(ue.err.Error()))
+			if begin < len(steps) && steps[begin].Purpose == adapters.AuditStart {
+				begin++ // the running row is already there
+			}
+			time.Sleep(time.Duration(attempt*attempt) * 50 * time.Millisecond)
+			continue
+		}
+		fail(ue)
+		return ur
+	}
+}
+
+// maxTxAttempts bounds retries of a unit's transaction after conflicts.
+const maxTxAttempts = 4
+
+// retryable asks the engine whether an error is a transient conflict.
+func retryable(e adapters.Engine, err error) bool {
+	if err == nil {
+		return false
+	}
+	if r, ok := e.(interface{ Retryable(error) bool }); ok {
+		return r.Retryable(err)
+	}
+	return false
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// execSteps runs steps[from:] on the session. It returns the first failure;
+// inTx tracks whether a transaction is open.
+func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, steps []adapters.Step, from int, ur *UnitResult, row *adapters.AuditRow, inTx *bool) *unitError {
 	written := int64(-1) // rows reported by insert/merge steps; -1 unknown
-	for ; i < len(steps); i++ {
+	for i := from; i < len(steps); i++ {
 		s := steps[i]
 		switch s.Purpose {
 		case adapters.Validate, adapters.CheckStep:
 			cr, err := runCheck(ctx, sess, s)
 			if err != nil {
-				fail(&unitError{step: i + 1, purp: s.Purpose, err: err})
-				return ur
+				return &unitError{step: i + 1, purp: s.Purpose, err: err}
 			}
 			ur.Checks = append(ur.Checks, *cr)
 			if cr.Status == "fail" {
-				fail(&unitError{step: i + 1, purp: s.Purpose, check: cr})
-				return ur
+				return &unitError{step: i + 1, purp: s.Purpose, check: cr}
+			}
+			continue
+		case adapters.Lock:
+			// A lock that waits says so; one that times out fails the unit
+			// as locked by another run.
+			t1 := time.Now()
+			_, rows, err := sess.Query(ctx, s.SQL, 1)
+			if err == nil && len(rows) > 0 && len(rows[0]) > 0 && (rows[0][0] == "0" || rows[0][0] == "false") {
+				err = fmt.Errorf("timed out waiting for the lock: the unit is %w", adapters.ErrLocked)
+			}
+			if err != nil {
+				return &unitError{step: i + 1, purp: s.Purpose, err: err}
+			}
+			if waited := time.Since(t1); waited > time.Second {
+				ur.Note = fmt.Sprintf("waited %.1fs for another run holding this unit", waited.Seconds())
+			}
+			if r.faults != nil {
+				if err := r.faults.after(u.ID, s.Purpose); err != nil {
+					return &unitError{step: i + 1, purp: s.Purpose, err: err}
+				}
 			}
 			continue
 		case adapters.AuditFinish:
 			// Rows written: what the insert or merge reported, else a count.
 			n := written
 			if n < 0 {
+				var err error
 				if n, err = scalar(ctx, sess, s.Count); err != nil {
-					fail(&unitError{step: i + 1, purp: s.Purpose, err: err})
-					return ur
+					return &unitError{step: i + 1, purp: s.Purpose, err: err}
 				}
 			}
 			ur.Rows = n
@@ -134,8 +212,10 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 			fmt.Fprintf(r.trace, "trace %s step %d %s %.1fms\n", u.ID, i+1, s.Purpose, float64(time.Since(t1).Microseconds())/1000)
 		}
 		if err != nil {
-			fail(&unitError{step: i + 1, purp: s.Purpose, err: err})
-			return ur
+			if s.Purpose == adapters.Cleanup {
+				continue // best effort: the unit's work is committed
+			}
+			return &unitError{step: i + 1, purp: s.Purpose, err: err}
 		}
 		switch s.Purpose {
 		case adapters.Insert, adapters.Merge:
@@ -143,19 +223,17 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 				written = max(written, 0) + affected
 			}
 		case adapters.Begin:
-			inTx = true
+			*inTx = true
 		case adapters.Commit:
-			inTx = false
+			*inTx = false
 		}
 		if r.faults != nil {
 			if err := r.faults.after(u.ID, s.Purpose); err != nil {
-				fail(&unitError{step: i + 1, purp: s.Purpose, err: err})
-				return ur
+				return &unitError{step: i + 1, purp: s.Purpose, err: err}
 			}
 		}
 	}
-	ur.Status = "succeeded"
-	return ur
+	return nil
 }
 
 // scalar evaluates a count query ("" means no rows were written).

@@ -183,3 +183,10 @@ func runLock(runID string) string { return "idemc-run:" + runID }
 func (e *Engine) Close() error { return e.db.Close() }
 
 var _ adapters.RunLocks = (*Engine)(nil)
+
+// Retryable reports InnoDB deadlocks and lock wait timeouts: the
+// transaction was rolled back and can run again.
+func (e *Engine) Retryable(err error) bool {
+	var me *gomysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/idemc/idemc/adapters"
@@ -187,4 +188,10 @@ func (d Dialect) CreateSeedTable(r adapters.Relation, cols []sqlgen.CSVColumn) s
 		parts[i] = d.Quote(c.Name) + " " + seedType(c.Kind)
 	}
 	return fmt.Sprintf("CREATE TABLE %s (%s)", d.Qualify(r), strings.Join(parts, ", "))
+}
+
+// Retryable reports serialization failures and deadlocks.
+func (e *Engine) Retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }

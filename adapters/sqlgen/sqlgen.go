@@ -29,6 +29,12 @@ type Spelling struct {
 	BigInt, Timestamp, Text string
 	// StringEscapeBackslash: the engine treats \ in string literals as an escape (MySQL, BigQuery).
 	StringEscapeBackslash bool
+	// KeyText is the type of the audit's key columns when Text cannot be
+	// indexed (MySQL); "" means Text.
+	KeyText string
+	// AuditIndex adds an index on the audit row's key, so that concurrent
+	// audit updates lock only their own rows (InnoDB locks what it scans).
+	AuditIndex bool
 	// DeleteFrom starts a DELETE of the destination under an alias
 	// ("DELETE FROM d AS t"; MySQL: "DELETE t FROM d AS t"). Nil: the former.
 	DeleteFrom func(dest, alias string) string
@@ -342,6 +348,15 @@ func (g Gen) CheckQuery(c *adapters.Check, w *adapters.Write, whole bool) string
 // StateDDL creates idemc_audit and idemc_state.
 func (g Gen) StateDDL(s adapters.State) []string {
 	t, n, ts := g.S.Text, g.S.BigInt, g.S.Timestamp
+	k := t
+	if g.S.KeyText != "" {
+		k = g.S.KeyText
+	}
+	index, markIndex := "", ""
+	if g.S.AuditIndex {
+		index = ",\n  KEY idemc_audit_unit (job_name, partition_key, run_id)"
+		markIndex = ",\n  KEY idemc_state_job (job_name)"
+	}
 	var out []string
 	if sc := g.CreateSchema(s.Audit); sc != "" {
 		out = append(out, sc)
@@ -361,14 +376,14 @@ func (g Gen) StateDDL(s adapters.State) []string {
   target %s,
   as_of %s,
   error %s,
-  checks %s
-)`, g.Qualify(s.Audit), t, t, t, t, n, ts, ts, n, t, t, t, ts, t, t),
+  checks %s%s
+)`, g.Qualify(s.Audit), k, k, k, k, n, ts, ts, n, t, t, t, ts, t, t, index),
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
   job_name %s NOT NULL,
   high_water %s,
   run_id %s,
-  updated_at %s
-)`, g.Qualify(s.Marks), t, t, t, ts))
+  updated_at %s%s
+)`, g.Qualify(s.Marks), k, t, t, ts, markIndex))
 	return out
 }
 

@@ -1,0 +1,25 @@
+package mysql_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/idemc/idemc/adapters/conformance"
+	_ "github.com/idemc/idemc/adapters/mysql"
+)
+
+func TestMain(m *testing.M) {
+	conformance.MaybeChild()
+	os.Exit(m.Run())
+}
+
+// TestConformance runs the shared suite on a live MySQL or MariaDB
+// (IDEMC_MYSQL_DSN, default the local server).
+func TestConformance(t *testing.T) {
+	dsn := conformance.Live(t, "mysql", "IDEMC_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/test")
+	conformance.Run(t, conformance.Target{
+		Engine:     "mysql",
+		Concurrent: true,
+		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
+	})
+}
