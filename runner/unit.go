@@ -49,6 +49,9 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 		return ur
 	}
 	defer sess.Close()
+	if r.trace != nil {
+		sess = &tracing{Session: sess, w: r.trace, unit: u.ID}
+	}
 	if u.Seed {
 		r.runSeed(ctx, sess, u, ur)
 		return ur
@@ -206,11 +209,7 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 			frow.Status, frow.Ended, frow.Checks = "succeeded", time.Now().UTC(), checksJSON(ur.Checks)
 			s.SQL = r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))
 		}
-		t1 := time.Now()
 		affected, err := sess.Exec(ctx, s.SQL)
-		if r.trace != nil {
-			fmt.Fprintf(r.trace, "trace %s step %d %s %.1fms\n", u.ID, i+1, s.Purpose, float64(time.Since(t1).Microseconds())/1000)
-		}
 		if err != nil {
 			if s.Purpose == adapters.Cleanup {
 				continue // best effort: the unit's work is committed

@@ -35,6 +35,10 @@ type Spelling struct {
 	// AuditIndex adds an index on the audit row's key, so that concurrent
 	// audit updates lock only their own rows (InnoDB locks what it scans).
 	AuditIndex bool
+	// PartitionIndex indexes a partitioned destination's partition column
+	// when idemc creates it (MySQL: so that a window's DELETE and the NULL
+	// check read the window, not the table).
+	PartitionIndex bool
 	// DeleteFrom starts a DELETE of the destination under an alias
 	// ("DELETE FROM d AS t"; MySQL: "DELETE t FROM d AS t"). Nil: the former.
 	DeleteFrom func(dest, alias string) string
@@ -167,7 +171,11 @@ func (g Gen) Guarded(w *adapters.Write) string {
 
 // CreateIfMissing creates the destination with the batch's columns and no rows.
 func (g Gen) CreateIfMissing(w *adapters.Write) string {
-	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s AS\nSELECT * FROM (\n%s\n) AS idemc_shape LIMIT 0", g.Qualify(w.Target), w.Select)
+	index := ""
+	if g.S.PartitionIndex && w.PartitionBy != "" && w.Window != nil {
+		index = " (KEY idemc_partition (" + g.Quote(w.PartitionBy) + "))"
+	}
+	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s%s AS\nSELECT * FROM (\n%s\n) AS idemc_shape LIMIT 0", g.Qualify(w.Target), index, w.Select)
 }
 
 // CreateSchema creates the destination's schema if needed.

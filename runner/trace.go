@@ -1,0 +1,46 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/idemc/idemc/adapters"
+)
+
+// tracing wraps a session and prints each statement's duration (IDEMC_TRACE=1).
+type tracing struct {
+	adapters.Session
+	w    io.Writer
+	unit string
+}
+
+func (t *tracing) log(start time.Time, kind, q string) {
+	q = strings.Join(strings.Fields(q), " ")
+	if len(q) > 100 {
+		q = q[:97] + "..."
+	}
+	fmt.Fprintf(t.w, "trace %-30s %-7s %8.1fms  %s\n", t.unit, kind, float64(time.Since(start).Microseconds())/1000, q)
+}
+
+func (t *tracing) Exec(ctx context.Context, q string) (int64, error) {
+	defer t.log(time.Now(), "exec", q)
+	return t.Session.Exec(ctx, q)
+}
+
+func (t *tracing) Query(ctx context.Context, q string, limit int) ([]string, [][]string, error) {
+	defer t.log(time.Now(), "query", q)
+	return t.Session.Query(ctx, q, limit)
+}
+
+func (t *tracing) Columns(ctx context.Context, q string) ([]adapters.Column, error) {
+	defer t.log(time.Now(), "columns", q)
+	return t.Session.Columns(ctx, q)
+}
+
+func (t *tracing) Relation(ctx context.Context, r adapters.Relation) ([]adapters.Column, bool, error) {
+	defer t.log(time.Now(), "relation", r.Schema+"."+r.Name)
+	return t.Session.Relation(ctx, r)
+}
