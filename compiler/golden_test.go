@@ -10,6 +10,7 @@ import (
 	"time"
 
 	_ "github.com/idemc/idemc/adapters/duckdb"
+	_ "github.com/idemc/idemc/adapters/mysql"
 	_ "github.com/idemc/idemc/adapters/postgres"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"

@@ -6,14 +6,14 @@ SELECT
   md5(concat(CASE WHEN source_system IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_system AS VARCHAR)) AS VARCHAR), ':', CAST(source_system AS VARCHAR)) END, '|', CASE WHEN source_id IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_id AS VARCHAR)) AS VARCHAR), ':', CAST(source_id AS VARCHAR)) END, '|', CASE WHEN event_version IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(event_version AS VARCHAR)) AS VARCHAR), ':', CAST(event_version AS VARCHAR)) END)) AS event_key,
   event_date,
   user_id,
-  CAST(round(amount * 100) AS BIGINT) AS amount_cents,
+  CAST(round(amount * 100) AS DECIMAL(18, 0)) AS amount_cents,
   source_system
 FROM "main"."stg_events"
 WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
-SELECT 'r1', 'events_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '48984348c9f7edb7', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL
+SELECT 'r1', 'events_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'f66727feb0e8e8ba', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL
 FROM "main"."idemc_audit" WHERE job_name = 'events_daily' AND partition_key = '2026-07-02';
 -- 3. begin
 BEGIN TRANSACTION;
@@ -28,7 +28,7 @@ SELECT
   md5(concat(CASE WHEN source_system IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_system AS VARCHAR)) AS VARCHAR), ':', CAST(source_system AS VARCHAR)) END, '|', CASE WHEN source_id IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_id AS VARCHAR)) AS VARCHAR), ':', CAST(source_id AS VARCHAR)) END, '|', CASE WHEN event_version IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(event_version AS VARCHAR)) AS VARCHAR), ':', CAST(event_version AS VARCHAR)) END)) AS event_key,
   event_date,
   user_id,
-  CAST(round(amount * 100) AS BIGINT) AS amount_cents,
+  CAST(round(amount * 100) AS DECIMAL(18, 0)) AS amount_cents,
   source_system
 FROM "main"."stg_events"
 WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'

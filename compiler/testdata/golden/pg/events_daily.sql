@@ -6,14 +6,14 @@ SELECT
   md5(concat(CASE WHEN source_system IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_system AS TEXT)) AS TEXT), ':', CAST(source_system AS TEXT)) END, '|', CASE WHEN source_id IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_id AS TEXT)) AS TEXT), ':', CAST(source_id AS TEXT)) END, '|', CASE WHEN event_version IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(event_version AS TEXT)) AS TEXT), ':', CAST(event_version AS TEXT)) END)) AS event_key,
   event_date,
   user_id,
-  CAST(round(amount * 100) AS BIGINT) AS amount_cents,
+  CAST(round(amount * 100) AS DECIMAL(18, 0)) AS amount_cents,
   source_system
 FROM "analytics"."stg_events"
 WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
-SELECT 'r1', 'events_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '9e4315814d6fb519', 'g1', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL
+SELECT 'r1', 'events_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'cdc40a990c29166f', 'g1', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL
 FROM "analytics"."idemc_audit" WHERE job_name = 'events_daily' AND partition_key = '2026-07-02';
 -- 3. begin
 BEGIN;
@@ -30,7 +30,7 @@ SELECT
   md5(concat(CASE WHEN source_system IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_system AS TEXT)) AS TEXT), ':', CAST(source_system AS TEXT)) END, '|', CASE WHEN source_id IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_id AS TEXT)) AS TEXT), ':', CAST(source_id AS TEXT)) END, '|', CASE WHEN event_version IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(event_version AS TEXT)) AS TEXT), ':', CAST(event_version AS TEXT)) END)) AS event_key,
   event_date,
   user_id,
-  CAST(round(amount * 100) AS BIGINT) AS amount_cents,
+  CAST(round(amount * 100) AS DECIMAL(18, 0)) AS amount_cents,
   source_system
 FROM "analytics"."stg_events"
 WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'

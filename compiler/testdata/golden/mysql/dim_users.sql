@@ -1,0 +1,73 @@
+-- unit dim_users  partition -  (incremental merge)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`dim_users` AS
+SELECT * FROM (
+SELECT
+  user_id,
+  name,
+  country,
+  updated_at,
+  'shop' AS first_loaded_by
+FROM `raw`.`users`
+WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '2026-07-03 05:55:00'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
+SELECT 'r1', 'dim_users', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '573dd4e99f6c0b4d', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL
+FROM `analytics`.`idemc_audit` WHERE job_name = 'dim_users' AND partition_key = '';
+-- 3. begin
+START TRANSACTION;
+-- 4. lock: serialize writers of this unit until commit
+SELECT GET_LOCK('idemc:analytics.dim_users', 600);
+-- 5. stage: the batch
+CREATE TEMPORARY TABLE `dim_users__idemc_stage` AS
+SELECT
+  user_id,
+  name,
+  country,
+  updated_at,
+  'shop' AS first_loaded_by
+FROM `raw`.`users`
+WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '2026-07-03 05:55:00';
+-- 6. validate: refuse a batch that repeats a key before writing anything
+SELECT `user_id`, count(*) AS n FROM `dim_users__idemc_stage`
+GROUP BY `user_id`
+HAVING count(*) > 1
+LIMIT 5;
+-- 7. merge: update matched keys (null-safe <=>)
+UPDATE `analytics`.`dim_users` AS t
+JOIN `dim_users__idemc_stage` AS s ON t.`user_id` <=> s.`user_id`
+SET t.`name` = s.`name`, t.`country` = s.`country`, t.`updated_at` = s.`updated_at`;
+-- 8. merge: insert the batch's new keys
+INSERT INTO `analytics`.`dim_users` (`user_id`, `name`, `country`, `updated_at`, `first_loaded_by`)
+SELECT s.`user_id`, s.`name`, s.`country`, s.`updated_at`, s.`first_loaded_by` FROM `dim_users__idemc_stage` AS s
+WHERE NOT EXISTS (SELECT 1 FROM `analytics`.`dim_users` AS t WHERE t.`user_id` <=> s.`user_id`);
+-- 9. check: check accepted_values(country) (error)
+SELECT t.`country`, count(*) AS n FROM `analytics`.`dim_users` AS t
+WHERE (EXISTS (SELECT 1 FROM `dim_users__idemc_stage` AS s WHERE t.`user_id` <=> s.`user_id`)) AND t.`country` IS NOT NULL AND t.`country` NOT IN ('DE', 'FR', 'US', 'JP')
+GROUP BY t.`country`
+LIMIT 5;
+-- 10. check: check not_null(user_id) (error)
+SELECT * FROM `analytics`.`dim_users` AS t
+WHERE (EXISTS (SELECT 1 FROM `dim_users__idemc_stage` AS s WHERE t.`user_id` <=> s.`user_id`)) AND (t.`user_id` IS NULL)
+LIMIT 5;
+-- 11. check: check unique(user_id) (error)
+SELECT t.`user_id`, count(*) AS n FROM `analytics`.`dim_users` AS t
+WHERE EXISTS (SELECT 1 FROM `dim_users__idemc_stage` AS s WHERE t.`user_id` <=> s.`user_id`)
+GROUP BY t.`user_id`
+HAVING count(*) > 1
+LIMIT 5;
+-- 12. state: forget the old high-water mark if the batch has rows
+DELETE FROM `analytics`.`idemc_state` WHERE job_name = 'dim_users' AND EXISTS (SELECT 1 FROM `dim_users__idemc_stage` WHERE `updated_at` IS NOT NULL);
+-- 13. state: record the batch's maximum updated_at
+INSERT INTO `analytics`.`idemc_state` (job_name, high_water, run_id, updated_at)
+SELECT 'dim_users', CAST(max(`updated_at`) AS CHAR), 'r1', NULL FROM `dim_users__idemc_stage` HAVING max(`updated_at`) IS NOT NULL;
+-- 14. audit_finish: record success with the row count, in the write's transaction
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `dim_users__idemc_stage`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'dim_users' AND partition_key = '';
+-- 15. cleanup: drop the batch
+DROP TEMPORARY TABLE IF EXISTS `dim_users__idemc_stage`;
+-- 16. commit
+COMMIT;
+-- 17. cleanup: release the unit's lock
+SELECT RELEASE_LOCK('idemc:analytics.dim_users');
