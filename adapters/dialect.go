@@ -43,7 +43,7 @@ type Dialect interface {
 	// Abandon marks the running rows of a dead run as abandoned.
 	Abandon(s State, deadRun string) string
 	// StateQueries read, in bulk, what planning needs: succeeded units
-	// (job_name, partition_key, code_hash), the high-water marks (job_name,
+	// (job_name, partition_key, code_hash, last ended_at, last as_of), the high-water marks (job_name,
 	// high_water) and the latest row of every unit for idemc status.
 	SucceededQuery(s State) string
 	AttemptsQuery(s State) string

@@ -32,8 +32,9 @@ import (
 type State interface {
 	// Exists reports whether a relation exists (for is_incremental()).
 	Exists(r adapters.Relation) bool
-	// Succeeded reports whether a unit has a succeeded audit row for the code hash.
-	Succeeded(model, partition, codeHash string) bool
+	// LastSuccess reports when a unit last succeeded with the code hash, and
+	// the latest logical time (as_of) it succeeded for.
+	LastSuccess(model, partition, codeHash string) (ended, asOf time.Time, ok bool)
 	// HighWater returns a watermark model's stored mark.
 	HighWater(model string) (string, bool)
 }
@@ -45,8 +46,10 @@ type NoState struct{}
 // Exists is always true, so compile shows the steady-state (incremental) SQL.
 func (NoState) Exists(adapters.Relation) bool { return true }
 
-// Succeeded is always false.
-func (NoState) Succeeded(string, string, string) bool { return false }
+// LastSuccess is never known.
+func (NoState) LastSuccess(string, string, string) (time.Time, time.Time, bool) {
+	return time.Time{}, time.Time{}, false
+}
 
 // HighWater is never known.
 func (NoState) HighWater(string) (string, bool) { return "", false }
@@ -88,6 +91,7 @@ type compiled struct {
 	checks   []*adapters.Check
 	extraUp  []string // upstream models named by checks
 	hash     string
+	external bool // reads a source that no seed loads: its data can change unseen
 }
 
 // Compile builds the plan. On bad input the error is a diag.List; lint
@@ -210,6 +214,8 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 			src := p.Sources[s[0]]
 			if seed, ok := seedAt[adapters.Relation{Database: src.Database, Schema: src.Schema, Name: s[1]}]; ok {
 				plan.Graph.Connect(seed, c.m.Name)
+			} else {
+				c.external = true
 			}
 		}
 		c.checks = buildChecks(c, p, plan.Nodes, models, &errs)
@@ -278,47 +284,17 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 		}
 	}
 
-	// Units.
+	// Units: what is stale in the selection, given the audit state.
 	var window *explicitWindow
 	if opts.Partition != "" || opts.Start != "" || opts.End != "" {
 		window = &explicitWindow{partition: opts.Partition, start: opts.Start, end: opts.End}
 	}
+	pl := &planner{plan: plan, models: models, opts: opts, window: window, chosen: isChosen, d: d, p: p, state: state, target: tname,
+		dataAt: map[string]time.Time{}, modelMax: map[string]time.Time{}, unitsOf: map[string][]*Unit{}}
 	plan.UnitGraph = dag.New()
-	unitsOf := map[string][]*Unit{}
-	for _, n := range plan.Selected {
-		node := plan.Nodes[n]
-		if node.Seed {
-			if !opts.Seeds {
-				continue
-			}
-			u := &Unit{ID: n, Model: n, Seed: true, SeedPath: node.Path}
-			plan.Units = append(plan.Units, u)
-			unitsOf[n] = []*Unit{u}
-			plan.UnitGraph.Add(u.ID)
-			continue
-		}
-		c := models[n]
-		if c.cfg.Materialized == adapters.Ephemeral || !opts.Models {
-			continue
-		}
-		windows, werr := c.windows(opts, window)
-		if werr != nil {
-			errs.Append(werr)
-			continue
-		}
-		for _, w := range windows {
-			u := buildUnit(c, w, opts, d, models, plan.Nodes, p, state, tname)
-			plan.Units = append(plan.Units, u)
-			unitsOf[n] = append(unitsOf[n], u)
-			plan.UnitGraph.Add(u.ID)
-			for _, up := range throughEphemeral(plan.Graph, models, n) {
-				for _, uu := range upstreamUnits(unitsOf, models, up, u.Partition, c) {
-					plan.UnitGraph.Connect(uu.ID, u.ID)
-				}
-			}
-		}
-		if len(windows) > 0 {
-			node.SQL = plan.Units[len(plan.Units)-1].Write.Select
+	for _, n := range order {
+		if err := pl.model(n); err != nil {
+			errs.Append(err)
 		}
 	}
 	for _, n := range plan.Selected {
@@ -393,72 +369,6 @@ func upstreamUnits(unitsOf map[string][]*Unit, models map[string]*compiled, up, 
 }
 
 type explicitWindow struct{ partition, start, end string }
-
-// windows returns the partitions a model runs. Unpartitioned models have
-// one nil window.
-func (c *compiled) windows(opts Options, ex *explicitWindow) ([]*adapters.Window, error) {
-	if c.cfg.PartitionBy == "" || c.cfg.Materialized != adapters.Incremental {
-		return []*adapters.Window{nil}, nil
-	}
-	g := c.gran
-	asOf := opts.AsOf
-	var out []*adapters.Window
-	add := func(ws []adapters.Window) {
-		for i := range ws {
-			out = append(out, &ws[i])
-		}
-	}
-	switch {
-	case ex != nil && ex.partition != "":
-		t, err := partition.Parse(ex.partition, g)
-		if err != nil {
-			return nil, diag.Errorf("", 0, 0, "--partition: %v (model %s has %s partitions)", err, c.m.Name, g)
-		}
-		w := partition.Window(t, g)
-		return []*adapters.Window{&w}, nil
-	case ex != nil:
-		if ex.start == "" || ex.end == "" {
-			return nil, diag.Errorf("", 0, 0, "--start and --end go together: --start 2026-07-01 --end 2026-07-08 runs [start, end)")
-		}
-		a, err := partition.ParseBound(ex.start, g)
-		if err != nil {
-			return nil, diag.Errorf("", 0, 0, "--start: %v (model %s has %s partitions)", err, c.m.Name, g)
-		}
-		b, err := partition.ParseTime(ex.end)
-		if err != nil {
-			return nil, diag.Errorf("", 0, 0, "--end: %v", err)
-		}
-		if !b.After(a) {
-			return nil, diag.Errorf("", 0, 0, "--end %s must be after --start %s (the range is half-open: [start, end))", ex.end, ex.start)
-		}
-		add(partition.Range(a, b, g))
-		return out, nil
-	}
-	all := partition.Range(c.start, asOf, g)
-	if opts.FullRefresh {
-		add(all)
-		return out, nil
-	}
-	newest := -1
-	missing := make([]bool, len(all))
-	for i := range all {
-		if !opts.State.Succeeded(c.m.Name, all[i].Key, c.hash) {
-			missing[i] = true
-			newest = i
-		}
-	}
-	if newest >= 0 {
-		for i := newest - 1; i >= 0 && i >= newest-c.cfg.Lookback; i-- {
-			missing[i] = true
-		}
-	}
-	for i := range all {
-		if missing[i] {
-			out = append(out, &all[i])
-		}
-	}
-	return out, nil
-}
 
 func buildUnit(c *compiled, w *adapters.Window, opts Options, d adapters.Dialect, models map[string]*compiled, nodes map[string]*Node, p *project.Project, state adapters.State, target string) *Unit {
 	part := ""

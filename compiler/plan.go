@@ -23,8 +23,12 @@ type Plan struct {
 	Graph *dag.Graph
 	// Selected are the selected models and seeds in dependency order.
 	Selected []string
-	// Units are the selected models' units in dependency order.
+	// Units are the selected models' stale units in dependency order.
 	Units []*Unit
+	// UpToDate lists selected units that need no run (capped at 10,000
+	// partitions by name; UpToDateCount counts them all).
+	UpToDate      []string
+	UpToDateCount int
 	// Units' dependencies, by unit ID.
 	UnitGraph *dag.Graph
 	// Findings are the lint findings of every model, sorted by position.

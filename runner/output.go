@@ -73,9 +73,45 @@ func (r *run) summary() {
 		}
 		fmt.Fprintln(out)
 	}
-	fmt.Fprintf(out, "\nDone in %.2fs: %d succeeded, %d failed, %d skipped, %d warnings (run %s)\n",
-		r.res.Seconds, r.res.Succeeded, r.res.Failed, r.res.Skipped, r.res.Warnings, r.res.RunID)
+	if r.res.UpToDate > 0 {
+		fmt.Fprintf(out, "up to date: %s\n", upToDateSummary(r.res.UpToDateUnits, r.res.UpToDate))
+	}
+	fmt.Fprintf(out, "\nDone in %.2fs: %d succeeded, %d failed, %d skipped, %d up to date, %d warnings (run %s)\n",
+		r.res.Seconds, r.res.Succeeded, r.res.Failed, r.res.Skipped, r.res.UpToDate, r.res.Warnings, r.res.RunID)
 	if r.res.Failed > 0 {
 		fmt.Fprintln(out, "The failed units left their destinations as they were. Fix the cause and run the same command again.")
 	}
+}
+
+// upToDateSummary names the up-to-date units by model: "dim, events_daily
+// (31 partitions)".
+func upToDateSummary(ids []string, total int) string {
+	var order []string
+	parts := map[string]int{}
+	for _, id := range ids {
+		model := id
+		if i := strings.IndexByte(id, '/'); i >= 0 {
+			model = id[:i]
+		}
+		if _, ok := parts[model]; !ok {
+			order = append(order, model)
+		}
+		if strings.IndexByte(id, '/') >= 0 {
+			parts[model]++
+		} else {
+			parts[model] += 0
+		}
+	}
+	out := make([]string, len(order))
+	for i, m := range order {
+		out[i] = m
+		if n := parts[m]; n > 0 {
+			out[i] = fmt.Sprintf("%s (%d partitions)", m, n)
+		}
+	}
+	s := strings.Join(out, ", ")
+	if len(ids) < total {
+		s += fmt.Sprintf(" … %d units in all", total)
+	}
+	return s
 }

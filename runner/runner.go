@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemc/idemc/adapters"
@@ -70,6 +71,12 @@ type Result struct {
 	Failed    int           `json:"failed"`
 	Skipped   int           `json:"skipped"`
 	Warnings  int           `json:"warnings"`
+	// UpToDate counts the selected units that needed no run.
+	UpToDate      int      `json:"up_to_date"`
+	UpToDateUnits []string `json:"up_to_date_units,omitempty"`
+	// Statements counts the statements that could write (everything but
+	// queries) this run issued, bookkeeping included.
+	Statements int64 `json:"statements"`
 }
 
 // OK reports whether nothing failed.
@@ -140,6 +147,8 @@ type run struct {
 	ddl   map[adapters.Relation]*sync.Mutex
 	done  int
 	total int
+
+	statements atomic.Int64 // Exec calls, for Result.Statements
 }
 
 func (r *run) build(ctx context.Context) (*Result, error) {
@@ -157,10 +166,23 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		schema = t.Schema
 	}
 	r.state = adapters.State{Audit: adapters.Relation{Schema: schema, Name: "idemc_audit"}, Marks: adapters.Relation{Schema: schema, Name: "idemc_state"}}
-	for _, q := range r.d.StateDDL(r.state) {
-		if _, err := sess.Exec(ctx, q); err != nil {
-			sess.Close()
-			return nil, fmt.Errorf("runner: creating the audit table: %w", err)
+	sess = r.counted(sess)
+	// The state tables are created once; a run that finds them writes
+	// nothing before it knows there is work.
+	_, haveAudit, err := sess.Relation(ctx, r.state.Audit)
+	if err == nil && haveAudit {
+		_, haveAudit, err = sess.Relation(ctx, r.state.Marks)
+	}
+	if err != nil {
+		sess.Close()
+		return nil, fmt.Errorf("runner: reading the audit table: %w", err)
+	}
+	if !haveAudit {
+		for _, q := range r.d.StateDDL(r.state) {
+			if _, err := sess.Exec(ctx, q); err != nil {
+				sess.Close()
+				return nil, fmt.Errorf("runner: creating the audit table: %w", err)
+			}
 		}
 	}
 	if err := r.abandonDeadRuns(ctx, sess); err != nil {
@@ -203,6 +225,8 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	if threads <= 0 {
 		threads = 4
 	}
+	r.res.UpToDate = plan.UpToDateCount
+	r.res.UpToDateUnits = plan.UpToDate
 	results := map[string]*UnitResult{}
 	walk, err := plan.UnitGraph.Walk(ctx, dag.WalkOptions{Threads: threads, FailFast: r.o.FailFast}, func(ctx context.Context, id string) error {
 		ur := r.runUnit(ctx, units[id])
@@ -250,6 +274,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		r.res.Tests = tr
 	}
 	r.res.Seconds = time.Since(r.res.Started).Seconds()
+	r.res.Statements = r.statements.Load()
 	r.summary()
 	return r.res, writeResults(r.p.Root, r.res)
 }

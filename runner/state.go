@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"strconv"
+	"time"
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
@@ -12,13 +13,13 @@ import (
 // before planning so that nothing is read per unit.
 type dbState struct {
 	relations map[adapters.Relation]bool
-	succeeded map[[3]string]bool
+	succeeded map[[3]string][2]time.Time // ended, as_of
 	marks     map[string]string
 	attempts  map[[2]string]int64
 }
 
 func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st adapters.State) (*dbState, error) {
-	out := &dbState{relations: map[adapters.Relation]bool{}, succeeded: map[[3]string]bool{}, marks: map[string]string{}, attempts: map[[2]string]int64{}}
+	out := &dbState{relations: map[adapters.Relation]bool{}, succeeded: map[[3]string][2]time.Time{}, marks: map[string]string{}, attempts: map[[2]string]int64{}}
 	_, rows, err := s.Query(ctx, d.RelationsQuery(), 0)
 	if err != nil {
 		return nil, err
@@ -31,7 +32,7 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st a
 		return nil, err
 	}
 	for _, r := range rows {
-		out.succeeded[[3]string{r[0], r[1], r[2]}] = true
+		out.succeeded[[3]string{r[0], r[1], r[2]}] = [2]time.Time{parseTime(r[3]), parseTime(r[4])}
 	}
 	_, rows, err = s.Query(ctx, d.MarksQuery(st), 0)
 	if err != nil {
@@ -60,8 +61,20 @@ func (s *dbState) Exists(r adapters.Relation) bool {
 	return s.relations[adapters.Relation{Schema: strings.ToLower(r.Schema), Name: strings.ToLower(r.Name)}]
 }
 
-func (s *dbState) Succeeded(model, partition, hash string) bool {
-	return s.succeeded[[3]string{model, partition, hash}]
+func (s *dbState) LastSuccess(model, partition, hash string) (time.Time, time.Time, bool) {
+	t, ok := s.succeeded[[3]string{model, partition, hash}]
+	return t[0], t[1], ok
+}
+
+// parseTime reads a timestamp as sessions print it (sqlgen.Text); an
+// unreadable one counts as very old.
+func parseTime(s string) time.Time {
+	for _, l := range []string{"2006-01-02 15:04:05.999999", "2006-01-02 15:04:05.999999-07", "2006-01-02T15:04:05.999999Z07:00"} {
+		if t, err := time.Parse(l, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
 }
 
 func (s *dbState) HighWater(model string) (string, bool) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemc/idemc/adapters"
@@ -43,4 +44,25 @@ func (t *tracing) Columns(ctx context.Context, q string) ([]adapters.Column, err
 func (t *tracing) Relation(ctx context.Context, r adapters.Relation) ([]adapters.Column, bool, error) {
 	defer t.log(time.Now(), "relation", r.Schema+"."+r.Name)
 	return t.Session.Relation(ctx, r)
+}
+
+// counting counts the statements a session executes.
+type counting struct {
+	adapters.Session
+	n *atomic.Int64
+}
+
+func (c *counting) Exec(ctx context.Context, q string) (int64, error) {
+	c.n.Add(1)
+	return c.Session.Exec(ctx, q)
+}
+
+// counted wraps a session so its statements are counted (and traced with
+// IDEMC_TRACE=1).
+func (r *run) counted(s adapters.Session) adapters.Session {
+	s = &counting{Session: s, n: &r.statements}
+	if r.trace != nil {
+		s = &tracing{Session: s, w: r.trace, unit: "run"}
+	}
+	return s
 }

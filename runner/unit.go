@@ -49,6 +49,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 		return ur
 	}
 	defer sess.Close()
+	sess = &counting{Session: sess, n: &r.statements}
 	if r.trace != nil {
 		sess = &tracing{Session: sess, w: r.trace, unit: u.ID}
 	}

@@ -39,6 +39,9 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 		return nil, fmt.Errorf("mysql: dsn: %w", err)
 	}
 	cfg.ParseTime = true
+	// An UPDATE reports the rows it matched, not only those it changed, so a
+	// merge's row count is the batch's.
+	cfg.ClientFoundRows = true
 	if cfg.Params == nil {
 		cfg.Params = map[string]string{}
 	}

@@ -88,9 +88,10 @@ func (g Gen) WindowLiteral(t time.Time, granularity string) string {
 	return g.S.DateLit(t.UTC().Format("2006-01-02"))
 }
 
-// Timestamp renders a timestamp literal in UTC.
+// Timestamp renders a timestamp literal in UTC, with microseconds when it
+// has them (audit times order units finishing within one second).
 func (g Gen) Timestamp(t time.Time) string {
-	return g.S.TimestampLit(t.UTC().Format("2006-01-02 15:04:05"))
+	return g.S.TimestampLit(t.UTC().Truncate(time.Microsecond).Format("2006-01-02 15:04:05.999999"))
 }
 
 // SurrogateKey renders md5 over length-prefixed text parts: a NULL becomes
@@ -457,7 +458,7 @@ func (g Gen) Abandon(s adapters.State, deadRun string) string {
 
 // SucceededQuery lists the units that succeeded, with their code hash.
 func (g Gen) SucceededQuery(s adapters.State) string {
-	return fmt.Sprintf("SELECT DISTINCT job_name, partition_key, code_hash FROM %s WHERE status = 'succeeded'", g.Qualify(s.Audit))
+	return fmt.Sprintf("SELECT job_name, partition_key, code_hash, max(ended_at), max(as_of) FROM %s WHERE status = 'succeeded' GROUP BY job_name, partition_key, code_hash", g.Qualify(s.Audit))
 }
 
 // MarksQuery lists the watermark models' high-water marks.

@@ -55,7 +55,9 @@ type Slot struct {
 
 // Rendered is a rendered template with markers.
 type Rendered struct {
-	text  string
+	text string
+	// slots are the markers' values after the fixed ones (fixedSlots), which
+	// every render shares: marker n is slots[n-len(fixedSlots)].
 	slots []Slot
 	// Refs are the models and seeds named by ref(), in order of first use.
 	Refs []string
@@ -70,14 +72,15 @@ type Rendered struct {
 
 const mark = '\x00'
 
-// Expand fills every marker with fill's text.
+// Expand fills every marker with fill's text. fill must not modify the
+// slot (the slots of start, end, … are shared by every Rendered).
 func (r *Rendered) Expand(fill func(*Slot) string) string {
 	s := r.text
 	if strings.IndexByte(s, mark) < 0 {
 		return s
 	}
 	var b strings.Builder
-	b.Grow(len(s) + 64*len(r.slots))
+	b.Grow(len(s) + 64*(len(r.slots)+2))
 	for {
 		i := strings.IndexByte(s, mark)
 		if i < 0 {
@@ -91,10 +94,13 @@ func (r *Rendered) Expand(fill func(*Slot) string) string {
 		}
 		b.WriteString(s[:i])
 		n, err := strconv.Atoi(s[i+1 : i+1+j])
-		if err != nil || n >= len(r.slots) {
+		switch {
+		case err != nil || n < 0 || n >= len(fixedSlots)+len(r.slots):
 			b.WriteString(s[i : i+j+2])
-		} else {
-			b.WriteString(fill(&r.slots[n]))
+		case n < len(fixedSlots):
+			b.WriteString(fill(&fixedSlotValues[n]))
+		default:
+			b.WriteString(fill(&r.slots[n-len(fixedSlots)]))
 		}
 		s = s[i+j+2:]
 	}
@@ -286,6 +292,14 @@ func (e *Error) Error() string {
 // markers are the same in every render.
 var fixedSlots = [...]SlotKind{Start, End, Partition, AsOf, WatermarkStart, WatermarkEnd, This}
 
+// fixedSlotValues are the slots of the fixed markers.
+var fixedSlotValues = func() (v [len(fixedSlots)]Slot) {
+	for i, k := range fixedSlots {
+		v[i].Kind = k
+	}
+	return v
+}()
+
 var fixedVars = [...]string{"start", "end", "partition", "as_of", "watermark_start", "watermark_end", "this"}
 
 var fixedMarkers = func() (m [len(fixedSlots)]string) {
@@ -308,16 +322,13 @@ type state struct {
 }
 
 func (e *Env) newState(c *Context, extra int) *state {
-	r := &Rendered{slots: make([]Slot, len(fixedSlots), len(fixedSlots)+extra)}
-	for i, k := range fixedSlots {
-		r.slots[i].Kind = k
-	}
+	r := &Rendered{slots: make([]Slot, 0, extra)}
 	return &state{e: e, r: r, c: c}
 }
 
 func (s *state) slot(sl Slot) string {
 	s.r.slots = append(s.r.slots, sl)
-	return markerOf(len(s.r.slots) - 1)
+	return markerOf(len(fixedSlots) + len(s.r.slots) - 1)
 }
 
 const seenMapAt = 16 // below this many names a linear search beats a map
@@ -514,13 +525,13 @@ func (e *Env) Render(t *Template, text string, c *Context) (out *Rendered, err e
 func (s *state) finish(text string) *Rendered {
 	r := s.r
 	r.text = text
-	r.UsesWindow, r.UsesAsOf = uses(text, len(r.slots))
+	r.UsesWindow, r.UsesAsOf = uses(text)
 	return r
 }
 
 // uses reports whether the text holds a marker of a window variable
 // (start, end, partition, watermark_start, watermark_end) and of as_of.
-func uses(text string, nslots int) (window, asOf bool) {
+func uses(text string) (window, asOf bool) {
 	for {
 		i := strings.IndexByte(text, mark)
 		if i < 0 {
@@ -531,7 +542,7 @@ func uses(text string, nslots int) (window, asOf bool) {
 			return
 		}
 		if j == 1 { // the fixed slots have one-digit numbers
-			if n := int(text[i+1]) - '0'; n >= 0 && n < len(fixedSlots) && n < nslots {
+			if n := int(text[i+1]) - '0'; n >= 0 && n < len(fixedSlots) {
 				switch fixedSlots[n] {
 				case Start, End, Partition, WatermarkStart, WatermarkEnd:
 					window = true
