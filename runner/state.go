@@ -3,8 +3,8 @@ package runner
 import (
 	"context"
 	"strconv"
-	"time"
 	"strings"
+	"time"
 
 	"github.com/idemc/idemc/adapters"
 )
