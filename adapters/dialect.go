@@ -49,6 +49,9 @@ type Dialect interface {
 	AttemptsQuery(s State) string
 	MarksQuery(s State) string
 	StatusQuery(s State) string
+	// LastRunQuery lists the rows of the most recent run (run_id, job_name,
+	// partition_key, status, as_of).
+	LastRunQuery(s State) string
 	// RelationsQuery lists existing relations as (schema, name) rows.
 	RelationsQuery() string
 	// Rollback ends a failed transaction.

@@ -72,6 +72,9 @@ type Options struct {
 	RunID, GitCommit string
 	// LintOnly leaves error findings in Plan.Findings instead of failing.
 	LintOnly bool
+	// Units, when not nil, plans exactly these unit ids ("model" or
+	// "model/partition"), forced (idemc retry and verify).
+	Units []string
 	// Workers bounds render/analysis concurrency (default GOMAXPROCS).
 	Workers int
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/idemc/idemc/adapters"
@@ -189,7 +190,15 @@ func (pl *planner) seed(n string, node *Node) error {
 	t, _, ok := pl.opts.State.LastSuccess(n, "", hash)
 	pl.dataAt[n] = t
 	if pl.chosen[n] && pl.opts.Seeds {
-		if ok && !pl.opts.FullRefresh {
+		listed := pl.opts.Units == nil
+		for _, id := range pl.opts.Units {
+			listed = listed || id == n
+		}
+		if pl.opts.Units != nil && !listed {
+			pl.modelMax[n] = pl.dataAt[n]
+			return nil
+		}
+		if ok && !pl.opts.FullRefresh && pl.opts.Units == nil {
 			pl.plan.UpToDate = append(pl.plan.UpToDate, n)
 			pl.plan.UpToDateCount++
 		} else {
@@ -207,6 +216,9 @@ func (pl *planner) seed(n string, node *Node) error {
 // candidates are the windows a model could run: the explicit ones, or every
 // partition from start whose window begins before the logical time.
 func (pl *planner) candidates(c *compiled) ([]*adapters.Window, bool, error) {
+	if pl.opts.Units != nil && pl.chosen[c.m.Name] {
+		return pl.listed(c)
+	}
 	if c.cfg.PartitionBy == "" || c.cfg.Materialized != adapters.Incremental {
 		return []*adapters.Window{nil}, false, nil
 	}
@@ -246,4 +258,26 @@ func (pl *planner) candidates(c *compiled) ([]*adapters.Window, bool, error) {
 	}
 	add(partition.Range(c.start, pl.opts.AsOf, g))
 	return out, false, nil
+}
+
+// listed returns the model's units named in Options.Units, all forced.
+func (pl *planner) listed(c *compiled) ([]*adapters.Window, bool, error) {
+	var out []*adapters.Window
+	for _, id := range pl.opts.Units {
+		model, key, _ := strings.Cut(id, "/")
+		if model != c.m.Name {
+			continue
+		}
+		if key == "" {
+			out = append(out, nil)
+			continue
+		}
+		t, err := partition.Parse(key, c.gran)
+		if err != nil {
+			return nil, false, diag.Errorf("", 0, 0, "unit %s: %v", id, err)
+		}
+		w := partition.Window(t, c.gran)
+		out = append(out, &w)
+	}
+	return out, true, nil
 }

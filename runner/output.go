@@ -73,7 +73,16 @@ func (r *run) summary() {
 		}
 		fmt.Fprintln(out)
 	}
-	if r.res.UpToDate > 0 {
+	if r.o.Retry {
+		if r.res.RetryOf == "" {
+			fmt.Fprintln(out, "nothing to retry: no run is recorded yet")
+		} else if len(r.res.Units) == 0 {
+			fmt.Fprintf(out, "nothing to retry: every unit of run %s succeeded\n", r.res.RetryOf)
+		} else {
+			fmt.Fprintf(out, "retried the failed and abandoned units of run %s\n", r.res.RetryOf)
+		}
+	}
+	if r.res.UpToDate > 0 && !r.o.Retry {
 		fmt.Fprintf(out, "up to date: %s\n", upToDateSummary(r.res.UpToDateUnits, r.res.UpToDate))
 	}
 	fmt.Fprintf(out, "\nDone in %.2fs: %d succeeded, %d failed, %d skipped, %d up to date, %d warnings (run %s)\n",

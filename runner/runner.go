@@ -27,6 +27,9 @@ type Options struct {
 	FailFast bool
 	// Tests runs tests/*.sql after the models (build).
 	Tests bool
+	// Retry reruns exactly the units that failed or were abandoned in the
+	// most recent run, with that run's logical time (idemc retry).
+	Retry bool
 	// Out receives one line per finished unit and the summary; Progress,
 	// when set, receives a live progress line (a terminal).
 	Out      io.Writer
@@ -71,6 +74,8 @@ type Result struct {
 	Failed    int           `json:"failed"`
 	Skipped   int           `json:"skipped"`
 	Warnings  int           `json:"warnings"`
+	// RetryOf is the run an idemc retry repeated.
+	RetryOf string `json:"retry_of,omitempty"`
 	// UpToDate counts the selected units that needed no run.
 	UpToDate      int      `json:"up_to_date"`
 	UpToDateUnits []string `json:"up_to_date_units,omitempty"`
@@ -197,6 +202,12 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	r.db = st
 	copts := r.o.Compile
 	copts.State = st
+	if r.o.Retry {
+		if err := r.retryUnits(ctx, sess, &copts); err != nil {
+			sess.Close()
+			return nil, err
+		}
+	}
 	copts.RunID = r.res.RunID
 	copts.GitCommit = gitCommit(r.p.Root)
 	plan, err := compiler.Compile(r.p, copts)
@@ -314,6 +325,27 @@ func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error 
 			return err
 		}
 	}
+	return nil
+}
+
+// retryUnits sets the plan to the failed and abandoned units of the most
+// recent run, at that run's logical time.
+func (r *run) retryUnits(ctx context.Context, sess adapters.Session, o *compiler.Options) error {
+	_, rows, err := sess.Query(ctx, r.d.LastRunQuery(r.state), 0)
+	if err != nil {
+		return fmt.Errorf("runner: reading the last run: %w", err)
+	}
+	o.Units = []string{}
+	for _, row := range rows {
+		r.res.RetryOf = row[0]
+		if row[3] == "failed" || row[3] == "abandoned" {
+			o.Units = append(o.Units, compiler.UnitID(row[1], row[2]))
+		}
+		if t := parseTime(row[4]); !t.IsZero() {
+			o.AsOf = t
+		}
+	}
+	o.Partition, o.Start, o.End = "", "", ""
 	return nil
 }
 

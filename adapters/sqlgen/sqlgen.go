@@ -476,6 +476,12 @@ WHERE idemc_rank = 1
 ORDER BY job_name, partition_key`, g.Qualify(s.Audit))
 }
 
+// LastRunQuery returns the rows of the most recent run.
+func (g Gen) LastRunQuery(s adapters.State) string {
+	a := g.Qualify(s.Audit)
+	return fmt.Sprintf("SELECT run_id, job_name, partition_key, status, as_of FROM %s WHERE run_id = (SELECT max(run_id) FROM %s) ORDER BY job_name, partition_key", a, a)
+}
+
 // RelationsQuery lists tables and views from information_schema.
 func (g Gen) RelationsQuery() string {
 	return "SELECT table_schema, table_name FROM information_schema.tables"

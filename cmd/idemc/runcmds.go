@@ -19,6 +19,7 @@ func runnerCommands(mk func() *common) []*cobra.Command {
 		buildCmd(mk(), "build", "seed, run the selected models and the singular tests", true, true, true),
 		buildCmd(mk(), "run", "run the selected models (no seeds, no singular tests)", false, true, false),
 		buildCmd(mk(), "seed", "load seeds/*.csv in bulk, replacing each table", true, false, false),
+		retryCmd(mk()),
 		testCmd(mk()),
 		statusCmd(mk()),
 	}
@@ -70,6 +71,39 @@ func buildCmd(c *common, name, short string, seeds, models, tests bool) *cobra.C
 		c.windowFlags(cmd)
 		cmd.Flags().BoolVar(&c.failFast, "fail-fast", false, "start no new unit after the first failure")
 	}
+	cmd.Flags().IntVar(&c.threads, "threads", 0, "units run at once (default [run] threads, or 4)")
+	return cmd
+}
+
+func retryCmd(c *common) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "retry",
+		Short: "rerun exactly the units that failed or were abandoned in the most recent run, at its --as-of",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, opts, err := c.load()
+			if err != nil {
+				return err
+			}
+			opts.Seeds, opts.Models = true, true
+			threads := c.threads
+			if threads == 0 {
+				threads = p.Threads
+			}
+			ro := runner.Options{Compile: opts, Threads: threads, Retry: true, Out: c.stdout}
+			ctx, stop := signalContext()
+			defer stop()
+			res, err := runner.Build(ctx, p, ro)
+			if err != nil {
+				return err
+			}
+			if !res.OK() {
+				return &failedError{}
+			}
+			return nil
+		},
+	}
+	c.projectFlags(cmd)
 	cmd.Flags().IntVar(&c.threads, "threads", 0, "units run at once (default [run] threads, or 4)")
 	return cmd
 }
