@@ -63,6 +63,14 @@ type Dialect interface {
 	// CreateSchema creates a relation's schema if it is missing ("" when
 	// the relation names no schema).
 	CreateSchema(r Relation) string
+	// Fingerprint returns one row (rows, hash) summarizing a relation's rows
+	// matching where ("" for all): order-independent, over every column.
+	Fingerprint(r Relation, where string, cols []string) string
+	// DiffQuery returns rows that differ between r (where) and a snapshot:
+	// a first column "side" ('now' or 'before') and the row.
+	DiffQuery(r Relation, where string, snapshot Relation) string
+	// DropSchema drops a scratch schema and everything in it.
+	DropSchema(schema string) string
 	// DescribeQuery wraps a SELECT so that running it returns its columns and
 	// no rows.
 	DescribeQuery(sql string) string

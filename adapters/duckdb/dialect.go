@@ -21,6 +21,7 @@ func NewDialect() Dialect {
 		DateLit:      func(s string) string { return "DATE '" + s + "'" },
 		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
 		BigInt:       "BIGINT", Timestamp: "TIMESTAMP", Text: "VARCHAR",
+		DropSchemaCascade: true,
 	}}}
 }
 

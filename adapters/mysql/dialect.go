@@ -24,6 +24,7 @@ func NewDialect() Dialect {
 		DateLit:      func(s string) string { return "DATE '" + s + "'" },
 		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
 		BigInt:       "BIGINT", Timestamp: "DATETIME(6)", Text: "TEXT",
+		HexToInt:              func(h string) string { return "CAST(conv(" + h + ", 16, 10) AS UNSIGNED)" },
 		StringEscapeBackslash: true,
 		DeleteFrom:            func(dest, alias string) string { return "DELETE " + alias + " FROM " + dest + " AS " + alias },
 	}}}

@@ -39,6 +39,18 @@ type Spelling struct {
 	// when idemc creates it (MySQL: so that a window's DELETE and the NULL
 	// check read the window, not the table).
 	PartitionIndex bool
+	// HexToInt turns 8 hex digits (text) into an integer (fingerprints).
+	// Nil: CAST(('0x' || h) AS BIGINT) (DuckDB).
+	HexToInt func(h string) string
+	// DropSchemaCascade: DROP SCHEMA needs CASCADE to drop its tables.
+	DropSchemaCascade bool
+	// QuoteIdent, when set, quotes one identifier instead of QuoteOpen +
+	// name with QuoteEnd doubled + QuoteEnd (Snowflake folds simple names to
+	// upper case; BigQuery escapes a backtick with a backslash).
+	QuoteIdent func(ident string) string
+	// StringLit, when set, renders a string literal instead of the default
+	// '…' with ' doubled (BigQuery and Spark escape with a backslash).
+	StringLit func(s string) string
 	// DeleteFrom starts a DELETE of the destination under an alias
 	// ("DELETE FROM d AS t"; MySQL: "DELETE t FROM d AS t"). Nil: the former.
 	DeleteFrom func(dest, alias string) string
@@ -55,6 +67,9 @@ func (g Gen) Name() string { return g.S.Engine }
 
 // Quote quotes one identifier, doubling any embedded quote character.
 func (g Gen) Quote(ident string) string {
+	if g.S.QuoteIdent != nil {
+		return g.S.QuoteIdent(ident)
+	}
 	q := string(g.S.QuoteEnd)
 	return string(g.S.QuoteOpen) + strings.ReplaceAll(ident, q, q+q) + q
 }
@@ -74,6 +89,9 @@ func (g Gen) Qualify(r adapters.Relation) string {
 
 // String renders a string literal.
 func (g Gen) String(s string) string {
+	if g.S.StringLit != nil {
+		return g.S.StringLit(s)
+	}
 	if g.S.StringEscapeBackslash {
 		s = strings.ReplaceAll(s, `\`, `\\`)
 	}
@@ -515,4 +533,47 @@ func auditTime(w *adapters.Write) time.Time {
 		return time.Time{}
 	}
 	return w.Audit.Started
+}
+
+// Fingerprint sums a 32-bit hash of each row's text (NULL as "~") and counts
+// the rows: equal content gives equal fingerprints in any row order.
+func (g Gen) Fingerprint(r adapters.Relation, where string, cols []string) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = fmt.Sprintf("coalesce(CAST(t.%s AS %s), '~')", g.Quote(c), g.S.TextType)
+	}
+	row := "concat(" + strings.Join(parts, ", '|', ") + ")"
+	if len(cols) == 1 {
+		row = parts[0]
+	}
+	h := "substr(md5(" + row + "), 1, 8)"
+	hexInt := "CAST(('0x' || " + h + ") AS BIGINT)"
+	if g.S.HexToInt != nil {
+		hexInt = g.S.HexToInt(h)
+	}
+	q := fmt.Sprintf("SELECT count(*) AS n, coalesce(sum(%s), 0) AS h FROM %s AS t", hexInt, g.Qualify(r))
+	if where != "" {
+		q += " WHERE " + where
+	}
+	return q
+}
+
+// DiffQuery lists up to a sample of rows present on one side only.
+func (g Gen) DiffQuery(r adapters.Relation, where string, snap adapters.Relation) string {
+	now := "SELECT * FROM " + g.Qualify(r) + " AS t"
+	if where != "" {
+		now += " WHERE " + where
+	}
+	before := "SELECT * FROM " + g.Qualify(snap)
+	return fmt.Sprintf("SELECT 'now' AS side, x.* FROM (%s EXCEPT ALL %s) AS x\nUNION ALL\nSELECT 'before' AS side, y.* FROM (%s EXCEPT ALL %s) AS y\nLIMIT %d",
+		now, before, before, now, SampleLimit)
+}
+
+// DropSchema drops a scratch schema with its tables.
+func (g Gen) DropSchema(schema string) string {
+	q := "DROP SCHEMA IF EXISTS " + g.Quote(schema)
+	if g.S.DropSchemaCascade {
+		q += " CASCADE"
+	}
+	return q
 }

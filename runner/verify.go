@@ -1,0 +1,348 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/compiler/partition"
+	"github.com/idemc/idemc/compiler/project"
+)
+
+// VerifyOptions configure idemc verify.
+type VerifyOptions struct {
+	Compile compiler.Options
+	// Runs is how many times each unit runs (at least 2).
+	Runs    int
+	Threads int
+	// AgainstFullRefresh also rebuilds the selection and its ancestors from
+	// scratch in scratch schemas and compares whole tables.
+	AgainstFullRefresh bool
+	Out                io.Writer
+}
+
+// VerifyResult is one unit's (or, against a full refresh, one model's) verdict.
+type VerifyResult struct {
+	Unit         string   `json:"unit"`
+	Identical    bool     `json:"identical"`
+	Fingerprints []string `json:"fingerprints"`
+	Diff         []string `json:"diff,omitempty"`
+	Error        string   `json:"error,omitempty"`
+}
+
+// verifySuffix names snapshot tables and scratch schemas.
+const verifySuffix = "__idemc_verify"
+
+// Verify runs each selected unit Runs times and compares, in the engine, a
+// fingerprint of the region it owns after each run; a difference lists the
+// first differing rows. Units are the explicit partitions, or the newest
+// partition of each partitioned model, and every unpartitioned model.
+func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]VerifyResult, error) {
+	if vo.Runs < 2 {
+		vo.Runs = 2
+	}
+	opts := vo.Compile
+	opts.Models, opts.Seeds = true, true
+	plan, err := compiler.Compile(p, opts)
+	if err != nil {
+		return nil, err
+	}
+	units := verifyUnits(plan, opts)
+	if len(units) == 0 {
+		return nil, fmt.Errorf("runner: nothing to verify in the selection")
+	}
+	ad, _ := adapters.Lookup(plan.Engine)
+	d := ad.Dialect
+	results := make([]VerifyResult, len(units))
+	var snaps []adapters.Relation
+	defer func() { dropAll(ctx, p, opts.Target, snaps, d) }()
+	for run := 1; run <= vo.Runs; run++ {
+		o := opts
+		o.Units = units
+		o.Select, o.Exclude = nil, nil
+		res, err := Build(ctx, p, Options{Compile: o, Threads: vo.Threads})
+		if err != nil {
+			return nil, err
+		}
+		failed := map[string]string{}
+		for _, u := range res.Units {
+			if u.Status != "succeeded" {
+				failed[u.ID] = u.Status + ": " + u.Error
+			}
+		}
+		eng, _, err := Connect(ctx, p, opts.Target)
+		if err != nil {
+			return nil, err
+		}
+		sess, err := eng.Session(ctx)
+		if err != nil {
+			eng.Close()
+			return nil, err
+		}
+		for i, id := range units {
+			r := &results[i]
+			r.Unit = id
+			if msg, bad := failed[id]; bad {
+				r.Error = fmt.Sprintf("run %d %s", run, msg)
+				continue
+			}
+			rel, where := region(plan, id, d)
+			snap := rel // one snapshot per unit: partitions of a model share a table
+			snap.Name += fmt.Sprintf("%s_%d", verifySuffix, i)
+			fp, err := fingerprint(ctx, sess, d, rel, where)
+			if err != nil {
+				r.Error = err.Error()
+				continue
+			}
+			r.Fingerprints = append(r.Fingerprints, fp)
+			if run == 1 {
+				q := "CREATE TABLE " + d.Qualify(snap) + " AS SELECT * FROM " + d.Qualify(rel) + " AS t"
+				if where != "" {
+					q += " WHERE " + where
+				}
+				if _, err := sess.Exec(ctx, "DROP TABLE IF EXISTS "+d.Qualify(snap)); err != nil {
+					r.Error = err.Error()
+					continue
+				}
+				if _, err := sess.Exec(ctx, q); err != nil {
+					r.Error = err.Error()
+					continue
+				}
+				snaps = append(snaps, snap)
+				continue
+			}
+			cols, rows, err := sess.Query(ctx, d.DiffQuery(rel, where, snap), 0)
+			if err != nil {
+				r.Error = err.Error()
+				continue
+			}
+			for _, row := range rows {
+				if len(r.Diff) < 5 {
+					r.Diff = append(r.Diff, fmt.Sprintf("run %d %s", run, rowText(cols, row)))
+				}
+			}
+		}
+		sess.Close()
+		eng.Close()
+	}
+	for i := range results {
+		r := &results[i]
+		r.Identical = r.Error == "" && len(r.Diff) == 0 && allEqual(r.Fingerprints)
+	}
+	if vo.AgainstFullRefresh {
+		more, err := againstFullRefresh(ctx, p, vo, plan)
+		if err != nil {
+			return results, err
+		}
+		results = append(results, more...)
+	}
+	return results, nil
+}
+
+// verifyUnits are the unit ids verify runs.
+func verifyUnits(plan *compiler.Plan, opts compiler.Options) []string {
+	var ids []string
+	for _, n := range plan.Selected {
+		node := plan.Nodes[n]
+		switch {
+		case node.Seed || node.Materialized == adapters.Ephemeral:
+			continue
+		case node.PartitionBy == "" || node.Materialized != adapters.Incremental:
+			ids = append(ids, n)
+		case opts.Partition != "" || opts.Start != "":
+			for _, u := range plan.Units {
+				if u.Model == n {
+					ids = append(ids, u.ID)
+				}
+			}
+		default:
+			newest := partition.Truncate(opts.AsOf.Add(-1), node.Granularity)
+			ids = append(ids, compiler.UnitID(n, partition.Key(newest, node.Granularity)))
+		}
+	}
+	return ids
+}
+
+// region is the relation a unit writes and the predicate of its rows.
+func region(plan *compiler.Plan, id string, d adapters.Dialect) (adapters.Relation, string) {
+	model, key, _ := strings.Cut(id, "/")
+	node := plan.Nodes[model]
+	if key == "" {
+		return node.Relation, ""
+	}
+	t, _ := partition.Parse(key, node.Granularity)
+	w := partition.Window(t, node.Granularity)
+	col := "t." + d.Quote(node.PartitionBy)
+	return node.Relation, fmt.Sprintf("%s >= %s AND %s < %s", col, d.WindowLiteral(w.Start, w.Granularity), col, d.WindowLiteral(w.End, w.Granularity))
+}
+
+func fingerprint(ctx context.Context, s adapters.Session, d adapters.Dialect, rel adapters.Relation, where string) (string, error) {
+	cols, ok, err := s.Relation(ctx, rel)
+	if err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("%s does not exist", d.Qualify(rel))
+		}
+		return "", err
+	}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	_, rows, err := s.Query(ctx, d.Fingerprint(rel, where, names), 1)
+	if err != nil {
+		return "", err
+	}
+	return "rows=" + rows[0][0] + " hash=" + rows[0][1], nil
+}
+
+func rowText(cols []string, row []string) string {
+	parts := make([]string, len(row))
+	for i, v := range row {
+		parts[i] = cols[i] + "=" + v
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+func allEqual(xs []string) bool {
+	for _, x := range xs {
+		if x != xs[0] {
+			return false
+		}
+	}
+	return len(xs) > 0
+}
+
+// dropAll removes verify's snapshot tables.
+func dropAll(ctx context.Context, p *project.Project, target string, rels []adapters.Relation, d adapters.Dialect) {
+	if len(rels) == 0 {
+		return
+	}
+	eng, _, err := Connect(context.WithoutCancel(ctx), p, target)
+	if err != nil {
+		return
+	}
+	defer eng.Close()
+	s, err := eng.Session(context.WithoutCancel(ctx))
+	if err != nil {
+		return
+	}
+	defer s.Close()
+	for _, r := range rels {
+		_, _ = s.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+d.Qualify(r))
+	}
+}
+
+// againstFullRefresh builds the selection and its ancestors from scratch in
+// scratch schemas (<schema>__idemc_verify), compares each selected model's
+// whole table with the incrementally built one, then drops the scratch
+// schemas.
+func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOptions, plan *compiler.Plan) ([]VerifyResult, error) {
+	scratch := *p
+	scratch.Targets = map[string]*project.Target{}
+	for name, t := range p.Targets {
+		ct := *t
+		ct.Schema += verifySuffix
+		if ct.StateSchema != "" {
+			ct.StateSchema += verifySuffix
+		}
+		scratch.Targets[name] = &ct
+	}
+	scratch.SeedSchema = ""
+	if p.SeedSchema != "" {
+		scratch.SeedSchema = p.SeedSchema + verifySuffix
+	}
+	// Models with their own schema setting move to scratch schemas too.
+	scratch.Models = make([]*project.Model, len(p.Models))
+	for i, m := range p.Models {
+		cm := *m
+		if cm.Config.Schema != "" {
+			cm.Config.Schema += verifySuffix
+		}
+		scratch.Models[i] = &cm
+	}
+	o := vo.Compile
+	o.FullRefresh, o.Models, o.Seeds = true, true, true
+	o.Partition, o.Start, o.End, o.Units = "", "", "", nil
+	var sel []string
+	for _, n := range plan.Selected {
+		sel = append(sel, "+"+n)
+	}
+	o.Select, o.Exclude = []string{strings.Join(sel, " ")}, nil
+	res, err := Build(ctx, &scratch, Options{Compile: o, Threads: vo.Threads})
+	splan, perr := compiler.Compile(&scratch, o)
+	defer dropScratch(ctx, p, vo.Compile.Target, splan, perr)
+	if err != nil {
+		return nil, err
+	}
+	if !res.OK() {
+		return nil, fmt.Errorf("runner: the full-refresh build in the scratch schema failed; see its output")
+	}
+	eng, ad, err := Connect(ctx, p, vo.Compile.Target)
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+	sess, err := eng.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	d := ad.Dialect
+	var out []VerifyResult
+	for _, n := range plan.Selected {
+		node := plan.Nodes[n]
+		if node.Seed || node.Materialized == adapters.Ephemeral {
+			continue
+		}
+		r := VerifyResult{Unit: n + " (against a full refresh)"}
+		scratchRel := splan.Nodes[n].Relation
+		a, err1 := fingerprint(ctx, sess, d, node.Relation, "")
+		b, err2 := fingerprint(ctx, sess, d, scratchRel, "")
+		switch {
+		case err1 != nil:
+			r.Error = err1.Error()
+		case err2 != nil:
+			r.Error = err2.Error()
+		default:
+			r.Fingerprints = []string{a, b}
+			cols, rows, err := sess.Query(ctx, d.DiffQuery(node.Relation, "", scratchRel), 0)
+			if err != nil {
+				r.Error = err.Error()
+			}
+			for _, row := range rows {
+				r.Diff = append(r.Diff, strings.Replace(strings.Replace(rowText(cols, row), "side=now", "incremental has", 1), "side=before", "full refresh has", 1))
+			}
+			r.Identical = a == b && len(rows) == 0 && err == nil
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// dropScratch drops every scratch schema the full-refresh build used.
+func dropScratch(ctx context.Context, p *project.Project, target string, plan *compiler.Plan, perr error) {
+	if perr != nil || plan == nil {
+		return
+	}
+	eng, ad, err := Connect(context.WithoutCancel(ctx), p, target)
+	if err != nil {
+		return
+	}
+	defer eng.Close()
+	s, err := eng.Session(context.WithoutCancel(ctx))
+	if err != nil {
+		return
+	}
+	defer s.Close()
+	done := map[string]bool{}
+	for _, node := range plan.Nodes {
+		sc := node.Relation.Schema
+		if strings.HasSuffix(sc, verifySuffix) && !done[sc] {
+			done[sc] = true
+			_, _ = s.Exec(context.WithoutCancel(ctx), ad.Dialect.DropSchema(sc))
+		}
+	}
+}
