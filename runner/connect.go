@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
@@ -64,18 +66,81 @@ func Connect(ctx context.Context, p *project.Project, target string) (adapters.E
 	return e, ad, nil
 }
 
-// redact removes secret settings from a message.
+// redact removes secrets from a message: the password, token and key
+// path settings, the password of the DSN, and every fragment of them a
+// driver may quote after cutting a malformed DSN at '@', ':' or a space.
 func redact(msg string, settings map[string]string) string {
-	for _, k := range []string{"password", "token", "dsn", "private_key_path"} {
-		v := settings[k]
-		if v == "" {
-			continue
-		}
-		if k == "dsn" {
-			msg = strings.ReplaceAll(msg, v, project.Redact(v))
-			continue
-		}
-		msg = strings.ReplaceAll(msg, v, "xxxxx")
+	msg = strings.ReplaceAll(msg, settings["dsn"], project.Redact(settings["dsn"]))
+	for _, secret := range secretsOf(settings) {
+		msg = strings.ReplaceAll(msg, secret, "xxxxx")
 	}
 	return msg
 }
+
+// secretsOf lists the secret strings of a target's settings, longest first,
+// with their fragments of four characters or more.
+func secretsOf(settings map[string]string) []string {
+	var whole []string
+	for _, k := range []string{"password", "token", "private_key_path"} {
+		if v := settings[k]; v != "" {
+			whole = append(whole, v)
+		}
+	}
+	if pw := dsnPassword(settings["dsn"]); pw != "" {
+		whole = append(whole, pw)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range whole {
+		parts := strings.FieldsFunc(w, func(r rune) bool { return strings.ContainsRune("@:/?&= '\"", r) })
+		for _, p := range append([]string{w}, parts...) {
+			if len(p) >= 4 && !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// dsnPassword finds the password in a URL DSN (user:pass@host, taking the
+// last '@' of the authority, so a password holding '@' is found whole), a
+// key=value DSN (password=… up to the next key) or a MySQL DSN
+// (user:pass@tcp(…)).
+func dsnPassword(dsn string) string {
+	if dsn == "" {
+		return ""
+	}
+	if i := strings.Index(dsn, "://"); i >= 0 {
+		auth := dsn[i+3:]
+		if j := strings.IndexAny(auth, "/?"); j >= 0 && strings.LastIndexByte(auth[:j], '@') >= 0 {
+			auth = auth[:j]
+		}
+		at := strings.LastIndexByte(auth, '@')
+		if at < 0 {
+			return ""
+		}
+		if _, pw, ok := strings.Cut(auth[:at], ":"); ok {
+			return pw
+		}
+		return ""
+	}
+	if m := kvPassword.FindStringSubmatch(dsn); m != nil {
+		return strings.Trim(m[1], "'")
+	}
+	if at := strings.LastIndex(dsn, "@tcp("); at >= 0 {
+		if _, pw, ok := strings.Cut(dsn[:at], ":"); ok {
+			return pw
+		}
+	}
+	if at := strings.LastIndexByte(dsn, '@'); at >= 0 {
+		if _, pw, ok := strings.Cut(dsn[:at], ":"); ok {
+			return pw
+		}
+	}
+	return ""
+}
+
+// kvPassword matches password=… in a key=value DSN, up to the next key.
+var kvPassword = regexp.MustCompile(`(?i)password\s*=\s*('(?:[^'\\]|\\.|'')*'|.*?)(?:\s+\w+\s*=|$)`)

@@ -16,10 +16,13 @@ type dbState struct {
 	succeeded map[[3]string][2]time.Time // ended, as_of
 	marks     map[string]string
 	attempts  map[[2]string]int64
+	// failedLast: the unit's most recent attempt failed or was abandoned,
+	// so its earlier success no longer counts: the next build redoes it.
+	failedLast map[[2]string]bool
 }
 
 func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st adapters.State) (*dbState, error) {
-	out := &dbState{relations: map[adapters.Relation]bool{}, succeeded: map[[3]string][2]time.Time{}, marks: map[string]string{}, attempts: map[[2]string]int64{}}
+	out := &dbState{relations: map[adapters.Relation]bool{}, succeeded: map[[3]string][2]time.Time{}, marks: map[string]string{}, attempts: map[[2]string]int64{}, failedLast: map[[2]string]bool{}}
 	_, rows, err := s.Query(ctx, d.RelationsQuery(), 0)
 	if err != nil {
 		return nil, err
@@ -49,6 +52,15 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st a
 		n, _ := strconv.ParseInt(r[2], 10, 64)
 		out.attempts[[2]string{r[0], r[1]}] = n
 	}
+	_, rows, err = s.Query(ctx, d.StatusQuery(st), 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		if r[2] == "failed" || r[2] == "abandoned" {
+			out.failedLast[[2]string{r[0], r[1]}] = true
+		}
+	}
 	return out, nil
 }
 
@@ -63,6 +75,9 @@ func (s *dbState) Exists(r adapters.Relation) bool {
 
 func (s *dbState) LastSuccess(model, partition, hash string) (time.Time, time.Time, bool) {
 	t, ok := s.succeeded[[3]string{model, partition, hash}]
+	if s.failedLast[[2]string{model, partition}] {
+		return time.Time{}, time.Time{}, false
+	}
 	return t[0], t[1], ok
 }
 

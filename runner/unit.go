@@ -92,7 +92,11 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	lock.Lock()
 	i := 0
 	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
-		if _, err := sess.Exec(ctx, steps[i].SQL); err != nil {
+		_, err := sess.Exec(ctx, steps[i].SQL)
+		if err == nil && r.faults != nil {
+			err = r.faults.after(u.ID, steps[i].Purpose)
+		}
+		if err != nil {
 			lock.Unlock()
 			fail(&unitError{step: i + 1, purp: steps[i].Purpose, err: err})
 			return ur
@@ -174,6 +178,11 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 			ur.Checks = append(ur.Checks, *cr)
 			if cr.Status == "fail" {
 				return &unitError{step: i + 1, purp: s.Purpose, check: cr}
+			}
+			if r.faults != nil {
+				if err := r.faults.after(u.ID, s.Purpose); err != nil {
+					return &unitError{step: i + 1, purp: s.Purpose, err: err}
+				}
 			}
 			continue
 		case adapters.Lock:
