@@ -113,6 +113,13 @@ func dsnPassword(dsn string) string {
 		return ""
 	}
 	if i := strings.Index(dsn, "://"); i >= 0 {
+		// password=… in the query: everything after it may be the secret
+		// (an '&' inside it ends the parameter for the parser).
+		if q := strings.IndexByte(dsn, '?'); q >= 0 {
+			if k := strings.Index(strings.ToLower(dsn[q:]), "password="); k >= 0 {
+				return dsn[q+k+len("password="):]
+			}
+		}
 		auth := dsn[i+3:]
 		if j := strings.IndexAny(auth, "/?"); j >= 0 && strings.LastIndexByte(auth[:j], '@') >= 0 {
 			auth = auth[:j]

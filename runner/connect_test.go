@@ -10,6 +10,7 @@ func TestDSNPassword(t *testing.T) {
 		{"postgres://u:pw@h:5432/db", "pw"},
 		{"postgres://u:S3cr@tPart2@h:5432/db?x=1", "S3cr@tPart2"},
 		{"postgres://u@h/db", ""},
+		{"postgres://u@h/db?sslmode=disable&password=S3cr&tPart2", "S3cr&tPart2"},
 		{"host=h user=u password=S3cr tPart2 dbname=d", "S3cr tPart2"},
 		{"host=h password='a b''c' dbname=d", "a b''c"},
 		{"root:pw@tcp(127.0.0.1:3306)/test", "pw"},

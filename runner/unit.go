@@ -62,10 +62,10 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 		Attempt: r.db.nextAttempt(u.Model, u.Partition)}
 	w := *u.Write
 	w.Audit = row
-	inTx := false
+	st := &unitState{}
 	var steps []adapters.Step
 	fail := func(e *unitError) {
-		if inTx {
+		if st.inTx {
 			_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.Rollback())
 		}
 		// Session locks and temporary tables must not outlive the unit on
@@ -79,6 +79,11 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 		ur.Error = e.Error()
 		ur.SQLFile = compiledPath(u)
 		_ = writeUnitSQL(filepath.Join(r.p.Root, "target", "compiled"), u, w.Columns, r.d)
+		if !st.audited {
+			// The unit failed before its running row: record it now, so
+			// every attempt has its row.
+			_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.AuditStart(r.state, row))
+		}
 		frow := *row
 		frow.Status, frow.Ended, frow.Error = "failed", time.Now().UTC(), ur.Error
 		frow.Checks = checksJSON(ur.Checks)
@@ -119,15 +124,15 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	// rolled back, so running it again is safe.
 	begin := i
 	for attempt := 1; ; attempt++ {
-		ue := r.execSteps(ctx, sess, u, &w, steps, begin, ur, row, &inTx)
+		ue := r.execSteps(ctx, sess, u, &w, steps, begin, ur, row, st)
 		if ue == nil {
 			ur.Status = "succeeded"
 			return ur
 		}
 		if attempt < maxTxAttempts && ue.check == nil && retryable(r.eng, ue.err) {
-			if inTx {
+			if st.inTx {
 				_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.Rollback())
-				inTx = false
+				st.inTx = false
 			}
 			ur.Checks = nil
 			ur.Note = fmt.Sprintf("retried after a conflict with a concurrent transaction (%v)", firstLine(ue.err.Error()))
@@ -163,9 +168,14 @@ func firstLine(s string) string {
 	return s
 }
 
-// execSteps runs steps[from:] on the session. It returns the first failure;
-// inTx tracks whether a transaction is open.
-func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, steps []adapters.Step, from int, ur *UnitResult, row *adapters.AuditRow, inTx *bool) *unitError {
+// unitState is what a unit's steps have done so far.
+type unitState struct {
+	inTx    bool // a transaction is open
+	audited bool // the running audit row was written
+}
+
+// execSteps runs steps[from:] on the session and returns the first failure.
+func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, steps []adapters.Step, from int, ur *UnitResult, row *adapters.AuditRow, st *unitState) *unitError {
 	written := int64(-1) // rows reported by insert/merge steps; -1 unknown
 	for i := from; i < len(steps); i++ {
 		s := steps[i]
@@ -232,9 +242,11 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 				written = max(written, 0) + affected
 			}
 		case adapters.Begin:
-			*inTx = true
+			st.inTx = true
 		case adapters.Commit:
-			*inTx = false
+			st.inTx = false
+		case adapters.AuditStart:
+			st.audited = true
 		}
 		if r.faults != nil {
 			if err := r.faults.after(u.ID, s.Purpose); err != nil {

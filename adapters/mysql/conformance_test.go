@@ -23,3 +23,24 @@ func TestConformance(t *testing.T) {
 		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
 	})
 }
+
+// TestFaults runs the fault injection suite on a live MySQL or MariaDB,
+// with KILL CONNECTION besides kill -9 and failed steps.
+func TestFaults(t *testing.T) {
+	dsn := conformance.Live(t, "mysql", "IDEMC_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/test")
+	conformance.Faults(t, conformance.Target{
+		Engine:     "mysql",
+		Concurrent: true,
+		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
+	}, conformance.Options{})
+}
+
+// TestHostile runs the hostile input scenarios on a live MySQL or MariaDB.
+func TestHostile(t *testing.T) {
+	dsn := conformance.Live(t, "mysql", "IDEMC_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/test")
+	conformance.Hostile(t, conformance.Target{
+		Engine:     "mysql",
+		Concurrent: true,
+		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
+	})
+}

@@ -129,6 +129,7 @@ func (d Dialect) tableRecipe(w *adapters.Write) []adapters.Step {
 		{Purpose: adapters.Prepare, Comment: "the table, empty, if it does not exist yet (so the swap below always has two sides)", SQL: d.CreateIfMissing(w)},
 		d.AuditStartStep(w),
 		{Purpose: adapters.Stage, Comment: "a leftover build from a dead run", SQL: "DROP TABLE IF EXISTS " + d.Qualify(newRel)},
+		{Purpose: adapters.Stage, Comment: "a leftover previous table from a run that died after its swap", SQL: "DROP TABLE IF EXISTS " + d.Qualify(oldRel)},
 		{Purpose: adapters.Stage, Comment: "build the new table aside", SQL: fmt.Sprintf("CREATE TABLE %s AS\n%s", d.Qualify(newRel), w.Select)},
 	}
 	steps = append(steps, d.CheckSteps(&build)...)

@@ -25,7 +25,9 @@ SELECT 'r1', 'user_summary', '', 'running', NULL, NULL, NULL, coalesce(max(attem
 FROM `analytics`.`idemc_audit` WHERE job_name = 'user_summary' AND partition_key = '';
 -- 3. stage: a leftover build from a dead run
 DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_new`;
--- 4. stage: build the new table aside
+-- 4. stage: a leftover previous table from a run that died after its swap
+DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_old`;
+-- 5. stage: build the new table aside
 CREATE TABLE `analytics`.`user_summary__idemc_new` AS
 WITH `__idemc_eph_valid_events` AS (
 -- Inlined as a CTE wherever it is used; never built on its own.
@@ -43,22 +45,22 @@ FROM `analytics`.`dim_users` AS u
 LEFT JOIN `__idemc_eph_valid_events` AS e ON e.user_id = u.user_id
 GROUP BY u.user_id, u.country
 ORDER BY u.user_id;
--- 5. check: check min_rows(1) (error)
+-- 6. check: check min_rows(1) (error)
 SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`user_summary__idemc_new` AS t) AS c
 WHERE n < 1;
--- 6. check: check relationships(user_id -> dim_users.user_id) (error)
+-- 7. check: check relationships(user_id -> dim_users.user_id) (error)
 SELECT t.`user_id` FROM `analytics`.`user_summary__idemc_new` AS t
 WHERE t.`user_id` IS NOT NULL AND NOT EXISTS (SELECT 1 FROM `analytics`.`dim_users` AS o WHERE o.`user_id` = t.`user_id`)
 LIMIT 5;
--- 7. check: check unique(user_id) (error)
+-- 8. check: check unique(user_id) (error)
 SELECT t.`user_id`, count(*) AS n FROM `analytics`.`user_summary__idemc_new` AS t
 GROUP BY t.`user_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 8. publish: swap it in atomically
+-- 9. publish: swap it in atomically
 RENAME TABLE `analytics`.`user_summary` TO `analytics`.`user_summary__idemc_old`, `analytics`.`user_summary__idemc_new` TO `analytics`.`user_summary`;
--- 9. audit_finish: record success with the row count
+-- 10. audit_finish: record success with the row count
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`user_summary`), ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
--- 10. cleanup: drop the previous table
+-- 11. cleanup: drop the previous table
 DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_old`;

@@ -11,18 +11,20 @@ SELECT
 FROM "analytics"."stg_events"
 WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. prepare: an index on the partition column: a window's delete and NULL check read only the window
+CREATE INDEX IF NOT EXISTS "events_daily__idemc_event_date" ON "analytics"."events_daily" ("event_date");
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
 SELECT 'r1', 'events_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'cdc40a990c29166f', 'g1', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL
 FROM "analytics"."idemc_audit" WHERE job_name = 'events_daily' AND partition_key = '2026-07-02';
--- 3. begin
+-- 4. begin
 BEGIN;
--- 4. lock: serialize writers of this unit until commit
+-- 5. lock: serialize writers of this unit until commit
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."events_daily"/2026-07-02', 0));
--- 5. delete: replace the partition window 2026-07-02
+-- 6. delete: replace the partition window 2026-07-02
 DELETE FROM "analytics"."events_daily" AS t
 WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03';
--- 6. insert: write the partition
+-- 7. insert: write the partition
 INSERT INTO "analytics"."events_daily" ("event_key", "event_date", "user_id", "amount_cents", "source_system")
 SELECT "event_key", "event_date", "user_id", "amount_cents", "source_system" FROM (
 SELECT * FROM (
@@ -37,37 +39,37 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE ("event_date" >= DATE '2026-07-02' AND "event_date" < DATE '2026-07-03') OR "event_date" IS NULL
 ) AS idemc_batch;
--- 7. validate: a NULL event_date would land in no partition
+-- 8. validate: a NULL event_date would land in no partition
 SELECT count(*) AS n FROM "analytics"."events_daily"
 WHERE "event_date" IS NULL
 HAVING count(*) > 0;
--- 8. check: check expect(sum(amount_cents) >= 0) (error)
+-- 9. check: check expect(sum(amount_cents) >= 0) (error)
 SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok FROM "analytics"."events_daily" AS t
 WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03') AS c
 WHERE ok IS NOT TRUE;
--- 9. check: check min_rows(1) (warn)
+-- 10. check: check min_rows(1) (warn)
 SELECT n FROM (SELECT count(*) AS n FROM "analytics"."events_daily" AS t
 WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03') AS c
 WHERE n < 1;
--- 10. check: check not_null(event_key, event_date, user_id) (error)
+-- 11. check: check not_null(event_key, event_date, user_id) (error)
 SELECT * FROM "analytics"."events_daily" AS t
 WHERE (t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03') AND (t."event_key" IS NULL OR t."event_date" IS NULL OR t."user_id" IS NULL)
 LIMIT 5;
--- 11. check: check row_count_matches(stg_events) (error)
+-- 12. check: check row_count_matches(stg_events) (error)
 SELECT w.n AS written, s.n AS source FROM
 (SELECT count(*) AS n FROM "analytics"."events_daily" AS t
 WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03') AS w,
 (SELECT count(*) AS n FROM "analytics"."stg_events" AS src
 WHERE src."event_date" >= DATE '2026-07-02' AND src."event_date" < DATE '2026-07-03') AS s
 WHERE w.n <> s.n;
--- 12. check: check unique(event_key) (error)
+-- 13. check: check unique(event_key) (error)
 SELECT t."event_key", count(*) AS n FROM "analytics"."events_daily" AS t
 WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03'
 GROUP BY t."event_key"
 HAVING count(*) > 1
 LIMIT 5;
--- 13. audit_finish: record success with the row count, in the write's transaction
+-- 14. audit_finish: record success with the row count, in the write's transaction
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "analytics"."events_daily" AS t WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
--- 14. commit
+-- 15. commit
 COMMIT;

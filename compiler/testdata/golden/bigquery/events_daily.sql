@@ -1,0 +1,87 @@
+-- unit events_daily  partition 2026-07-02  (incremental delete_insert)
+-- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
+SET @@query_label = 'idemc_attempt:0,idemc_model:events_daily,idemc_partition:2026-07-02,idemc_run:r1';
+-- 2. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+CREATE TABLE IF NOT EXISTS `analytics`.`events_daily`
+PARTITION BY `event_date` AS
+SELECT * FROM (
+SELECT
+  TO_HEX(MD5(CONCAT(CASE WHEN source_system IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(CAST(source_system AS STRING)) AS STRING), ':', CAST(source_system AS STRING)) END, '|', CASE WHEN source_id IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(CAST(source_id AS STRING)) AS STRING), ':', CAST(source_id AS STRING)) END, '|', CASE WHEN event_version IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(CAST(event_version AS STRING)) AS STRING), ':', CAST(event_version AS STRING)) END))) AS event_key,
+  event_date,
+  user_id,
+  CAST(round(amount * 100) AS DECIMAL(18, 0)) AS amount_cents,
+  source_system
+FROM `analytics`.`stg_events`
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
+SELECT 'r1', 'events_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '14d58dac52b2e9cf', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL
+FROM `analytics`.`idemc_audit` WHERE job_name = 'events_daily' AND partition_key = '2026-07-02';
+-- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
+BEGIN TRANSACTION;
+-- 5. delete: replace the partition window 2026-07-02
+DELETE FROM `analytics`.`events_daily` AS t
+WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03';
+-- 6. insert: write the partition
+INSERT INTO `analytics`.`events_daily` (`event_key`, `event_date`, `user_id`, `amount_cents`, `source_system`)
+SELECT `event_key`, `event_date`, `user_id`, `amount_cents`, `source_system` FROM (
+SELECT * FROM (
+SELECT
+  TO_HEX(MD5(CONCAT(CASE WHEN source_system IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(CAST(source_system AS STRING)) AS STRING), ':', CAST(source_system AS STRING)) END, '|', CASE WHEN source_id IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(CAST(source_id AS STRING)) AS STRING), ':', CAST(source_id AS STRING)) END, '|', CASE WHEN event_version IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(CAST(event_version AS STRING)) AS STRING), ':', CAST(event_version AS STRING)) END))) AS event_key,
+  event_date,
+  user_id,
+  CAST(round(amount * 100) AS DECIMAL(18, 0)) AS amount_cents,
+  source_system
+FROM `analytics`.`stg_events`
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_batch
+WHERE (`event_date` >= DATE '2026-07-02' AND `event_date` < DATE '2026-07-03') OR `event_date` IS NULL
+) AS idemc_batch;
+-- 7. validate: check not_null(event_date) (error) as an ASSERT inside the script: a failure rolls it back
+ASSERT NOT EXISTS (
+SELECT count(*) AS n FROM `analytics`.`events_daily`
+WHERE `event_date` IS NULL
+HAVING count(*) > 0
+) AS 'idemc: check not_null(event_date) failed';
+-- 8. check: check expect(sum(amount_cents) >= 0) (error) as an ASSERT inside the script: a failure rolls it back
+ASSERT NOT EXISTS (
+SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok FROM `analytics`.`events_daily` AS t
+WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c
+WHERE ok IS NOT TRUE
+) AS 'idemc: check expect(sum(amount_cents) >= 0) failed';
+-- 9. check: check not_null(event_key, event_date, user_id) (error) as an ASSERT inside the script: a failure rolls it back
+ASSERT NOT EXISTS (
+SELECT * FROM `analytics`.`events_daily` AS t
+WHERE (t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AND (t.`event_key` IS NULL OR t.`event_date` IS NULL OR t.`user_id` IS NULL)
+LIMIT 5
+) AS 'idemc: check not_null(event_key, event_date, user_id) failed';
+-- 10. check: check row_count_matches(stg_events) (error) as an ASSERT inside the script: a failure rolls it back
+ASSERT NOT EXISTS (
+SELECT w.n AS written, s.n AS source FROM
+(SELECT count(*) AS n FROM `analytics`.`events_daily` AS t
+WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS w,
+(SELECT count(*) AS n FROM `analytics`.`stg_events` AS src
+WHERE src.`event_date` >= DATE '2026-07-02' AND src.`event_date` < DATE '2026-07-03') AS s
+WHERE w.n <> s.n
+) AS 'idemc: check row_count_matches(stg_events) failed';
+-- 11. check: check unique(event_key) (error) as an ASSERT inside the script: a failure rolls it back
+ASSERT NOT EXISTS (
+SELECT t.`event_key`, count(*) AS n FROM `analytics`.`events_daily` AS t
+WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'
+GROUP BY t.`event_key`
+HAVING count(*) > 1
+LIMIT 5
+) AS 'idemc: check unique(event_key) failed';
+-- 12. audit_finish: record success, in the script transaction
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
+-- 13. state: the audit row's row_count, counted inside the script transaction
+UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`events_daily` AS t WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03')
+WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
+-- 14. commit: submit the buffered script; BigQuery commits it whole or not at all
+COMMIT TRANSACTION;
+-- 15. check: check min_rows(1) (warn), on the committed region
+SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`events_daily` AS t
+WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c
+WHERE n < 1;

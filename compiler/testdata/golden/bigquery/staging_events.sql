@@ -1,0 +1,2 @@
+-- unit staging_events  partition -  (seed)
+-- load seeds/staging_events.csv in bulk, replacing the table

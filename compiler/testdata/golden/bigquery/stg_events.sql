@@ -1,0 +1,21 @@
+-- unit stg_events  partition -  (view)
+-- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
+SET @@query_label = 'idemc_attempt:0,idemc_model:stg_events,idemc_run:r1';
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
+SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '16486a5ed4ec64ec', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL
+FROM `analytics`.`idemc_audit` WHERE job_name = 'stg_events' AND partition_key = '';
+-- 3. publish: replace the view (DDL: not allowed inside a transaction)
+CREATE OR REPLACE VIEW `analytics`.`stg_events` AS
+-- The latest version of every event; late rows arrive with a later loaded_at.
+SELECT source_system, source_id, event_version, event_date, user_id, amount, loaded_at
+FROM (
+  SELECT
+    e.source_system, e.source_id, e.event_version, e.event_date, e.user_id, e.amount, e.loaded_at,
+    row_number() OVER (PARTITION BY e.source_system, e.source_id ORDER BY e.event_version DESC, e.loaded_at DESC) AS version_rank
+  FROM `raw`.`staging_events` AS e
+) AS versions
+WHERE version_rank = 1;
+-- 4. audit_finish: record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'stg_events' AND partition_key = '';

@@ -1,0 +1,71 @@
+-- unit dim_users  partition -  (incremental merge)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"dim_users"}';
+-- 2. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."DIM_USERS" AS
+SELECT * FROM (
+SELECT
+  user_id,
+  name,
+  country,
+  updated_at,
+  'shop' AS first_loaded_by
+FROM "RAW"."USERS"
+WHERE updated_at >= '1970-01-01 00:00:00'::TIMESTAMP_NTZ AND updated_at < '2026-07-03 05:55:00'::TIMESTAMP_NTZ
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
+SELECT 'r1', 'dim_users', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'cfd56844d4d52cc1', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'dim_users' AND partition_key = '';
+-- 4. stage: the batch
+CREATE OR REPLACE TEMPORARY TABLE "DIM_USERS__IDEMC_STAGE" AS
+SELECT
+  user_id,
+  name,
+  country,
+  updated_at,
+  'shop' AS first_loaded_by
+FROM "RAW"."USERS"
+WHERE updated_at >= '1970-01-01 00:00:00'::TIMESTAMP_NTZ AND updated_at < '2026-07-03 05:55:00'::TIMESTAMP_NTZ;
+-- 5. begin
+BEGIN TRANSACTION;
+-- 6. validate: refuse a batch that repeats a key before writing anything
+SELECT "USER_ID", count(*) AS n FROM "DIM_USERS__IDEMC_STAGE"
+GROUP BY "USER_ID"
+HAVING count(*) > 1
+LIMIT 5;
+-- 7. merge: update matched keys, insert new ones (null-safe)
+MERGE INTO "ANALYTICS"."DIM_USERS" AS t
+USING "DIM_USERS__IDEMC_STAGE" AS s
+ON EQUAL_NULL(t."USER_ID", s."USER_ID")
+WHEN MATCHED THEN UPDATE SET "NAME" = s."NAME", "COUNTRY" = s."COUNTRY", "UPDATED_AT" = s."UPDATED_AT"
+WHEN NOT MATCHED THEN INSERT ("USER_ID", "NAME", "COUNTRY", "UPDATED_AT", "FIRST_LOADED_BY") VALUES (s."USER_ID", s."NAME", s."COUNTRY", s."UPDATED_AT", s."FIRST_LOADED_BY");
+-- 8. check: check accepted_values(country) (error)
+SELECT t."COUNTRY", count(*) AS n FROM "ANALYTICS"."DIM_USERS" AS t
+WHERE (EXISTS (SELECT 1 FROM "DIM_USERS__IDEMC_STAGE" AS s WHERE EQUAL_NULL(t."USER_ID", s."USER_ID"))) AND t."COUNTRY" IS NOT NULL AND t."COUNTRY" NOT IN ('DE', 'FR', 'US', 'JP')
+GROUP BY t."COUNTRY"
+LIMIT 5;
+-- 9. check: check not_null(user_id) (error)
+SELECT * FROM "ANALYTICS"."DIM_USERS" AS t
+WHERE (EXISTS (SELECT 1 FROM "DIM_USERS__IDEMC_STAGE" AS s WHERE EQUAL_NULL(t."USER_ID", s."USER_ID"))) AND (t."USER_ID" IS NULL)
+LIMIT 5;
+-- 10. check: check unique(user_id) (error)
+SELECT t."USER_ID", count(*) AS n FROM "ANALYTICS"."DIM_USERS" AS t
+WHERE EXISTS (SELECT 1 FROM "DIM_USERS__IDEMC_STAGE" AS s WHERE EQUAL_NULL(t."USER_ID", s."USER_ID"))
+GROUP BY t."USER_ID"
+HAVING count(*) > 1
+LIMIT 5;
+-- 11. state: forget the old high-water mark if the batch has rows
+DELETE FROM "ANALYTICS"."IDEMC_STATE" WHERE job_name = 'dim_users' AND EXISTS (SELECT 1 FROM "DIM_USERS__IDEMC_STAGE" WHERE "UPDATED_AT" IS NOT NULL);
+-- 12. state: record the batch's maximum updated_at
+INSERT INTO "ANALYTICS"."IDEMC_STATE" (job_name, high_water, run_id, updated_at)
+SELECT 'dim_users', CAST(max("UPDATED_AT") AS VARCHAR), 'r1', NULL FROM "DIM_USERS__IDEMC_STAGE" HAVING max("UPDATED_AT") IS NOT NULL;
+-- 13. audit_finish: record success with the row count, in the write's transaction
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "DIM_USERS__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'dim_users' AND partition_key = '';
+-- 14. commit
+COMMIT;
+-- 15. cleanup: drop the batch
+DROP TABLE IF EXISTS "DIM_USERS__IDEMC_STAGE";
+-- 16. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

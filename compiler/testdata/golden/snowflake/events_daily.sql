@@ -1,0 +1,75 @@
+-- unit events_daily  partition 2026-07-02  (incremental delete_insert)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"events_daily","partition":"2026-07-02"}';
+-- 2. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."EVENTS_DAILY" AS
+SELECT * FROM (
+SELECT
+  MD5(CONCAT(CASE WHEN source_system IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(CAST(source_system AS VARCHAR)) AS VARCHAR), ':', CAST(source_system AS VARCHAR)) END, '|', CASE WHEN source_id IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(CAST(source_id AS VARCHAR)) AS VARCHAR), ':', CAST(source_id AS VARCHAR)) END, '|', CASE WHEN event_version IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(CAST(event_version AS VARCHAR)) AS VARCHAR), ':', CAST(event_version AS VARCHAR)) END)) AS event_key,
+  event_date,
+  user_id,
+  CAST(round(amount * 100) AS DECIMAL(18, 0)) AS amount_cents,
+  source_system
+FROM "ANALYTICS"."STG_EVENTS"
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
+SELECT 'r1', 'events_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'b2eae3e82c774551', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'events_daily' AND partition_key = '2026-07-02';
+-- 4. begin
+BEGIN TRANSACTION;
+-- 5. delete: replace the partition window 2026-07-02
+DELETE FROM "ANALYTICS"."EVENTS_DAILY" t
+WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03';
+-- 6. insert: write the partition
+INSERT INTO "ANALYTICS"."EVENTS_DAILY" ("EVENT_KEY", "EVENT_DATE", "USER_ID", "AMOUNT_CENTS", "SOURCE_SYSTEM")
+SELECT "EVENT_KEY", "EVENT_DATE", "USER_ID", "AMOUNT_CENTS", "SOURCE_SYSTEM" FROM (
+SELECT * FROM (
+SELECT
+  MD5(CONCAT(CASE WHEN source_system IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(CAST(source_system AS VARCHAR)) AS VARCHAR), ':', CAST(source_system AS VARCHAR)) END, '|', CASE WHEN source_id IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(CAST(source_id AS VARCHAR)) AS VARCHAR), ':', CAST(source_id AS VARCHAR)) END, '|', CASE WHEN event_version IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(CAST(event_version AS VARCHAR)) AS VARCHAR), ':', CAST(event_version AS VARCHAR)) END)) AS event_key,
+  event_date,
+  user_id,
+  CAST(round(amount * 100) AS DECIMAL(18, 0)) AS amount_cents,
+  source_system
+FROM "ANALYTICS"."STG_EVENTS"
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_batch
+WHERE ("EVENT_DATE" >= DATE '2026-07-02' AND "EVENT_DATE" < DATE '2026-07-03') OR "EVENT_DATE" IS NULL
+) AS idemc_batch;
+-- 7. validate: a NULL event_date would land in no partition
+SELECT count(*) AS n FROM "ANALYTICS"."EVENTS_DAILY"
+WHERE "EVENT_DATE" IS NULL
+HAVING count(*) > 0;
+-- 8. check: check expect(sum(amount_cents) >= 0) (error)
+SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok FROM "ANALYTICS"."EVENTS_DAILY" AS t
+WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03') AS c
+WHERE ok IS NOT TRUE;
+-- 9. check: check min_rows(1) (warn)
+SELECT n FROM (SELECT count(*) AS n FROM "ANALYTICS"."EVENTS_DAILY" AS t
+WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03') AS c
+WHERE n < 1;
+-- 10. check: check not_null(event_key, event_date, user_id) (error)
+SELECT * FROM "ANALYTICS"."EVENTS_DAILY" AS t
+WHERE (t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03') AND (t."EVENT_KEY" IS NULL OR t."EVENT_DATE" IS NULL OR t."USER_ID" IS NULL)
+LIMIT 5;
+-- 11. check: check row_count_matches(stg_events) (error)
+SELECT w.n AS written, s.n AS source FROM
+(SELECT count(*) AS n FROM "ANALYTICS"."EVENTS_DAILY" AS t
+WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03') AS w,
+(SELECT count(*) AS n FROM "ANALYTICS"."STG_EVENTS" AS src
+WHERE src."EVENT_DATE" >= DATE '2026-07-02' AND src."EVENT_DATE" < DATE '2026-07-03') AS s
+WHERE w.n <> s.n;
+-- 12. check: check unique(event_key) (error)
+SELECT t."EVENT_KEY", count(*) AS n FROM "ANALYTICS"."EVENTS_DAILY" AS t
+WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03'
+GROUP BY t."EVENT_KEY"
+HAVING count(*) > 1
+LIMIT 5;
+-- 13. audit_finish: record success with the row count, in the write's transaction
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."EVENTS_DAILY" AS t WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
+-- 14. commit
+COMMIT;
+-- 15. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

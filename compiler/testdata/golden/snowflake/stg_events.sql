@@ -1,0 +1,23 @@
+-- unit stg_events  partition -  (view)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"stg_events"}';
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
+SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '2f865baae3006986', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'stg_events' AND partition_key = '';
+-- 3. publish: replace the view (DDL commits on its own)
+CREATE OR REPLACE VIEW "ANALYTICS"."STG_EVENTS" AS
+-- The latest version of every event; late rows arrive with a later loaded_at.
+SELECT source_system, source_id, event_version, event_date, user_id, amount, loaded_at
+FROM (
+  SELECT
+    e.source_system, e.source_id, e.event_version, e.event_date, e.user_id, e.amount, e.loaded_at,
+    row_number() OVER (PARTITION BY e.source_system, e.source_id ORDER BY e.event_version DESC, e.loaded_at DESC) AS version_rank
+  FROM "RAW"."STAGING_EVENTS" AS e
+) AS versions
+WHERE version_rank = 1;
+-- 4. audit_finish: record success with the row count
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'stg_events' AND partition_key = '';
+-- 5. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

@@ -1,0 +1,66 @@
+-- unit user_summary  partition -  (table)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"user_summary"}';
+-- 2. prepare: the table, empty, if it does not exist yet (DDL, before BEGIN)
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."USER_SUMMARY" AS
+SELECT * FROM (
+WITH "__IDEMC_EPH_VALID_EVENTS" AS (
+-- Inlined as a CTE wherever it is used; never built on its own.
+SELECT event_key, event_date, user_id, amount_cents
+FROM "ANALYTICS"."EVENTS_DAILY"
+WHERE amount_cents > 0
+)
+SELECT
+  u.user_id,
+  u.country,
+  count(e.event_key) AS events,
+  coalesce(sum(e.amount_cents), 0) AS revenue_cents,
+  min(e.event_date) AS first_event_date
+FROM "ANALYTICS"."DIM_USERS" AS u
+LEFT JOIN "__IDEMC_EPH_VALID_EVENTS" AS e ON e.user_id = u.user_id
+GROUP BY u.user_id, u.country
+ORDER BY u.user_id
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
+SELECT 'r1', 'user_summary', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '65020bf77c74cdac', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'user_summary' AND partition_key = '';
+-- 4. begin
+BEGIN TRANSACTION;
+-- 5. publish: replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)
+INSERT OVERWRITE INTO "ANALYTICS"."USER_SUMMARY"
+WITH "__IDEMC_EPH_VALID_EVENTS" AS (
+-- Inlined as a CTE wherever it is used; never built on its own.
+SELECT event_key, event_date, user_id, amount_cents
+FROM "ANALYTICS"."EVENTS_DAILY"
+WHERE amount_cents > 0
+)
+SELECT
+  u.user_id,
+  u.country,
+  count(e.event_key) AS events,
+  coalesce(sum(e.amount_cents), 0) AS revenue_cents,
+  min(e.event_date) AS first_event_date
+FROM "ANALYTICS"."DIM_USERS" AS u
+LEFT JOIN "__IDEMC_EPH_VALID_EVENTS" AS e ON e.user_id = u.user_id
+GROUP BY u.user_id, u.country
+ORDER BY u.user_id;
+-- 6. check: check min_rows(1) (error)
+SELECT n FROM (SELECT count(*) AS n FROM "ANALYTICS"."USER_SUMMARY" AS t) AS c
+WHERE n < 1;
+-- 7. check: check relationships(user_id -> dim_users.user_id) (error)
+SELECT t."USER_ID" FROM "ANALYTICS"."USER_SUMMARY" AS t
+WHERE t."USER_ID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "ANALYTICS"."DIM_USERS" AS o WHERE o."USER_ID" = t."USER_ID")
+LIMIT 5;
+-- 8. check: check unique(user_id) (error)
+SELECT t."USER_ID", count(*) AS n FROM "ANALYTICS"."USER_SUMMARY" AS t
+GROUP BY t."USER_ID"
+HAVING count(*) > 1
+LIMIT 5;
+-- 9. audit_finish: record success with the row count, in the write's transaction
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."USER_SUMMARY"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
+-- 10. commit
+COMMIT;
+-- 11. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

@@ -1,0 +1,2 @@
+-- unit users  partition -  (seed)
+-- load seeds/users.csv in bulk, replacing the table
