@@ -9,9 +9,12 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/idemc/idemc/adapters/bigquery"
 	_ "github.com/idemc/idemc/adapters/duckdb"
 	_ "github.com/idemc/idemc/adapters/mysql"
 	_ "github.com/idemc/idemc/adapters/postgres"
+	_ "github.com/idemc/idemc/adapters/snowflake"
+	_ "github.com/idemc/idemc/adapters/spark"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
 )

@@ -19,6 +19,9 @@ func NewDialect() Dialect {
 		DateLit:      func(s string) string { return "DATE '" + s + "'" },
 		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
 		BigInt:       "BIGINT", Timestamp: "TIMESTAMP", Text: "TEXT",
+		PartitionIndexDDL: func(table, index, column string) string {
+			return "CREATE INDEX IF NOT EXISTS " + index + " ON " + table + " (" + column + ")"
+		},
 		DropSchemaCascade: true, HexToInt: func(h string) string { return "('x' || " + h + ")::bit(32)::bigint" },
 	}}}
 }

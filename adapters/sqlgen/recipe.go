@@ -50,6 +50,14 @@ func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
 	}
 	if w.Materialized == adapters.Incremental {
 		add(adapters.Prepare, "the destination, empty, if it does not exist yet", g.CreateIfMissing(w))
+		if g.S.PartitionIndexDDL != nil && w.Window != nil && w.PartitionBy != "" {
+			name := w.Target.Name + "__idemc_" + w.PartitionBy
+			if len(name) > 60 {
+				name = name[:60]
+			}
+			add(adapters.Prepare, "an index on the partition column: a window's delete and NULL check read only the window",
+				g.S.PartitionIndexDDL(g.Qualify(w.Target), g.Quote(name), g.Quote(w.PartitionBy)))
+		}
 	}
 	add(adapters.AuditStart, "record the unit as running (committed on its own)", g.AuditStart(w.State, auditOf(w, "running")))
 	add(adapters.Begin, "", h.Begin)

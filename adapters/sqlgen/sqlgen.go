@@ -39,6 +39,9 @@ type Spelling struct {
 	// when idemc creates it (MySQL: so that a window's DELETE and the NULL
 	// check read the window, not the table).
 	PartitionIndex bool
+	// PartitionIndexDDL, when set, indexes a partitioned destination's
+	// partition column in a separate idempotent statement (PostgreSQL).
+	PartitionIndexDDL func(table, index, column string) string
 	// HexToInt turns 8 hex digits (text) into an integer (fingerprints).
 	// Nil: CAST(('0x' || h) AS BIGINT) (DuckDB).
 	HexToInt func(h string) string

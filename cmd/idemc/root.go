@@ -11,9 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	_ "github.com/idemc/idemc/adapters/bigquery"
 	_ "github.com/idemc/idemc/adapters/duckdb" // engines register themselves
 	_ "github.com/idemc/idemc/adapters/mysql"
 	_ "github.com/idemc/idemc/adapters/postgres"
+	_ "github.com/idemc/idemc/adapters/snowflake"
+	_ "github.com/idemc/idemc/adapters/spark"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/diag"
 	"github.com/idemc/idemc/compiler/partition"

@@ -1,0 +1,446 @@
+// Package bigquery is the BigQuery engine (cloud.google.com/go/bigquery).
+//
+// BigQuery has no connection that holds a transaction between API calls
+// (outside sessions): a multi-statement transaction lives inside one query
+// job, a script. The dialect therefore writes a unit as the runner expects
+// (prepare, audit start, BEGIN TRANSACTION, statements, COMMIT TRANSACTION)
+// and the engine's Session buffers everything between BEGIN TRANSACTION and
+// COMMIT TRANSACTION and submits it as ONE script job at COMMIT. Inside that
+// script a check cannot return rows to the runner, so checks of severity
+// error are ASSERT statements: a failing ASSERT fails the script and BigQuery
+// rolls back every statement in it. Warn checks read the committed region
+// after COMMIT. insert_overwrite is a separate shape: the batch is built in a
+// staging table, checked there with ordinary queries, then published by a
+// query job writing table$PARTITION with WRITE_TRUNCATE.
+package bigquery
+
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
+)
+
+// Dialect is BigQuery's GoogleSQL.
+type Dialect struct{ sqlgen.Gen }
+
+// NewDialect returns BigQuery's dialect.
+func NewDialect() Dialect {
+	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
+		Engine: "bigquery", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
+		QuoteIdent: quoteIdent,
+		StringLit:  stringLit,
+		NullSafeEq: func(a, b string) string {
+			return "(" + a + " = " + b + " OR (" + a + " IS NULL AND " + b + " IS NULL))"
+		},
+		DateLit:      func(s string) string { return "DATE '" + s + "'" },
+		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" }, // UTC
+		BigInt:       "INT64", Timestamp: "TIMESTAMP", Text: "STRING",
+	}}}
+}
+
+// Capabilities of BigQuery.
+var Capabilities = adapters.Capabilities{
+	TransactionalDDL: false, Merge: true, MergeBySource: true, PartitionOverwrite: true,
+	ChecksInWrite: true, Lock: "none: conflicting script transactions abort and are retried; deterministic job ids per unit and attempt",
+}
+
+// quoteIdent quotes with backticks; BigQuery escapes ` and \ with a backslash.
+func quoteIdent(ident string) string {
+	return "`" + strings.NewReplacer(`\`, `\\`, "`", "\\`").Replace(ident) + "`"
+}
+
+// stringLit renders a string literal: BigQuery reads ” as two literals and
+// forbids raw newlines, so everything is backslash-escaped.
+func stringLit(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\r", `\r`).Replace(s) + "'"
+}
+
+// SurrogateKey is DESIGN §5's key in GoogleSQL: MD5 returns BYTES, TO_HEX
+// makes it lowercase hex; CAST(… AS STRING) of a DATE is YYYY-MM-DD.
+func (d Dialect) SurrogateKey(exprs []string) string {
+	parts := make([]string, 0, 2*len(exprs))
+	for i, e := range exprs {
+		if i > 0 {
+			parts = append(parts, "'|'")
+		}
+		txt := fmt.Sprintf("CAST(%s AS STRING)", e)
+		parts = append(parts, fmt.Sprintf("CASE WHEN %s IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(%s) AS STRING), ':', %s) END", e, txt, txt))
+	}
+	if len(parts) == 1 {
+		return "TO_HEX(MD5(" + parts[0] + "))"
+	}
+	return "TO_HEX(MD5(CONCAT(" + strings.Join(parts, ", ") + ")))"
+}
+
+// Statements the engine's Session recognizes.
+const (
+	BeginSQL    = "BEGIN TRANSACTION"
+	CommitSQL   = "COMMIT TRANSACTION"
+	RollbackSQL = "ROLLBACK TRANSACTION"
+)
+
+// Rollback ends a failed transaction (the Session discards its buffer).
+func (d Dialect) Rollback() string { return RollbackSQL }
+
+// RelationsQuery lists tables and views. Unqualified, INFORMATION_SCHEMA is
+// the default dataset's; the engine's Session reads it region-wide
+// (`region-<location>`.INFORMATION_SCHEMA.TABLES) when the target has a
+// location.
+func (d Dialect) RelationsQuery() string {
+	return "SELECT table_schema, table_name FROM INFORMATION_SCHEMA.TABLES"
+}
+
+// AddColumn adds a column; API type names (INTEGER, FLOAT, BOOLEAN) are
+// spelled as GoogleSQL types.
+func (d Dialect) AddColumn(r adapters.Relation, c adapters.Column) string {
+	return fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", d.Qualify(r), d.Quote(c.Name), columnType(c.Type))
+}
+
+func columnType(t string) string {
+	switch strings.ToUpper(t) {
+	case "INTEGER":
+		return "INT64"
+	case "FLOAT":
+		return "FLOAT64"
+	case "BOOLEAN":
+		return "BOOL"
+	case "":
+		return "STRING"
+	}
+	return strings.ToUpper(t)
+}
+
+// Labels are the job labels of a unit: the run id, the model, the
+// partition and the attempt, as BigQuery label values (lowercase letters,
+// digits, _ and -, at most 63 characters).
+func Labels(w *adapters.Write) map[string]string {
+	run, attempt := "<run_id>", int64(0)
+	if w.Audit != nil {
+		run, attempt = w.Audit.RunID, w.Audit.Attempt
+	}
+	l := map[string]string{"idemc_run": LabelValue(run), "idemc_model": LabelValue(w.Model), "idemc_attempt": strconv.FormatInt(attempt, 10)}
+	if w.Window != nil {
+		l["idemc_partition"] = LabelValue(w.Window.Key)
+	}
+	return l
+}
+
+// LabelValue folds any text into a valid label value.
+func LabelValue(s string) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(s) {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	out := b.String()
+	if len(out) > 63 {
+		out = out[:54] + fmt.Sprintf("_%08x", hash32(out))
+	}
+	return out
+}
+
+func hash32(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
+// labelStep is SET @@query_label: BigQuery's statement for "label the jobs
+// that follow". The Session applies it client-side to every job it submits
+// for the unit, and derives the unit's deterministic job ids from it.
+func (d Dialect) labelStep(w *adapters.Write) adapters.Step {
+	l := Labels(w)
+	keys := make([]string, 0, len(l))
+	for k := range l {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ":" + l[k]
+	}
+	return adapters.Step{Purpose: adapters.Prepare, Comment: "label this unit's jobs (run id, model, partition, attempt); job ids derive from them",
+		SQL: "SET @@query_label = " + d.String(strings.Join(parts, ","))}
+}
+
+// PartitionExpr is the PARTITION BY expression of a destination
+// partitioned by col at a granularity (day/month/year columns are DATEs,
+// hour columns TIMESTAMPs, as the window literals are).
+func (d Dialect) PartitionExpr(col, granularity string) string {
+	q := d.Quote(col)
+	switch granularity {
+	case "hour":
+		return "TIMESTAMP_TRUNC(" + q + ", HOUR)"
+	case "month":
+		return "DATE_TRUNC(" + q + ", MONTH)"
+	case "year":
+		return "DATE_TRUNC(" + q + ", YEAR)"
+	}
+	return q
+}
+
+// Decorator is the partition decorator of a window: $YYYYMMDD, $YYYYMMDDHH,
+// $YYYYMM or $YYYY.
+func Decorator(win *adapters.Window) string {
+	t := win.Start.UTC()
+	switch win.Granularity {
+	case "hour":
+		return "$" + t.Format("2006010215")
+	case "month":
+		return "$" + t.Format("200601")
+	case "year":
+		return "$" + t.Format("2006")
+	}
+	return "$" + t.Format("20060102")
+}
+
+// createIfMissing creates the destination (partitioned like its windows)
+// with the batch's columns and no rows.
+func (d Dialect) createIfMissing(w *adapters.Write) string {
+	part := ""
+	if w.Window != nil && w.PartitionBy != "" {
+		part = "\nPARTITION BY " + d.PartitionExpr(w.PartitionBy, w.Window.Granularity)
+	}
+	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s%s AS\nSELECT * FROM (\n%s\n) AS idemc_shape LIMIT 0", d.Qualify(w.Target), part, w.Select)
+}
+
+// Assert renders a check as an ASSERT of the script: it fails (and rolls
+// the script back) when the check's query returns a row.
+// Declared checks keep the check purpose (the runner records them as
+// passed, which is true when the script commits); implicit batch checks are
+// validate steps.
+func (d Dialect) Assert(c *adapters.Check, w *adapters.Write, stage string) adapters.Step {
+	msg := fmt.Sprintf("idemc: check %s failed", c.Name)
+	p := adapters.CheckStep
+	if c.Kind == adapters.CheckBatchKeys || c.Kind == adapters.CheckPartitionNull {
+		p = adapters.Validate
+	}
+	return adapters.Step{Purpose: p, Comment: fmt.Sprintf("check %s (%s) as an ASSERT inside the script: a failure rolls it back", c.Name, c.Severity), Check: c,
+		SQL: fmt.Sprintf("ASSERT NOT EXISTS (\n%s\n) AS %s", d.checkQuery(c, w, stage), d.String(msg))}
+}
+
+// Recipe follows DESIGN §7 for BigQuery.
+func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
+	steps := []adapters.Step{d.labelStep(w)}
+	switch {
+	case w.Materialized == adapters.View:
+		return append(steps,
+			d.AuditStartStep(w),
+			adapters.Step{Purpose: adapters.Publish, Comment: "replace the view (DDL: not allowed inside a transaction)", SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)},
+			d.AuditFinishStep(w, ""))
+	case w.Materialized == adapters.Incremental && w.Strategy == "insert_overwrite" && w.Window != nil && w.PartitionBy != "" && !w.FullRefresh:
+		return append(steps, d.overwriteRecipe(w)...)
+	}
+	return append(steps, d.scriptRecipe(w)...)
+}
+
+// scriptRecipe is one script transaction: BEGIN TRANSACTION; write; ASSERT
+// checks; state; audit; COMMIT TRANSACTION. A key write (merge,
+// delete_insert by key, append, full refresh) first builds its batch in a
+// staging table outside the script, where the duplicate-key check is an
+// ordinary query. Warn checks run after COMMIT on the committed region.
+func (d Dialect) scriptRecipe(w *adapters.Write) []adapters.Step {
+	dest := d.Qualify(w.Target)
+	var steps []adapters.Step
+	add := func(p adapters.Purpose, comment, sql string) {
+		steps = append(steps, adapters.Step{Purpose: p, Comment: comment, SQL: sql})
+	}
+	begin := func() {
+		add(adapters.Begin, "the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job", BeginSQL)
+	}
+	add(adapters.Prepare, "the destination, empty, if it does not exist yet (DDL, outside the script)", d.createIfMissing(w))
+	steps = append(steps, d.AuditStartStep(w))
+	partition := w.Window != nil && w.PartitionBy != "" && w.Strategy != "merge"
+	staged := w.Materialized == adapters.Incremental && !partition
+	stage := ""
+	count := ""
+	switch {
+	case w.Materialized == adapters.Table:
+		begin()
+		add(adapters.Delete, "rebuild: empty the table inside the transaction (keeps its options and grants)", "TRUNCATE TABLE "+dest)
+		add(adapters.Insert, "rebuild the rows", fmt.Sprintf("INSERT INTO %s\n%s", dest, w.Select))
+		count = "SELECT count(*) FROM " + dest
+	case partition:
+		begin()
+		steps = append(steps, d.partitionSteps(w)...)
+		steps = append(steps, d.Assert(sqlgen.PartitionNullCheck(w.PartitionBy), w, ""))
+		count = fmt.Sprintf("SELECT count(*) FROM %s AS t WHERE %s", dest, d.Window(w, "t"))
+	default:
+		// A real table, not a TEMP TABLE of the script: the warn checks
+		// after COMMIT still need the batch's keys.
+		stage = d.Qualify(StageRelation(w))
+		add(adapters.Stage, "the batch, in a staging table (expires in a day if a run dies)",
+			Directive("job=stage")+fmt.Sprintf("CREATE OR REPLACE TABLE %s\nOPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS\n%s", stage, d.Guarded(w)))
+		if len(w.UniqueKey) > 0 {
+			bk := sqlgen.BatchKeyCheck(w.UniqueKey)
+			steps = append(steps, adapters.Step{Purpose: adapters.Validate, Comment: "refuse a batch that repeats a key before writing anything", SQL: d.checkQuery(bk, w, stage), Check: bk})
+		}
+		begin()
+		steps = append(steps, d.writeSteps(w, stage)...)
+		count = "SELECT count(*) FROM " + stage
+	}
+	var warn []adapters.Step
+	for _, c := range w.Checks {
+		if c.Severity == "warn" {
+			warn = append(warn, adapters.Step{Purpose: adapters.CheckStep, Comment: fmt.Sprintf("check %s (warn), on the committed region", c.Name), SQL: d.checkQuery(c, w, stage), Check: c})
+			continue
+		}
+		steps = append(steps, d.Assert(c, w, stage))
+	}
+	if staged {
+		steps = append(steps, d.StateSteps(w, stage)...)
+	}
+	fin := d.AuditFinishStep(w, "")
+	fin.Comment = "record success, in the script transaction"
+	steps = append(steps, fin)
+	add(adapters.StateStep, "the audit row's row_count, counted inside the script transaction", d.auditCount(w, count))
+	add(adapters.Commit, "submit the buffered script; BigQuery commits it whole or not at all", CommitSQL)
+	steps = append(steps, warn...)
+	if stage != "" {
+		add(adapters.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
+	}
+	return steps
+}
+
+// checkQuery is the check's query with the batch read from the unit's
+// staging table (stage; "" when the unit has none).
+func (d Dialect) checkQuery(c *adapters.Check, w *adapters.Write, stage string) string {
+	q := d.CheckQuery(c, w, false)
+	if stage != "" {
+		q = strings.ReplaceAll(q, d.Quote(sqlgen.StageName(w)), stage)
+	}
+	return q
+}
+
+// auditCount sets the unit's row_count from a count evaluated in the script.
+func (d Dialect) auditCount(w *adapters.Write, count string) string {
+	r := auditKey(w)
+	return fmt.Sprintf("UPDATE %s SET row_count = (%s)\nWHERE run_id = %s AND job_name = %s AND partition_key = %s",
+		d.Qualify(w.State.Audit), count, d.String(r.RunID), d.String(r.Job), d.String(r.Partition))
+}
+
+func auditKey(w *adapters.Write) adapters.AuditRow {
+	if w.Audit != nil {
+		return *w.Audit
+	}
+	r := adapters.AuditRow{RunID: "<run_id>", Job: w.Model}
+	if w.Window != nil {
+		r.Partition = w.Window.Key
+	}
+	return r
+}
+
+// partitionSteps replace (or append to) the window straight from the
+// guarded query.
+func (d Dialect) partitionSteps(w *adapters.Write) []adapters.Step {
+	dest := d.Qualify(w.Target)
+	batch := "(\n" + d.Guarded(w) + "\n) AS idemc_batch"
+	ins := adapters.Step{Purpose: adapters.Insert, Comment: "write the partition"}
+	if w.Columns == nil {
+		ins.SQL = fmt.Sprintf("INSERT INTO %s\nSELECT * FROM %s", dest, batch)
+	} else {
+		cols := d.ColumnList(w.Columns, "")
+		ins.SQL = fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s", dest, cols, cols, batch)
+	}
+	if w.Strategy == "append" {
+		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
+		return []adapters.Step{ins}
+	}
+	return []adapters.Step{{Purpose: adapters.Delete, Comment: "replace the partition window " + w.Window.Key, SQL: d.DeleteRegion(w, "")}, ins}
+}
+
+// writeSteps write a staged batch by key, by merge, appended, or replacing
+// every row on a full refresh.
+func (d Dialect) writeSteps(w *adapters.Write, stage string) []adapters.Step {
+	dest := d.Qualify(w.Target)
+	ins := adapters.Step{Purpose: adapters.Insert, Comment: "write the batch", SQL: d.InsertFromStage(w, stage)}
+	switch {
+	case w.FullRefresh:
+		return []adapters.Step{{Purpose: adapters.Delete, Comment: "full refresh: replace every row", SQL: "TRUNCATE TABLE " + dest}, ins}
+	case w.Strategy == "append":
+		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
+		return []adapters.Step{ins}
+	case w.Strategy == "merge":
+		return d.MergeSteps(w, stage)
+	}
+	return []adapters.Step{{Purpose: adapters.Delete, Comment: "delete the batch's keys (null-safe)", SQL: d.DeleteRegion(w, stage)}, ins}
+}
+
+// StageRelation is the staging table of a unit's batch (insert_overwrite
+// and key writes): a real table beside the destination, expiring after a
+// day.
+// Its name carries the partition and a hash of the run id, so that two
+// runs (or two partitions) never share one.
+func StageRelation(w *adapters.Write) adapters.Relation {
+	r := w.Target
+	r.Name = sqlgen.StageName(w)
+	if w.Window != nil {
+		r.Name += "_" + strings.TrimPrefix(Decorator(w.Window), "$")
+	}
+	r.Name += fmt.Sprintf("_%08x", hash32(auditKey(w).RunID))
+	return r
+}
+
+// Directive is the leading comment of a statement the Session submits with
+// job settings that SQL cannot express: job=<kind> names a write job (its
+// id is derived from the unit), destination= and write_disposition= make a
+// query job write its result into a table (a partition decorator replaces
+// one partition).
+func Directive(kv ...string) string {
+	return "/* idemc: " + strings.Join(kv, " ") + " */\n"
+}
+
+// overwriteRecipe is insert_overwrite: stage the guarded batch in a table,
+// run every check on it, then a query job with WRITE_TRUNCATE writes it to
+// table$PARTITION (BigQuery replaces that partition atomically).
+func (d Dialect) overwriteRecipe(w *adapters.Write) []adapters.Step {
+	stageRel := StageRelation(w)
+	stage := d.Qualify(stageRel)
+	sw := *w
+	sw.Target = stageRel
+	var steps []adapters.Step
+	add := func(p adapters.Purpose, comment, sql string) {
+		steps = append(steps, adapters.Step{Purpose: p, Comment: comment, SQL: sql})
+	}
+	add(adapters.Prepare, "the destination, partitioned by "+w.PartitionBy+", if it does not exist yet", d.createIfMissing(w))
+	steps = append(steps, d.AuditStartStep(w))
+	add(adapters.Stage, "build the partition in a staging table (expires in a day if a run dies)",
+		Directive("job=stage")+fmt.Sprintf("CREATE OR REPLACE TABLE %s\nOPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS\n%s", stage, d.Guarded(w)))
+	pn := sqlgen.PartitionNullCheck(w.PartitionBy)
+	steps = append(steps, adapters.Step{Purpose: adapters.Validate, Comment: "a NULL " + w.PartitionBy + " would land in no partition", SQL: d.CheckQuery(pn, &sw, false), Check: pn})
+	for _, c := range w.Checks {
+		steps = append(steps, adapters.Step{Purpose: adapters.CheckStep, Comment: fmt.Sprintf("check %s (%s) on the staged partition, before publishing", c.Name, c.Severity), SQL: d.CheckQuery(c, &sw, false), Check: c})
+	}
+	dst := w.Target
+	dst.Name += Decorator(w.Window)
+	cols := "*"
+	if w.Columns != nil {
+		cols = d.ColumnList(w.Columns, "")
+	}
+	add(adapters.Publish, "replace partition "+w.Window.Key+" atomically: a query job writing "+dst.Name+" with WRITE_TRUNCATE",
+		Directive("job=publish", "destination="+plainName(dst), "write_disposition=WRITE_TRUNCATE")+fmt.Sprintf("SELECT %s FROM %s", cols, stage))
+	steps = append(steps, d.AuditFinishStep(w, "SELECT count(*) FROM "+stage))
+	add(adapters.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
+	return steps
+}
+
+// plainName is project.dataset.table as the API names it (no quotes).
+func plainName(r adapters.Relation) string {
+	var parts []string
+	for _, p := range []string{r.Database, r.Schema, r.Name} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+var _ adapters.Dialect = Dialect{}

@@ -1,0 +1,616 @@
+package bigquery
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	bq "cloud.google.com/go/bigquery"
+	"cloud.google.com/go/civil"
+	"google.golang.org/api/googleapi"
+	"google.golang.org/api/iterator"
+	"google.golang.org/api/option"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
+)
+
+func init() {
+	adapters.Register(&adapters.Adapter{
+		Name: "bigquery", Dialect: NewDialect(), Capabilities: Capabilities, Open: Open,
+		Docs: "partition replace and merge as ONE script job (BEGIN TRANSACTION … ASSERT checks … audit … COMMIT TRANSACTION); insert_overwrite stages, checks, then writes table$PARTITION with WRITE_TRUNCATE; job ids derived from unit and attempt; labels carry the run id",
+	})
+}
+
+// Engine is a BigQuery project reached through cloud.google.com/go/bigquery.
+type Engine struct {
+	client   *bq.Client
+	project  string
+	dataset  string // the target's dataset (its schema)
+	location string
+	d        Dialect
+	// poll bounds how long a job is waited for (0: until the context ends).
+	poll time.Duration
+}
+
+// Open connects with the target's project (or database), dataset (or
+// schema) and location. Credentials come from the environment: a key file
+// named by credentials_file (service account, authorized user or external
+// account JSON), else application default credentials
+// (GOOGLE_APPLICATION_CREDENTIALS, gcloud auth application-default login, or
+// the metadata server).
+func Open(ctx context.Context, settings map[string]string) (adapters.Engine, error) {
+	return open(ctx, settings)
+}
+
+func open(ctx context.Context, settings map[string]string, extra ...option.ClientOption) (*Engine, error) {
+	project := settings["project"]
+	if project == "" {
+		project = settings["database"]
+	}
+	if project == "" {
+		return nil, errors.New("bigquery: the target needs project = \"${GOOGLE_CLOUD_PROJECT}\"")
+	}
+	dataset := settings["dataset"]
+	if dataset == "" {
+		dataset = settings["schema"]
+	}
+	var opts []option.ClientOption
+	if f := settings["credentials_file"]; f != "" {
+		typ, err := credentialsType(f)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, option.WithAuthCredentialsFile(typ, f))
+	}
+	opts = append(opts, extra...)
+	client, err := bq.NewClient(ctx, project, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("bigquery: %w", err)
+	}
+	client.Location = settings["location"]
+	return &Engine{client: client, project: project, dataset: dataset, location: settings["location"], d: NewDialect()}, nil
+}
+
+// credentialsType reads the "type" of a credentials JSON file.
+func credentialsType(path string) (option.CredentialsType, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("bigquery: credentials_file: %w", err)
+	}
+	var f struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return "", fmt.Errorf("bigquery: credentials_file %s is not JSON: %w", path, err)
+	}
+	switch f.Type {
+	case "service_account":
+		return option.ServiceAccount, nil
+	case "authorized_user":
+		return option.AuthorizedUser, nil
+	case "external_account":
+		return option.ExternalAccount, nil
+	case "impersonated_service_account":
+		return option.ImpersonatedServiceAccount, nil
+	}
+	return "", fmt.Errorf("bigquery: credentials_file %s has type %q; use a service account, authorized user or external account key", path, f.Type)
+}
+
+// Close releases the client.
+func (e *Engine) Close() error { return e.client.Close() }
+
+// Session returns a unit's session. BigQuery has no connection to pin: the
+// session is the state that ties a unit's jobs together (labels, the
+// buffered script, job ids).
+func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
+	return &Session{e: e, seq: map[string]int{}}, nil
+}
+
+// Retryable reports a script that BigQuery aborted because a concurrent
+// transaction changed the same table: nothing was committed, so the runner
+// may run the unit's transaction again (with a new job id).
+func (e *Engine) Retryable(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "concurrent update") || strings.Contains(msg, "aborted due to concurrent") || strings.Contains(msg, "could not serialize access")
+}
+
+// Session executes a unit's statements as BigQuery jobs.
+//
+//   - SET @@query_label = 'k:v,…' is applied client-side: its labels go on
+//     every later job of the session, and the unit's identity in them
+//     (model, partition, attempt) names its write jobs.
+//   - BEGIN TRANSACTION starts buffering. Exec of any statement appends it to
+//     the script (rows affected unknown: -1). Query of an ASSERT appends it
+//     and returns no rows: the verdict comes at COMMIT. Any other query is
+//     refused, since it could not see the script's writes.
+//   - COMMIT TRANSACTION submits "BEGIN TRANSACTION; …; COMMIT TRANSACTION;"
+//     as ONE query job with a deterministic id and waits for it: a failing
+//     statement or ASSERT fails the job and BigQuery rolls the whole script
+//     back. ROLLBACK TRANSACTION discards the buffer (nothing was sent).
+//   - A statement led by an idemc directive (see Directive) is a write job
+//     with a deterministic id, and optionally a destination table and write
+//     disposition (insert_overwrite's publish).
+//   - Everything else is one query job, waited for.
+type Session struct {
+	e        *Engine
+	labels   map[string]string
+	inTx     bool
+	script   []string
+	seq      map[string]int // submissions per job kind, for retried transactions
+	lastJobs []string       // ids of the jobs submitted (for tests and messages)
+}
+
+var labelRe = regexp.MustCompile(`^SET\s+@@query_label\s*=\s*'((?:[^'\\]|\\.)*)'\s*;?\s*$`)
+
+// Exec runs (or buffers) one statement.
+func (s *Session) Exec(ctx context.Context, sql string) (int64, error) {
+	stmt := strings.TrimSpace(sql)
+	word := strings.ToUpper(strings.TrimRight(stmt, "; \n"))
+	if m := labelRe.FindStringSubmatch(stmt); m != nil {
+		s.setLabels(unescape(m[1]))
+		return 0, nil
+	}
+	switch word {
+	case BeginSQL, "BEGIN":
+		if s.inTx {
+			return 0, errors.New("bigquery: BEGIN TRANSACTION inside a buffered transaction")
+		}
+		s.inTx, s.script = true, nil
+		return 0, nil
+	case RollbackSQL, "ROLLBACK":
+		s.inTx, s.script = false, nil
+		return 0, nil
+	case CommitSQL, "COMMIT":
+		if !s.inTx {
+			return 0, errors.New("bigquery: COMMIT TRANSACTION without BEGIN TRANSACTION")
+		}
+		script := s.Script()
+		s.inTx, s.script = false, nil
+		_, err := s.run(ctx, script, "script", nil)
+		return -1, err
+	}
+	if s.inTx {
+		s.script = append(s.script, strings.TrimRight(stmt, "; \n"))
+		return -1, nil
+	}
+	st, err := s.run(ctx, stmt, "", nil)
+	if err != nil {
+		return 0, err
+	}
+	if d, ok := st.Statistics.Details.(*bq.QueryStatistics); ok && d != nil && isDML(d.StatementType) {
+		return d.NumDMLAffectedRows, nil
+	}
+	return -1, nil
+}
+
+func isDML(t string) bool {
+	switch t {
+	case "INSERT", "UPDATE", "DELETE", "MERGE":
+		return true
+	}
+	return false
+}
+
+// Script is the buffered transaction as the one script it is submitted as.
+func (s *Session) Script() string {
+	var b strings.Builder
+	b.WriteString(BeginSQL + ";\n")
+	for _, q := range s.script {
+		b.WriteString(q)
+		b.WriteString(";\n")
+	}
+	b.WriteString(CommitSQL + ";")
+	return b.String()
+}
+
+// Query runs a query and returns at most limit rows as text.
+func (s *Session) Query(ctx context.Context, sql string, limit int) ([]string, [][]string, error) {
+	stmt := strings.TrimSpace(sql)
+	if s.inTx {
+		if strings.HasPrefix(strings.ToUpper(stmt), "ASSERT") {
+			s.script = append(s.script, strings.TrimRight(stmt, "; \n"))
+			return nil, nil, nil
+		}
+		return nil, nil, errors.New("bigquery: a query inside a buffered script transaction cannot see the script's writes; express it as ASSERT")
+	}
+	var it *bq.RowIterator
+	_, err := s.run(ctx, s.e.regionalize(stmt), "", func(j *bq.Job) error {
+		var err error
+		it, err = j.Read(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var out [][]string
+	for limit <= 0 || len(out) < limit {
+		var row []bq.Value
+		err := it.Next(&row)
+		if err == iterator.Done {
+			break
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("bigquery: reading results: %w", err)
+		}
+		txt := make([]string, len(row))
+		for i, v := range row {
+			txt[i] = valueText(v)
+		}
+		out = append(out, txt)
+	}
+	cols := make([]string, len(it.Schema))
+	for i, f := range it.Schema {
+		cols[i] = f.Name
+	}
+	return cols, out, nil
+}
+
+// regionalize reads INFORMATION_SCHEMA region-wide when the target has a
+// location (the dialect's RelationsQuery is unqualified).
+func (e *Engine) regionalize(q string) string {
+	if e.location == "" || !strings.Contains(q, " FROM INFORMATION_SCHEMA.") {
+		return q
+	}
+	return strings.Replace(q, " FROM INFORMATION_SCHEMA.", " FROM "+quoteIdent("region-"+strings.ToLower(e.location))+".INFORMATION_SCHEMA.", 1)
+}
+
+// Columns reports a query's columns with a dry run (no cost, no rows).
+func (s *Session) Columns(ctx context.Context, sql string) ([]adapters.Column, error) {
+	q := s.query(sql)
+	q.DryRun = true
+	j, err := q.Run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("bigquery: %w", err)
+	}
+	st := j.LastStatus()
+	if st == nil {
+		return nil, errors.New("bigquery: dry run returned no status")
+	}
+	if err := st.Err(); err != nil {
+		return nil, fmt.Errorf("bigquery: %w", err)
+	}
+	d, ok := st.Statistics.Details.(*bq.QueryStatistics)
+	if !ok || d == nil {
+		return nil, errors.New("bigquery: dry run returned no schema")
+	}
+	return schemaColumns(d.Schema), nil
+}
+
+func schemaColumns(s bq.Schema) []adapters.Column {
+	out := make([]adapters.Column, len(s))
+	for i, f := range s {
+		out[i] = adapters.Column{Name: f.Name, Type: string(f.Type)}
+	}
+	return out
+}
+
+// Relation reports a table's columns from its metadata (tables.get).
+func (s *Session) Relation(ctx context.Context, r adapters.Relation) ([]adapters.Column, bool, error) {
+	project := r.Database
+	if project == "" {
+		project = s.e.project
+	}
+	dataset := r.Schema
+	if dataset == "" {
+		dataset = s.e.dataset
+	}
+	md, err := s.e.client.DatasetInProject(project, dataset).Table(r.Name).Metadata(ctx)
+	if err != nil {
+		var ge *googleapi.Error
+		if errors.As(err, &ge) && ge.Code == http.StatusNotFound {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("bigquery: %w", err)
+	}
+	return schemaColumns(md.Schema), true, nil
+}
+
+// Close discards an unfinished buffer.
+func (s *Session) Close() error {
+	s.inTx, s.script = false, nil
+	return nil
+}
+
+// Jobs lists the ids of the jobs this session submitted, in order.
+func (s *Session) Jobs() []string { return append([]string(nil), s.lastJobs...) }
+
+func (s *Session) setLabels(spec string) {
+	s.labels = map[string]string{}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(kv, ":")
+		if ok && k != "" {
+			s.labels[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+}
+
+func unescape(s string) string {
+	return strings.NewReplacer(`\\`, `\`, `\'`, `'`).Replace(s)
+}
+
+// query is a query job configured for the target: location, default
+// dataset (unqualified names), labels.
+func (s *Session) query(sql string) *bq.Query {
+	q := s.e.client.Query(sql)
+	q.Location = s.e.location
+	q.DefaultProjectID = s.e.project
+	q.DefaultDatasetID = s.e.dataset
+	if len(s.labels) > 0 {
+		q.Labels = map[string]string{}
+		for k, v := range s.labels {
+			q.Labels[k] = v
+		}
+	}
+	return q
+}
+
+var directiveRe = regexp.MustCompile(`^/\* idemc: ([^*]*) \*/\n`)
+
+// run submits one statement as a query job and waits for it. kind names a
+// unit's write job ("script", or job=… from a directive): its id is derived
+// from the unit and attempt. read, when set, reads the finished job.
+func (s *Session) run(ctx context.Context, sql, kind string, read func(*bq.Job) error) (*bq.JobStatus, error) {
+	q := s.query(sql)
+	if m := directiveRe.FindStringSubmatch(sql); m != nil {
+		for _, kv := range strings.Fields(m[1]) {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "job":
+				kind = v
+			case "destination":
+				q.Dst = s.table(v)
+			case "write_disposition":
+				q.WriteDisposition = bq.TableWriteDisposition(v)
+				q.CreateDisposition = bq.CreateNever
+			}
+		}
+	}
+	j, err := s.submit(ctx, q, kind)
+	if err != nil {
+		return nil, fmt.Errorf("bigquery: %w", err)
+	}
+	st, err := s.wait(ctx, j)
+	if err != nil {
+		return nil, err
+	}
+	if read != nil {
+		if err := read(j); err != nil {
+			return nil, fmt.Errorf("bigquery: job %s: %w", j.ID(), err)
+		}
+	}
+	return st, nil
+}
+
+func (s *Session) wait(ctx context.Context, j *bq.Job) (*bq.JobStatus, error) {
+	if s.e.poll > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.e.poll)
+		defer cancel()
+	}
+	st, err := j.Wait(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("bigquery: job %s: %w", j.ID(), err)
+	}
+	if err := st.Err(); err != nil {
+		return nil, fmt.Errorf("bigquery: job %s failed: %w", j.ID(), err)
+	}
+	return st, nil
+}
+
+// table resolves project.dataset.table (or dataset.table) to a Table.
+func (s *Session) table(name string) *bq.Table {
+	i := strings.LastIndexByte(name, '.')
+	tbl, rest := name[i+1:], name[:max(i, 0)]
+	project, dataset := s.e.project, rest
+	if j := strings.LastIndexByte(rest, '.'); j >= 0 {
+		project, dataset = rest[:j], rest[j+1:]
+	}
+	return s.e.client.DatasetInProject(project, dataset).Table(tbl)
+}
+
+// JobID derives a unit's job id: the model, partition and attempt from the
+// labels, the kind of job, a hash binding them to the project, location and
+// dataset, and the submission number when a transaction is retried. The
+// run id is deliberately left out: two runs that computed the same attempt
+// for a unit (concurrent runs) meet on the same job.
+func (s *Session) JobID(kind string, n int) string {
+	model, attempt := s.labels["idemc_model"], s.labels["idemc_attempt"]
+	if model == "" || attempt == "" || kind == "" {
+		return ""
+	}
+	part := s.labels["idemc_partition"]
+	h := hash32(strings.Join([]string{s.e.project, s.e.location, s.e.dataset, model, part, attempt, kind}, "\x00"))
+	id := fmt.Sprintf("idemc_%s_%s_a%s_%s_%08x", model, part, attempt, kind, h)
+	if part == "" {
+		id = fmt.Sprintf("idemc_%s_a%s_%s_%08x", model, attempt, kind, h)
+	}
+	if n > 1 {
+		id += "_r" + strconv.Itoa(n)
+	}
+	return id
+}
+
+// submit inserts the job. A write job gets its derived id; when that id
+// exists already (jobs.insert answers 409):
+//   - a job of this run (same idemc_run label): it is this very submission,
+//     resent after a lost answer; wait for it instead of writing twice;
+//   - a job of another run: still running, it is waited for first (the two
+//     never write at once); either way this unit's write is submitted again
+//     under the next id (_r2, …), so an old job never stands in for it.
+//
+// Before the first submission of attempt N, attempt N-1's job of the same
+// kind is looked up: a crashed run's script still running is waited for.
+func (s *Session) submit(ctx context.Context, q *bq.Query, kind string) (*bq.Job, error) {
+	if s.JobID(kind, 1) == "" {
+		return q.Run(ctx)
+	}
+	s.seq[kind]++
+	if s.seq[kind] == 1 {
+		s.waitForPreviousAttempt(ctx, kind)
+	}
+	for n := s.seq[kind]; ; n++ {
+		id := s.JobID(kind, n)
+		q.JobID = id
+		s.lastJobs = append(s.lastJobs, id)
+		j, err := q.Run(ctx)
+		if err == nil {
+			s.seq[kind] = n
+			return j, nil
+		}
+		var ge *googleapi.Error
+		if !errors.As(err, &ge) || ge.Code != http.StatusConflict {
+			return nil, err
+		}
+		old, gerr := s.e.client.JobFromIDLocation(ctx, id, s.e.location)
+		if gerr != nil {
+			return nil, fmt.Errorf("job %s exists but cannot be read: %w", id, gerr)
+		}
+		if s.ownJob(old) {
+			s.seq[kind] = n
+			return old, nil
+		}
+		if st := old.LastStatus(); st == nil || !st.Done() {
+			_, _ = old.Wait(ctx)
+		}
+	}
+}
+
+func (s *Session) ownJob(j *bq.Job) bool {
+	cfg, err := j.Config()
+	if err != nil {
+		return false
+	}
+	qc, ok := cfg.(*bq.QueryConfig)
+	return ok && qc.Labels["idemc_run"] != "" && qc.Labels["idemc_run"] == s.labels["idemc_run"]
+}
+
+// waitForPreviousAttempt waits for the previous attempt's job of this kind
+// if it is still running (its run died while the job went on).
+func (s *Session) waitForPreviousAttempt(ctx context.Context, kind string) {
+	a, err := strconv.Atoi(s.labels["idemc_attempt"])
+	if err != nil || a <= 1 {
+		return
+	}
+	saved := s.labels["idemc_attempt"]
+	s.labels["idemc_attempt"] = strconv.Itoa(a - 1)
+	id := s.JobID(kind, 1)
+	s.labels["idemc_attempt"] = saved
+	old, err := s.e.client.JobFromIDLocation(ctx, id, s.e.location)
+	if err != nil {
+		return // not found (the usual case) or unreadable: nothing to wait for
+	}
+	if st := old.LastStatus(); st != nil && !st.Done() {
+		_, _ = old.Wait(ctx)
+	}
+}
+
+// valueText renders a result value as text (NULL as "NULL"; timestamps in
+// UTC as sqlgen.Text prints them).
+func valueText(v bq.Value) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case time.Time:
+		return x.UTC().Format("2006-01-02 15:04:05.999999")
+	case civil.Date:
+		return x.String()
+	case civil.DateTime:
+		return x.In(time.UTC).Format("2006-01-02 15:04:05.999999")
+	case civil.Time:
+		return x.String()
+	case *big.Rat:
+		s := x.FloatString(9)
+		if strings.Contains(s, ".") {
+			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		}
+		return s
+	case []byte:
+		return string(x)
+	default:
+		return sqlgen.Text(x)
+	}
+}
+
+// LoadCSV replaces r with the CSV file in one load job (WRITE_TRUNCATE),
+// with the column types inferred from the file.
+func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) (int64, error) {
+	f, err := sqlgen.ReadCSV(path)
+	if err != nil {
+		return 0, err
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer file.Close()
+	src := bq.NewReaderSource(file)
+	src.SkipLeadingRows = 1
+	src.SourceFormat = bq.CSV
+	for _, c := range f.Columns {
+		src.Schema = append(src.Schema, &bq.FieldSchema{Name: c.Name, Type: seedType(c.Kind)})
+	}
+	project, dataset := r.Database, r.Schema
+	if project == "" {
+		project = e.project
+	}
+	if dataset == "" {
+		dataset = e.dataset
+	}
+	ds := e.client.DatasetInProject(project, dataset)
+	if _, err := ds.Metadata(ctx); err != nil {
+		if err := ds.Create(ctx, &bq.DatasetMetadata{Location: e.location}); err != nil && !isConflict(err) {
+			return 0, fmt.Errorf("bigquery: creating dataset %s: %w", dataset, err)
+		}
+	}
+	l := ds.Table(r.Name).LoaderFrom(src)
+	l.WriteDisposition = bq.WriteTruncate
+	l.CreateDisposition = bq.CreateIfNeeded
+	l.Location = e.location
+	j, err := l.Run(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("bigquery: %w", err)
+	}
+	st, err := j.Wait(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("bigquery: %w", err)
+	}
+	if err := st.Err(); err != nil {
+		return 0, fmt.Errorf("bigquery: loading %s: %w", path, err)
+	}
+	return int64(len(f.Rows)), nil
+}
+
+func isConflict(err error) bool {
+	var ge *googleapi.Error
+	return errors.As(err, &ge) && ge.Code == http.StatusConflict
+}
+
+func seedType(kind string) bq.FieldType {
+	switch kind {
+	case sqlgen.KindBigInt:
+		return bq.IntegerFieldType
+	case sqlgen.KindDouble:
+		return bq.FloatFieldType
+	case sqlgen.KindBoolean:
+		return bq.BooleanFieldType
+	case sqlgen.KindDate:
+		return bq.DateFieldType
+	case sqlgen.KindTimestamp:
+		return bq.TimestampFieldType
+	}
+	return bq.StringFieldType
+}
+
+var _ adapters.Engine = (*Engine)(nil)

@@ -1,0 +1,428 @@
+package bigquery
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemc/idemc/adapters"
+)
+
+// runUnit executes a recipe on one session the way the runner does
+// (runner/unit.go): validate and check steps are queries whose rows are
+// failures; an error after BEGIN sends the dialect's ROLLBACK; cleanups run
+// after a failure too.
+func runUnit(t *testing.T, s adapters.Session, steps []adapters.Step) error {
+	t.Helper()
+	ctx := context.Background()
+	inTx := false
+	fail := func(err error) error {
+		if inTx {
+			_, _ = s.Exec(ctx, NewDialect().Rollback())
+		}
+		for _, st := range steps {
+			if st.Purpose == adapters.Cleanup {
+				_, _ = s.Exec(ctx, st.SQL)
+			}
+		}
+		return err
+	}
+	for _, st := range steps {
+		switch st.Purpose {
+		case adapters.Validate, adapters.CheckStep:
+			_, rows, err := s.Query(ctx, st.SQL, 5)
+			if err != nil {
+				return fail(err)
+			}
+			if len(rows) > 0 && st.Check.Severity != "warn" {
+				return fail(fmt.Errorf("check %s failed", st.Check.Name))
+			}
+			continue
+		}
+		if _, err := s.Exec(ctx, st.SQL); err != nil {
+			if st.Purpose == adapters.Cleanup {
+				continue
+			}
+			return fail(err)
+		}
+		switch st.Purpose {
+		case adapters.Begin:
+			inTx = true
+		case adapters.Commit:
+			inTx = false
+		}
+	}
+	return nil
+}
+
+func testState() adapters.State {
+	return adapters.State{Audit: adapters.Relation{Schema: "analytics", Name: "idemc_audit"}, Marks: adapters.Relation{Schema: "analytics", Name: "idemc_state"}}
+}
+
+func partitionWrite(strategy string) *adapters.Write {
+	start := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
+	return &adapters.Write{
+		Model: "events_daily", Materialized: adapters.Incremental, Strategy: strategy,
+		Target:      adapters.Relation{Schema: "analytics", Name: "events_daily"},
+		Select:      "SELECT event_key, event_date, amount FROM `raw`.`events` WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'",
+		PartitionBy: "event_date", Window: &adapters.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
+		Columns: []string{"event_key", "event_date", "amount"},
+		Checks: []*adapters.Check{
+			{Name: "unique(event_key)", Kind: adapters.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
+			{Name: "min_rows(1)", Kind: adapters.CheckMinRows, Severity: "warn", MinRows: 1},
+		},
+		State: testState(),
+		Audit: &adapters.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "bigquery"},
+	}
+}
+
+func kinds(jobs []*fakeJob) string {
+	out := make([]string, len(jobs))
+	for i, j := range jobs {
+		q := strings.ToUpper(strings.TrimSpace(stripDirective(j.SQL)))
+		switch {
+		case strings.HasPrefix(q, "BEGIN TRANSACTION"):
+			out[i] = "SCRIPT"
+		case strings.HasPrefix(q, "CREATE TABLE IF NOT EXISTS"):
+			out[i] = "CREATE"
+		case strings.HasPrefix(q, "CREATE OR REPLACE TABLE"):
+			out[i] = "STAGE"
+		case strings.HasPrefix(q, "INSERT INTO `ANALYTICS`.`IDEMC_AUDIT`"):
+			out[i] = "AUDIT START"
+		case strings.HasPrefix(q, "UPDATE `ANALYTICS`.`IDEMC_AUDIT`"):
+			out[i] = "AUDIT FINISH"
+		case strings.HasPrefix(q, "SELECT") && j.Config["destinationTable"] != nil:
+			out[i] = "PUBLISH"
+		case strings.HasPrefix(q, "SELECT"):
+			out[i] = "QUERY"
+		case strings.HasPrefix(q, "DROP"):
+			out[i] = "DROP"
+		default:
+			out[i] = q
+		}
+	}
+	return strings.Join(out, " | ")
+}
+
+func TestScriptTransactionIsOneJob(t *testing.T) {
+	f := newFakeBigQuery(t)
+	e := f.engine(t, "EU")
+	s, _ := e.Session(context.Background())
+	if err := runUnit(t, s, NewDialect().Recipe(partitionWrite("delete_insert"))); err != nil {
+		t.Fatal(err)
+	}
+	jobs := f.submitted()
+	if got, want := kinds(jobs), "CREATE | AUDIT START | SCRIPT | QUERY"; got != want {
+		t.Fatalf("jobs:\n got %s\nwant %s", got, want)
+	}
+	script := jobs[2]
+	// The whole write is one script: BEGIN TRANSACTION; DELETE; INSERT;
+	// ASSERTs; audit; COMMIT TRANSACTION.
+	var heads []string
+	for _, st := range strings.Split(script.SQL, ";\n") {
+		w := strings.Fields(st)
+		heads = append(heads, strings.Join(w[:min(2, len(w))], " "))
+	}
+	if got, want := strings.Join(heads, " | "), "BEGIN TRANSACTION | DELETE FROM | INSERT INTO | ASSERT NOT | ASSERT NOT | UPDATE `analytics`.`idemc_audit` | UPDATE `analytics`.`idemc_audit` | COMMIT TRANSACTION;"; got != want {
+		t.Fatalf("script statements:\n got %s\nwant %s\n%s", got, want, script.SQL)
+	}
+	if !strings.Contains(script.SQL, "AS 'idemc: check unique(event_key) failed'") || !strings.Contains(script.SQL, "AS 'idemc: check not_null(event_date) failed'") {
+		t.Errorf("the error checks must be ASSERTs in the script:\n%s", script.SQL)
+	}
+	if strings.Contains(script.SQL, "min_rows") {
+		t.Errorf("a warn check must not fail the script:\n%s", script.SQL)
+	}
+	wantID := s.(*Session).JobID("script", 1)
+	if !strings.HasPrefix(wantID, "idemc_events_daily_2026-07-02_a2_script_") || script.ID != wantID {
+		t.Errorf("script job id %q, want the derived %q", script.ID, wantID)
+	}
+	if script.Location != "EU" {
+		t.Errorf("location %q, want EU", script.Location)
+	}
+	for _, j := range jobs {
+		if j.Labels["idemc_run"] != "20260703t060000_000z-cafe0001" || j.Labels["idemc_model"] != "events_daily" ||
+			j.Labels["idemc_partition"] != "2026-07-02" || j.Labels["idemc_attempt"] != "2" {
+			t.Errorf("job %s labels %v, want the unit's run id, model, partition and attempt", j.ID, j.Labels)
+		}
+	}
+	// The warn check runs after COMMIT, on the committed region.
+	if q := jobs[3].SQL; !strings.Contains(q, "WHERE n < 1") {
+		t.Errorf("last job should be the warn check: %s", q)
+	}
+	// The same unit and attempt derive the same id in another session
+	// (a resubmission finds the job).
+	s2, _ := e.Session(context.Background())
+	s2.(*Session).setLabels("idemc_attempt:2,idemc_model:events_daily,idemc_partition:2026-07-02,idemc_run:other")
+	if id := s2.(*Session).JobID("script", 1); id != wantID {
+		t.Errorf("job id not deterministic: %s vs %s", id, wantID)
+	}
+}
+
+func TestFailingAssertRollsBackTheScript(t *testing.T) {
+	f := newFakeBigQuery(t)
+	e := f.engine(t, "EU")
+	f.fail = func(sql string) string {
+		if strings.HasPrefix(sql, "BEGIN TRANSACTION") {
+			return "idemc: check unique(event_key) failed at [9:1]"
+		}
+		return ""
+	}
+	s, _ := e.Session(context.Background())
+	err := runUnit(t, s, NewDialect().Recipe(partitionWrite("delete_insert")))
+	if err == nil || !strings.Contains(err.Error(), "check unique(event_key) failed") {
+		t.Fatalf("want the failing ASSERT to fail the unit with the check's name, got %v", err)
+	}
+	// Nothing after the failed script: ROLLBACK discards the buffer (the
+	// script already rolled back as a whole), and no warn check runs.
+	if got, want := kinds(f.submitted()), "CREATE | AUDIT START | SCRIPT"; got != want {
+		t.Fatalf("jobs:\n got %s\nwant %s", got, want)
+	}
+	if s.(*Session).inTx {
+		t.Error("the session is still in a transaction after ROLLBACK")
+	}
+}
+
+func TestInsertOverwriteWritesThePartitionWithWriteTruncate(t *testing.T) {
+	for _, tc := range []struct {
+		gran, key, decorator string
+		start                time.Time
+		end                  time.Time
+	}{
+		{"day", "2026-07-02", "$20260702", time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC), time.Date(2026, 7, 3, 0, 0, 0, 0, time.UTC)},
+		{"hour", "2026-07-02T13", "$2026070213", time.Date(2026, 7, 2, 13, 0, 0, 0, time.UTC), time.Date(2026, 7, 2, 14, 0, 0, 0, time.UTC)},
+		{"month", "2026-07", "$202607", time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)},
+		{"year", "2026", "$2026", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		t.Run(tc.gran, func(t *testing.T) {
+			f := newFakeBigQuery(t)
+			e := f.engine(t, "US")
+			w := partitionWrite("insert_overwrite")
+			w.Window = &adapters.Window{Start: tc.start, End: tc.end, Granularity: tc.gran, Key: tc.key}
+			w.Audit.Partition = tc.key
+			s, _ := e.Session(context.Background())
+			if err := runUnit(t, s, NewDialect().Recipe(w)); err != nil {
+				t.Fatal(err)
+			}
+			jobs := f.submitted()
+			if got, want := kinds(jobs), "CREATE | AUDIT START | STAGE | QUERY | QUERY | QUERY | PUBLISH | AUDIT FINISH | DROP"; got != want {
+				t.Fatalf("jobs:\n got %s\nwant %s", got, want)
+			}
+			pub := jobs[6]
+			dst, _ := pub.Config["destinationTable"].(map[string]any)
+			if dst["projectId"] != "proj" || dst["datasetId"] != "analytics" || dst["tableId"] != "events_daily"+tc.decorator {
+				t.Errorf("destination %v, want proj.analytics.events_daily%s", dst, tc.decorator)
+			}
+			if pub.Config["writeDisposition"] != "WRITE_TRUNCATE" || pub.Config["createDisposition"] != "CREATE_NEVER" {
+				t.Errorf("dispositions %v / %v", pub.Config["writeDisposition"], pub.Config["createDisposition"])
+			}
+			if !strings.Contains(pub.ID, "_publish_") || !strings.Contains(jobs[2].ID, "_stage_") {
+				t.Errorf("write jobs need derived ids: stage %q, publish %q", jobs[2].ID, pub.ID)
+			}
+			stage := StageRelation(w).Name
+			if !strings.HasPrefix(stage, "events_daily__idemc_stage_"+strings.TrimPrefix(tc.decorator, "$")+"_") {
+				t.Errorf("staging table %s: want the partition in its name", stage)
+			}
+			for _, j := range jobs[3:6] {
+				if !strings.Contains(j.SQL, "`"+stage+"`") {
+					t.Errorf("checks must read the staging table %s: %s", stage, j.SQL)
+				}
+			}
+			if !strings.Contains(jobs[0].SQL, "PARTITION BY") {
+				t.Errorf("destination must be partitioned: %s", jobs[0].SQL)
+			}
+		})
+	}
+}
+
+func TestInsertOverwriteFailingCheckPublishesNothing(t *testing.T) {
+	f := newFakeBigQuery(t)
+	e := f.engine(t, "US")
+	f.rows = func(sql string) ([]string, [][]string) {
+		if strings.Contains(sql, "HAVING count(*) > 1") {
+			return []string{"event_key", "n"}, [][]string{{"k1", "2"}}
+		}
+		return []string{"n"}, nil
+	}
+	s, _ := e.Session(context.Background())
+	err := runUnit(t, s, NewDialect().Recipe(partitionWrite("insert_overwrite")))
+	if err == nil || !strings.Contains(err.Error(), "unique(event_key)") {
+		t.Fatalf("want the check to fail, got %v", err)
+	}
+	got := kinds(f.submitted())
+	if strings.Contains(got, "PUBLISH") || strings.Contains(got, "AUDIT FINISH") {
+		t.Fatalf("a failed check on the stage must publish nothing: %s", got)
+	}
+	if !strings.HasSuffix(got, "DROP") {
+		t.Errorf("the staging table is dropped after a failure: %s", got)
+	}
+}
+
+func TestResubmissionFindsTheJob(t *testing.T) {
+	f := newFakeBigQuery(t)
+	e := f.engine(t, "EU")
+	s, _ := e.Session(context.Background())
+	sess := s.(*Session)
+	steps := NewDialect().Recipe(partitionWrite("delete_insert"))
+	// The label step names the unit; derive its script id.
+	if _, err := s.Exec(context.Background(), steps[0].SQL); err != nil {
+		t.Fatal(err)
+	}
+	id := sess.JobID("script", 1)
+	// A job with that id exists already and carries this run's label: an
+	// earlier send of this very submission (the answer was lost).
+	f.preJob(id, "20260703t060000_000z-cafe0001", "RUNNING")
+	if err := runUnit(t, s, steps); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range f.submitted() {
+		if strings.HasPrefix(j.SQL, "BEGIN TRANSACTION") {
+			t.Fatalf("the script was submitted again (%s) instead of waiting for the existing job %s", j.ID, id)
+		}
+	}
+}
+
+func TestOtherRunsJobDoesNotStandIn(t *testing.T) {
+	f := newFakeBigQuery(t)
+	e := f.engine(t, "EU")
+	s, _ := e.Session(context.Background())
+	sess := s.(*Session)
+	steps := NewDialect().Recipe(partitionWrite("delete_insert"))
+	if _, err := s.Exec(context.Background(), steps[0].SQL); err != nil {
+		t.Fatal(err)
+	}
+	id := sess.JobID("script", 1)
+	// Same unit and attempt, but another run's finished job (an audit table
+	// reset, or a concurrent run): this unit must still write, under _r2.
+	f.preJob(id, "some-other-run", "")
+	if err := runUnit(t, s, steps); err != nil {
+		t.Fatal(err)
+	}
+	var scripts []string
+	for _, j := range f.submitted() {
+		if strings.HasPrefix(j.SQL, "BEGIN TRANSACTION") {
+			scripts = append(scripts, j.ID)
+		}
+	}
+	if len(scripts) != 1 || scripts[0] != id+"_r2" {
+		t.Fatalf("want one script submitted as %s_r2, got %v", id, scripts)
+	}
+}
+
+func TestRetriedTransactionGetsANewJobID(t *testing.T) {
+	f := newFakeBigQuery(t)
+	e := f.engine(t, "EU")
+	tries := 0
+	f.fail = func(sql string) string {
+		if strings.HasPrefix(sql, "BEGIN TRANSACTION") {
+			tries++
+			if tries == 1 {
+				return "Transaction is aborted due to concurrent update against table proj:analytics.events_daily"
+			}
+		}
+		return ""
+	}
+	s, _ := e.Session(context.Background())
+	steps := NewDialect().Recipe(partitionWrite("delete_insert"))
+	err := runUnit(t, s, steps)
+	if err == nil || !e.Retryable(err) {
+		t.Fatalf("a concurrent-update abort must be retryable, got %v", err)
+	}
+	// The runner retries the transaction from BEGIN on the same session.
+	begin := 0
+	for i, st := range steps {
+		if st.Purpose == adapters.Begin {
+			begin = i
+		}
+	}
+	if err := runUnit(t, s, steps[begin:]); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, j := range f.submitted() {
+		if strings.HasPrefix(j.SQL, "BEGIN TRANSACTION") {
+			ids = append(ids, j.ID)
+		}
+	}
+	if len(ids) != 2 || ids[1] != ids[0]+"_r2" {
+		t.Fatalf("script ids %v: the retry needs a new id", ids)
+	}
+}
+
+func TestPreviousAttemptStillRunningIsWaitedFor(t *testing.T) {
+	f := newFakeBigQuery(t)
+	e := f.engine(t, "EU")
+	s, _ := e.Session(context.Background())
+	sess := s.(*Session)
+	sess.setLabels("idemc_attempt:1,idemc_model:events_daily,idemc_partition:2026-07-02,idemc_run:dead-run")
+	prev := sess.JobID("script", 1)
+	f.preJob(prev, "dead-run", "RUNNING")
+	if err := runUnit(t, s, NewDialect().Recipe(partitionWrite("delete_insert"))); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	still := f.byID[prev].Stmt
+	f.mu.Unlock()
+	if still != "" {
+		t.Fatal("attempt 1's running job was not looked at before attempt 2 was submitted")
+	}
+}
+
+func TestQueriesInsideTheScriptAreRefused(t *testing.T) {
+	f := newFakeBigQuery(t)
+	e := f.engine(t, "")
+	s, _ := e.Session(context.Background())
+	ctx := context.Background()
+	if _, err := s.Exec(ctx, BeginSQL); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Query(ctx, "SELECT count(*) FROM t", 1); err == nil {
+		t.Fatal("a SELECT inside the buffered transaction cannot see its writes and must be refused")
+	}
+	if _, rows, err := s.Query(ctx, "ASSERT (SELECT count(*) FROM t) > 0 AS 'x'", 1); err != nil || rows != nil {
+		t.Fatalf("an ASSERT is buffered: %v %v", rows, err)
+	}
+	if _, err := s.Exec(ctx, RollbackSQL); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.submitted()); n != 0 {
+		t.Fatalf("a rolled-back buffer sends nothing; %d jobs were sent", n)
+	}
+}
+
+func TestSessionReadsAndDescribes(t *testing.T) {
+	f := newFakeBigQuery(t)
+	e := f.engine(t, "EU")
+	s, _ := e.Session(context.Background())
+	ctx := context.Background()
+	f.rows = func(sql string) ([]string, [][]string) {
+		return []string{"table_schema", "table_name"}, [][]string{{"analytics", "events_daily"}, {"raw", "NULL"}}
+	}
+	cols, rows, err := s.Query(ctx, NewDialect().RelationsQuery(), 0)
+	if err != nil || len(rows) != 2 || cols[1] != "table_name" || rows[1][1] != "NULL" {
+		t.Fatalf("query: %v %v %v", cols, rows, err)
+	}
+	if q := f.submitted()[0].SQL; !strings.Contains(q, "FROM `region-eu`.INFORMATION_SCHEMA.TABLES") {
+		t.Errorf("relations are read region-wide for a target with a location: %s", q)
+	}
+	got, err := s.Columns(ctx, NewDialect().DescribeQuery("SELECT 1 AS event_key"))
+	if err != nil || len(got) != 2 || got[0].Name != "event_key" || got[1].Type != "NUMERIC" {
+		t.Fatalf("columns: %v %v", got, err)
+	}
+	if j := f.submitted()[1]; !j.DryRun {
+		t.Error("describing a query must be a dry run (no cost)")
+	}
+	if _, ok, err := s.Relation(ctx, adapters.Relation{Schema: "analytics", Name: "missing"}); ok || err != nil {
+		t.Fatalf("missing table: ok %v err %v", ok, err)
+	}
+	f.tables["analytics.events_daily"] = []string{"event_key", "event_date"}
+	rc, ok, err := s.Relation(ctx, adapters.Relation{Schema: "analytics", Name: "events_daily"})
+	if !ok || err != nil || len(rc) != 2 {
+		t.Fatalf("table: %v %v %v", rc, ok, err)
+	}
+	n, err := s.Exec(ctx, "DELETE FROM `analytics`.`t` AS t WHERE true")
+	if err != nil || n != 3 {
+		t.Fatalf("DML outside a transaction reports its rows: %d %v", n, err)
+	}
+}

@@ -1,0 +1,242 @@
+package bigquery
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"google.golang.org/api/option"
+)
+
+// fakeBigQuery answers the REST calls of cloud.google.com/go/bigquery that
+// the engine makes: jobs.insert, jobs.get, jobs.getQueryResults and
+// tables.get. It records every job inserted.
+type fakeBigQuery struct {
+	t   *testing.T
+	srv *httptest.Server
+
+	mu   sync.Mutex
+	jobs []*fakeJob          // in insertion order
+	byID map[string]*fakeJob // by job id
+	// fail, when set, returns an error message for a query (the job ends
+	// DONE with that errorResult).
+	fail func(sql string) string
+	// rows, when set, answers a query with columns and rows.
+	rows func(sql string) ([]string, [][]string)
+	// running leaves jobs whose query matches RUNNING until polled this
+	// many times.
+	tables map[string][]string // dataset.table → column names
+}
+
+type fakeJob struct {
+	ID       string
+	Project  string
+	Location string
+	SQL      string
+	Config   map[string]any // configuration.query
+	Labels   map[string]string
+	DryRun   bool
+	Err      string
+	Cols     []string
+	Rows     [][]string
+	Pre      bool // created by the test, not by the engine
+	Stmt     string
+}
+
+func newFakeBigQuery(t *testing.T) *fakeBigQuery {
+	f := &fakeBigQuery{t: t, byID: map[string]*fakeJob{}, tables: map[string][]string{}}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeBigQuery) engine(t *testing.T, location string) *Engine {
+	t.Helper()
+	e, err := open(context.Background(), map[string]string{"project": "proj", "schema": "analytics", "location": location},
+		option.WithEndpoint(f.srv.URL+"/"), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func apiError(w http.ResponseWriter, code int, reason, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
+		"code": code, "message": msg, "errors": []any{map[string]any{"reason": reason, "message": msg}}}})
+}
+
+func (f *fakeBigQuery) serve(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimPrefix(r.URL.Path, "/bigquery/v2")
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case r.Method == http.MethodPost && len(parts) == 3 && parts[0] == "projects" && parts[2] == "jobs":
+		f.insert(w, r, parts[1])
+	case r.Method == http.MethodGet && len(parts) == 4 && parts[2] == "jobs":
+		f.mu.Lock()
+		j := f.byID[parts[3]]
+		f.mu.Unlock()
+		if j == nil {
+			apiError(w, 404, "notFound", "Not found: Job "+parts[3])
+			return
+		}
+		_ = json.NewEncoder(w).Encode(f.jobJSON(j))
+	case r.Method == http.MethodGet && len(parts) == 4 && parts[2] == "queries":
+		f.mu.Lock()
+		j := f.byID[parts[3]]
+		f.mu.Unlock()
+		if j == nil {
+			apiError(w, 404, "notFound", "Not found: Job "+parts[3])
+			return
+		}
+		if j.Err != "" {
+			apiError(w, 400, "invalidQuery", j.Err)
+			return
+		}
+		fields := make([]any, len(j.Cols))
+		for i, c := range j.Cols {
+			fields[i] = map[string]any{"name": c, "type": "STRING", "mode": "NULLABLE"}
+		}
+		rows := make([]any, len(j.Rows))
+		for i, row := range j.Rows {
+			cells := make([]any, len(row))
+			for k, v := range row {
+				if v == "NULL" {
+					cells[k] = map[string]any{"v": nil}
+				} else {
+					cells[k] = map[string]any{"v": v}
+				}
+			}
+			rows[i] = map[string]any{"f": cells}
+		}
+		res := map[string]any{"kind": "bigquery#getQueryResultsResponse", "jobComplete": true,
+			"jobReference": map[string]any{"projectId": j.Project, "jobId": j.ID, "location": j.Location},
+			"schema":       map[string]any{"fields": fields}, "totalRows": fmt.Sprint(len(j.Rows))}
+		if r.URL.Query().Get("maxResults") != "0" {
+			res["rows"] = rows
+		}
+		_ = json.NewEncoder(w).Encode(res)
+	case r.Method == http.MethodGet && len(parts) == 6 && parts[2] == "datasets" && parts[4] == "tables":
+		f.mu.Lock()
+		cols, ok := f.tables[parts[3]+"."+parts[5]]
+		f.mu.Unlock()
+		if !ok {
+			apiError(w, 404, "notFound", "Not found: Table "+parts[1]+":"+parts[3]+"."+parts[5])
+			return
+		}
+		fields := make([]any, len(cols))
+		for i, c := range cols {
+			fields[i] = map[string]any{"name": c, "type": "STRING"}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"tableReference": map[string]any{"projectId": parts[1], "datasetId": parts[3], "tableId": parts[5]}, "schema": map[string]any{"fields": fields}})
+	default:
+		f.t.Errorf("fake bigquery: unexpected %s %s", r.Method, r.URL.Path)
+		apiError(w, 400, "badRequest", "unexpected request")
+	}
+}
+
+func (f *fakeBigQuery) insert(w http.ResponseWriter, r *http.Request, project string) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		JobReference  struct{ ProjectId, JobId, Location string } `json:"jobReference"`
+		Configuration struct {
+			DryRun bool              `json:"dryRun"`
+			Labels map[string]string `json:"labels"`
+			Query  map[string]any    `json:"query"`
+		} `json:"configuration"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		apiError(w, 400, "invalid", err.Error())
+		return
+	}
+	sql, _ := req.Configuration.Query["query"].(string)
+	j := &fakeJob{ID: req.JobReference.JobId, Project: project, Location: req.JobReference.Location, SQL: sql,
+		Config: req.Configuration.Query, Labels: req.Configuration.Labels, DryRun: req.Configuration.DryRun}
+	f.mu.Lock()
+	if old := f.byID[j.ID]; old != nil && j.ID != "" {
+		f.mu.Unlock()
+		apiError(w, 409, "duplicate", "Already Exists: Job "+project+":"+j.Location+"."+j.ID)
+		return
+	}
+	if f.fail != nil {
+		j.Err = f.fail(sql)
+	}
+	if f.rows != nil && j.Err == "" {
+		j.Cols, j.Rows = f.rows(sql)
+	}
+	f.jobs = append(f.jobs, j)
+	if j.ID != "" {
+		f.byID[j.ID] = j
+	}
+	f.mu.Unlock()
+	_ = json.NewEncoder(w).Encode(f.jobJSON(j))
+}
+
+// preJob records a job as if an earlier submission had created it.
+func (f *fakeBigQuery) preJob(id, run, state string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j := &fakeJob{ID: id, Project: "proj", Location: "EU", SQL: "-- earlier", Labels: map[string]string{"idemc_run": run}, Pre: true, Stmt: state}
+	f.byID[id] = j
+}
+
+func (f *fakeBigQuery) jobJSON(j *fakeJob) map[string]any {
+	status := map[string]any{"state": "DONE"}
+	if j.Stmt == "RUNNING" {
+		status["state"] = "RUNNING"
+		j.Stmt = "" // done at the next look
+	}
+	if j.Err != "" {
+		e := map[string]any{"reason": "invalidQuery", "message": j.Err}
+		status["errorResult"] = e
+		status["errors"] = []any{e}
+	}
+	up := strings.ToUpper(strings.TrimSpace(stripDirective(j.SQL)))
+	stmtType := "SELECT"
+	for _, k := range []string{"INSERT", "UPDATE", "DELETE", "MERGE", "CREATE", "DROP", "BEGIN"} {
+		if strings.HasPrefix(up, k) {
+			stmtType = k
+		}
+	}
+	if stmtType == "BEGIN" {
+		stmtType = "SCRIPT"
+	}
+	q := map[string]any{"statementType": stmtType}
+	if stmtType == "INSERT" || stmtType == "UPDATE" || stmtType == "DELETE" || stmtType == "MERGE" {
+		q["numDmlAffectedRows"] = "3"
+	}
+	if j.DryRun {
+		q["schema"] = map[string]any{"fields": []any{
+			map[string]any{"name": "event_key", "type": "STRING"}, map[string]any{"name": "amount", "type": "NUMERIC"}}}
+	}
+	cfg := map[string]any{"query": j.Config, "labels": j.Labels, "dryRun": j.DryRun}
+	if j.Config == nil {
+		cfg["query"] = map[string]any{"query": j.SQL}
+	}
+	return map[string]any{"kind": "bigquery#job", "id": j.Project + ":" + j.Location + "." + j.ID,
+		"jobReference":  map[string]any{"projectId": j.Project, "jobId": j.ID, "location": j.Location},
+		"configuration": cfg, "status": status, "statistics": map[string]any{"query": q}}
+}
+
+func stripDirective(sql string) string {
+	if m := directiveRe.FindStringIndex(sql); m != nil {
+		return sql[m[1]:]
+	}
+	return sql
+}
+
+// submitted returns the jobs the engine inserted (not the pre-made ones).
+func (f *fakeBigQuery) submitted() []*fakeJob {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]*fakeJob(nil), f.jobs...)
+}

@@ -1,0 +1,231 @@
+// Package snowflake is the Snowflake engine (github.com/snowflakedb/gosnowflake,
+// database/sql). Snowflake commits implicitly around DDL, so every
+// auto-committing statement of a unit (creating the destination, staging the
+// batch in a temporary table, dropping it) runs outside the write's
+// transaction; the write itself, its checks and the audit update are DML in
+// one BEGIN … COMMIT on one session.
+package snowflake
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
+)
+
+// Dialect is Snowflake's SQL.
+type Dialect struct{ sqlgen.Gen }
+
+// NewDialect returns Snowflake's dialect.
+func NewDialect() Dialect {
+	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
+		Engine: "snowflake", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
+		QuoteIdent: quoteIdent,
+		NullSafeEq: func(a, b string) string { return "EQUAL_NULL(" + a + ", " + b + ")" },
+		DateLit:    func(s string) string { return "DATE '" + s + "'" },
+		// TIMESTAMP '…' would follow the account's TIMESTAMP_TYPE_MAPPING;
+		// idemc's times are UTC wall-clock values, so say NTZ explicitly.
+		TimestampLit: func(s string) string { return "'" + s + "'::TIMESTAMP_NTZ" },
+		BigInt:       "BIGINT", Timestamp: "TIMESTAMP_NTZ", Text: "VARCHAR",
+		// Snowflake reads \ as an escape inside '…'.
+		StringEscapeBackslash: true,
+		DeleteFrom:            func(dest, alias string) string { return "DELETE FROM " + dest + " " + alias },
+	}}}
+}
+
+// Capabilities of Snowflake.
+var Capabilities = adapters.Capabilities{
+	TransactionalDDL: false, Merge: true, MergeBySource: false, PartitionOverwrite: false,
+	ChecksInWrite: true, Lock: "none needed: Snowflake's table locks serialize DML on one table (the run id is the QUERY_TAG)",
+}
+
+// quoteIdent quotes an identifier. Snowflake stores an unquoted name in
+// upper case, and a model's SELECT names its columns unquoted, so a name that
+// would be valid unquoted is quoted in upper case ("event_date" →
+// "EVENT_DATE"): the quoted form then names the same column as the model's
+// unquoted one, and every name is still quoted (safe for reserved words).
+// Any other name keeps its exact spelling.
+func quoteIdent(ident string) string {
+	if simpleIdent(ident) {
+		ident = strings.ToUpper(ident)
+	}
+	return `"` + strings.ReplaceAll(ident, `"`, `""`) + `"`
+}
+
+// simpleIdent reports whether Snowflake would accept ident unquoted
+// (letters, digits, _ and $, not starting with a digit or $).
+func simpleIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case (c >= '0' && c <= '9' || c == '$') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// SurrogateKey is DESIGN §5's key spelled for Snowflake: MD5 returns
+// lowercase hex; LENGTH counts characters. Dates cast to text as
+// YYYY-MM-DD, the session's DATE_OUTPUT_FORMAT (the engine pins it).
+func (d Dialect) SurrogateKey(exprs []string) string {
+	return surrogateKey(exprs, "VARCHAR", "LENGTH", func(s string) string { return "MD5(" + s + ")" })
+}
+
+// surrogateKey renders md5 over "len:text" parts (NULL as "~") joined by "|".
+func surrogateKey(exprs []string, text, length string, md5 func(string) string) string {
+	parts := make([]string, 0, 2*len(exprs))
+	for i, e := range exprs {
+		if i > 0 {
+			parts = append(parts, "'|'")
+		}
+		txt := fmt.Sprintf("CAST(%s AS %s)", e, text)
+		parts = append(parts, fmt.Sprintf("CASE WHEN %s IS NULL THEN '~' ELSE CONCAT(CAST(%s(%s) AS %s), ':', %s) END", e, length, txt, text, txt))
+	}
+	if len(parts) == 1 {
+		return md5(parts[0])
+	}
+	return md5("CONCAT(" + strings.Join(parts, ", ") + ")")
+}
+
+// Recipe follows DESIGN §7 for Snowflake: the shared shape, reordered so
+// that nothing auto-committing runs between BEGIN and COMMIT.
+func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
+	steps := d.Gen.Recipe(d.hooks(), w)
+	return withQueryTag(d, w, outsideTransaction(steps))
+}
+
+// QueryTag is the QUERY_TAG a unit's statements carry: JSON with the run id
+// first, so Snowflake's QUERY_HISTORY can be filtered by run.
+func QueryTag(w *adapters.Write) string {
+	run, attempt := "<run_id>", int64(0)
+	if w.Audit != nil {
+		run, attempt = w.Audit.RunID, w.Audit.Attempt
+	}
+	part := ""
+	if w.Window != nil {
+		part = w.Window.Key
+	}
+	b, _ := json.Marshal(struct {
+		Run       string `json:"idemc_run"`
+		Model     string `json:"model"`
+		Partition string `json:"partition,omitempty"`
+		Attempt   int64  `json:"attempt,omitempty"`
+	}{run, w.Model, part, attempt})
+	return string(b)
+}
+
+// withQueryTag sets the session's QUERY_TAG before the unit and unsets it
+// after (sessions are pooled).
+func withQueryTag(d Dialect, w *adapters.Write, steps []adapters.Step) []adapters.Step {
+	out := make([]adapters.Step, 0, len(steps)+2)
+	out = append(out, adapters.Step{Purpose: adapters.Prepare, Comment: "tag this unit's queries with the run id (QUERY_HISTORY)",
+		SQL: "ALTER SESSION SET QUERY_TAG = " + d.String(QueryTag(w))})
+	out = append(out, steps...)
+	return append(out, adapters.Step{Purpose: adapters.Cleanup, Comment: "untag the pooled session", SQL: "ALTER SESSION UNSET QUERY_TAG"})
+}
+
+// outsideTransaction moves what Snowflake would commit implicitly out of the
+// transaction: prepare steps first, the stage (a temporary table: DDL) just
+// before BEGIN, cleanups (DROP TABLE: DDL) after COMMIT. The relative order
+// of everything else is kept.
+func outsideTransaction(steps []adapters.Step) []adapters.Step {
+	var prep, stage, mid, clean []adapters.Step
+	for _, s := range steps {
+		switch s.Purpose {
+		case adapters.Prepare:
+			prep = append(prep, s)
+		case adapters.Stage:
+			stage = append(stage, s)
+		case adapters.Cleanup:
+			clean = append(clean, s)
+		default:
+			mid = append(mid, s)
+		}
+	}
+	out := append([]adapters.Step{}, prep...)
+	placed := false
+	for _, s := range mid {
+		if s.Purpose == adapters.Begin && !placed {
+			out = append(out, stage...)
+			placed = true
+		}
+		out = append(out, s)
+	}
+	if !placed {
+		out = append(out, stage...)
+	}
+	return append(out, clean...)
+}
+
+func (d Dialect) hooks() sqlgen.Hooks {
+	return sqlgen.Hooks{
+		Begin:  "BEGIN TRANSACTION",
+		Commit: "COMMIT",
+		CreateStage: func(stage, sql string) string {
+			// Session-scoped and created before BEGIN (DDL commits).
+			return fmt.Sprintf("CREATE OR REPLACE TEMPORARY TABLE %s AS\n%s", stage, sql)
+		},
+		DropStage: func(stage string) string { return "DROP TABLE IF EXISTS " + stage },
+		Table: func(w *adapters.Write) ([]adapters.Step, string) {
+			dest := d.Qualify(w.Target)
+			return []adapters.Step{
+				{Purpose: adapters.Prepare, Comment: "the table, empty, if it does not exist yet (DDL, before BEGIN)", SQL: d.CreateIfMissing(w)},
+				{Purpose: adapters.Publish, Comment: "replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)",
+					SQL: fmt.Sprintf("INSERT OVERWRITE INTO %s\n%s", dest, w.Select)},
+			}, "SELECT count(*) FROM " + dest
+		},
+		Upsert: d.MergeSteps,
+		ViewRecipe: func(w *adapters.Write) []adapters.Step {
+			return []adapters.Step{
+				d.AuditStartStep(w),
+				{Purpose: adapters.Publish, Comment: "replace the view (DDL commits on its own)", SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)},
+				d.AuditFinishStep(w, ""),
+			}
+		},
+	}
+}
+
+// AddColumn adds a column; driver type names are mapped to Snowflake types.
+func (d Dialect) AddColumn(r adapters.Relation, c adapters.Column) string {
+	return fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", d.Qualify(r), d.Quote(c.Name), columnType(c.Type))
+}
+
+// columnType maps gosnowflake's result type names (FIXED, REAL, TEXT, …)
+// to column types; a NUMBER(p,s) from the engine passes through.
+func columnType(t string) string {
+	switch strings.ToUpper(t) {
+	case "FIXED":
+		return "NUMBER(38, 0)"
+	case "REAL":
+		return "FLOAT"
+	case "TEXT", "":
+		return "VARCHAR"
+	}
+	return t
+}
+
+// ColumnsQuery lists a relation's columns (names as stored: upper case for
+// names created unquoted).
+func (d Dialect) ColumnsQuery(r adapters.Relation) string {
+	fold := func(s string) string {
+		if simpleIdent(s) {
+			return strings.ToUpper(s)
+		}
+		return s
+	}
+	q := fmt.Sprintf("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position",
+		d.String(fold(r.Schema)), d.String(fold(r.Name)))
+	if r.Database != "" {
+		q = strings.Replace(q, "information_schema.columns", d.Quote(r.Database)+".information_schema.columns", 1)
+	}
+	return q
+}
+
+var _ adapters.Dialect = Dialect{}

@@ -1,0 +1,271 @@
+package snowflake
+
+import (
+	"context"
+	"crypto/rsa"
+	"crypto/x509"
+	"database/sql"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	sf "github.com/snowflakedb/gosnowflake"
+
+	"github.com/idemc/idemc/adapters"
+	_ "github.com/idemc/idemc/adapters/snowflake/internal/nominicore" // before gosnowflake's init
+	"github.com/idemc/idemc/adapters/sqlgen"
+)
+
+func init() {
+	adapters.Register(&adapters.Adapter{
+		Name: "snowflake", Dialect: NewDialect(), Capabilities: Capabilities, Open: Open,
+		Docs: "DDL (destination, temporary stage) before BEGIN; delete/insert or MERGE, checks and audit in one transaction on one session; full rebuilds INSERT OVERWRITE inside it; QUERY_TAG = run id",
+	})
+}
+
+// Engine is a Snowflake account reached through gosnowflake.
+type Engine struct {
+	db *sql.DB
+	d  Dialect
+}
+
+// Config turns a target's resolved settings into a gosnowflake
+// configuration: account, user, role, warehouse, database, schema, and
+// password or private_key_path (key-pair authentication). host, port and
+// protocol are optional (private link, or a local test server).
+func Config(settings map[string]string) (*sf.Config, error) {
+	cfg := &sf.Config{
+		Account: settings["account"], User: settings["user"], Role: settings["role"],
+		Warehouse: settings["warehouse"], Database: settings["database"], Schema: strings.ToUpper(settings["schema"]),
+		Host: settings["host"], Protocol: settings["protocol"],
+		Application:  "idemc",
+		LoginTimeout: 60 * time.Second,
+		Params: map[string]*string{
+			// Literals and audit times are UTC; dates print (and cast to
+			// text in surrogate keys) as YYYY-MM-DD.
+			"TIMEZONE":           ptr("UTC"),
+			"DATE_OUTPUT_FORMAT": ptr("YYYY-MM-DD"),
+			"QUERY_TAG":          ptr("idemc"),
+		},
+	}
+	if !simpleIdent(settings["schema"]) {
+		cfg.Schema = settings["schema"]
+	}
+	if p := settings["port"]; p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return nil, fmt.Errorf("snowflake: port %q is not a number", p)
+		}
+		cfg.Port = n
+	}
+	var missing []string
+	for _, k := range []string{"account", "user"} {
+		if settings[k] == "" {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("snowflake: the target needs %s", strings.Join(missing, " and "))
+	}
+	switch {
+	case settings["private_key_path"] != "":
+		key, err := readPrivateKey(settings["private_key_path"])
+		if err != nil {
+			return nil, err
+		}
+		cfg.Authenticator = sf.AuthTypeJwt
+		cfg.PrivateKey = key
+	case settings["password"] != "":
+		cfg.Password = settings["password"]
+	default:
+		return nil, errors.New("snowflake: the target needs password or private_key_path (from the environment: password = \"${SNOWFLAKE_PASSWORD}\")")
+	}
+	return cfg, nil
+}
+
+func ptr(s string) *string { return &s }
+
+// readPrivateKey reads an unencrypted PKCS#8 or PKCS#1 RSA key in PEM form
+// (Snowflake key-pair authentication).
+func readPrivateKey(path string) (*rsa.PrivateKey, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("snowflake: private_key_path: %w", err)
+	}
+	block, _ := pem.Decode(b)
+	if block == nil {
+		return nil, fmt.Errorf("snowflake: private_key_path %s holds no PEM block", path)
+	}
+	switch block.Type {
+	case "PRIVATE KEY":
+		k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("snowflake: private_key_path %s: %w", path, err)
+		}
+		rk, ok := k.(*rsa.PrivateKey)
+		if !ok {
+			return nil, fmt.Errorf("snowflake: private_key_path %s is not an RSA key", path)
+		}
+		return rk, nil
+	case "RSA PRIVATE KEY":
+		k, err := x509.ParsePKCS1PrivateKey(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("snowflake: private_key_path %s: %w", path, err)
+		}
+		return k, nil
+	case "ENCRYPTED PRIVATE KEY":
+		return nil, fmt.Errorf("snowflake: private_key_path %s is encrypted; decrypt it (openssl pkcs8 -in key.p8 -out key.pem -nocrypt) and keep the file private", path)
+	}
+	return nil, fmt.Errorf("snowflake: private_key_path %s: unexpected PEM block %q", path, block.Type)
+}
+
+// Open connects to the target's account and logs in.
+func Open(ctx context.Context, settings map[string]string) (adapters.Engine, error) {
+	cfg, err := Config(settings)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(sf.NewConnector(sf.SnowflakeDriver{}, *cfg))
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("snowflake: %w", err)
+	}
+	return &Engine{db: db, d: NewDialect()}, nil
+}
+
+// Session pins one connection: one Snowflake session, so BEGIN … COMMIT,
+// temporary stages and the QUERY_TAG stay together.
+func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
+	c, err := e.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("snowflake: %w", err)
+	}
+	return &session{Session: sqlgen.Session{Conn: c, Gen: e.d.Gen, ColumnsQuery: e.d.ColumnsQuery}}, nil
+}
+
+// session is sqlgen's database/sql session with Snowflake's column types.
+type session struct{ sqlgen.Session }
+
+// Columns reports a query's columns with Snowflake column types
+// (NUMBER(p,s), not the driver's FIXED).
+func (s *session) Columns(ctx context.Context, q string) ([]adapters.Column, error) {
+	rows, err := s.Conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]adapters.Column, len(types))
+	for i, t := range types {
+		typ := t.DatabaseTypeName()
+		if strings.EqualFold(typ, "FIXED") {
+			if p, sc, ok := t.DecimalSize(); ok {
+				typ = fmt.Sprintf("NUMBER(%d, %d)", p, sc)
+			}
+		}
+		out[i] = adapters.Column{Name: t.Name(), Type: typ}
+	}
+	return out, rows.Err()
+}
+
+// seedBatch rows go in one multi-row INSERT.
+const seedBatch = 500
+
+// LoadCSV builds <table>__idemc_new from the CSV in multi-row INSERTs with
+// bound values, then swaps it in with ALTER TABLE … SWAP WITH (atomic).
+func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) (int64, error) {
+	f, err := sqlgen.ReadCSV(path)
+	if err != nil {
+		return 0, err
+	}
+	c, err := e.db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	newRel := r
+	newRel.Name += "__idemc_new"
+	defs := make([]string, len(f.Columns))
+	names := make([]string, len(f.Columns))
+	for i, col := range f.Columns {
+		defs[i] = e.d.Quote(col.Name) + " " + seedType(col.Kind)
+		names[i] = e.d.Quote(col.Name)
+	}
+	exec := func(q string, args ...any) error {
+		_, err := c.ExecContext(ctx, q, args...)
+		return err
+	}
+	if sc := e.d.CreateSchema(r); sc != "" {
+		if err := exec(sc); err != nil {
+			return 0, err
+		}
+	}
+	if err := exec(fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", e.d.Qualify(newRel), strings.Join(defs, ", "))); err != nil {
+		return 0, err
+	}
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(f.Columns)), ", ") + ")"
+	for start := 0; start < len(f.Rows); start += seedBatch {
+		end := min(start+seedBatch, len(f.Rows))
+		args := make([]any, 0, (end-start)*len(f.Columns))
+		for _, rec := range f.Rows[start:end] {
+			for i := range f.Columns {
+				if i >= len(rec) || rec[i] == "" {
+					args = append(args, nil)
+				} else {
+					args = append(args, rec[i])
+				}
+			}
+		}
+		q := fmt.Sprintf("INSERT INTO %s (%s) VALUES %s", e.d.Qualify(newRel), strings.Join(names, ", "), strings.TrimSuffix(strings.Repeat(row+", ", end-start), ", "))
+		if err := exec(q, args...); err != nil {
+			return 0, err
+		}
+	}
+	if err := exec(fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s LIKE %s", e.d.Qualify(r), e.d.Qualify(newRel))); err != nil {
+		return 0, err
+	}
+	if err := exec(fmt.Sprintf("ALTER TABLE %s SWAP WITH %s", e.d.Qualify(r), e.d.Qualify(newRel))); err != nil {
+		return 0, err
+	}
+	if err := exec("DROP TABLE IF EXISTS " + e.d.Qualify(newRel)); err != nil {
+		return 0, err
+	}
+	return int64(len(f.Rows)), nil
+}
+
+func seedType(kind string) string {
+	switch kind {
+	case sqlgen.KindBigInt:
+		return "BIGINT"
+	case sqlgen.KindDouble:
+		return "DOUBLE"
+	case sqlgen.KindBoolean:
+		return "BOOLEAN"
+	case sqlgen.KindDate:
+		return "DATE"
+	case sqlgen.KindTimestamp:
+		return "TIMESTAMP_NTZ"
+	}
+	return "VARCHAR"
+}
+
+// Retryable reports a transaction Snowflake aborted because of a deadlock or
+// a lock wait timeout: it was rolled back and can run again.
+func (e *Engine) Retryable(err error) bool {
+	var se *sf.SnowflakeError
+	if !errors.As(err, &se) {
+		return false
+	}
+	msg := strings.ToLower(se.Message)
+	return strings.Contains(msg, "deadlock") || strings.Contains(msg, "lock wait timeout") || strings.Contains(msg, "was aborted because")
+}
+
+// Close logs out and closes the pool.
+func (e *Engine) Close() error { return e.db.Close() }

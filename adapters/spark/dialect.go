@@ -1,0 +1,275 @@
+// Package spark is the Spark / Databricks engine on Delta tables.
+//
+// Spark has no multi-statement transactions: each statement is its own
+// atomic Delta commit. So a unit verifies, then publishes: the batch is
+// materialized in a staging Delta table, every check runs on it, and only
+// then one statement publishes it (INSERT INTO … REPLACE WHERE for a
+// partition, MERGE for keys, CREATE OR REPLACE TABLE … AS for a full
+// rebuild), which Delta commits atomically. The audit row is updated after
+// the publish; a run that dies in between leaves the row running, and the
+// next run marks it abandoned and redoes the unit, which rewrites the same
+// region.
+package spark
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
+)
+
+// Dialect is Spark SQL with Delta Lake.
+type Dialect struct{ sqlgen.Gen }
+
+// NewDialect returns the Spark / Databricks dialect.
+func NewDialect() Dialect {
+	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
+		Engine: "spark", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
+		NullSafeEq:   func(a, b string) string { return a + " <=> " + b },
+		DateLit:      func(s string) string { return "DATE '" + s + "'" },
+		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
+		BigInt:       "BIGINT", Timestamp: "TIMESTAMP", Text: "STRING",
+		// Spark reads '' as two adjacent literals; escape with a backslash.
+		StringLit: func(s string) string {
+			return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\r", `\r`).Replace(s) + "'"
+		},
+	}}}
+}
+
+// Capabilities of Spark / Databricks on Delta.
+var Capabilities = adapters.Capabilities{
+	TransactionalDDL: false, Merge: true, MergeBySource: true, PartitionOverwrite: true,
+	ChecksInWrite: false, Lock: "none: Delta's optimistic commits (a conflicting writer fails and is retried); idempotent txnAppId/txnVersion per unit",
+}
+
+// SurrogateKey is DESIGN §5's key in Spark SQL: md5 returns lowercase hex;
+// CAST(date AS STRING) is yyyy-MM-dd.
+func (d Dialect) SurrogateKey(exprs []string) string {
+	parts := make([]string, 0, 2*len(exprs))
+	for i, e := range exprs {
+		if i > 0 {
+			parts = append(parts, "'|'")
+		}
+		txt := fmt.Sprintf("CAST(%s AS STRING)", e)
+		parts = append(parts, fmt.Sprintf("CASE WHEN %s IS NULL THEN '~' ELSE concat(CAST(char_length(%s) AS STRING), ':', %s) END", e, txt, txt))
+	}
+	if len(parts) == 1 {
+		return "md5(" + parts[0] + ")"
+	}
+	return "md5(concat(" + strings.Join(parts, ", ") + "))"
+}
+
+// Rollback: Spark has no transaction to end; the runner never opens one
+// (the recipes have no BEGIN), and the Session treats "" as nothing to do.
+func (d Dialect) Rollback() string { return "" }
+
+// StateDDL creates the audit and state tables as Delta tables.
+func (d Dialect) StateDDL(s adapters.State) []string {
+	out := d.Gen.StateDDL(s)
+	for i, q := range out {
+		if strings.HasPrefix(q, "CREATE TABLE") {
+			out[i] = q + " USING DELTA"
+		}
+	}
+	return out
+}
+
+// RelationsQuery lists tables and views of the current catalog.
+func (d Dialect) RelationsQuery() string {
+	return "SELECT table_schema, table_name FROM information_schema.tables"
+}
+
+// StageRelation is a unit's staging Delta table: beside the destination,
+// named by partition and run so that units and runs never share one.
+func StageRelation(w *adapters.Write) adapters.Relation {
+	r := w.Target
+	r.Name = sqlgen.StageName(w)
+	if w.Window != nil {
+		r.Name += "_" + strings.NewReplacer("-", "", "T", "").Replace(w.Window.Key)
+	}
+	run := "<run_id>"
+	if w.Audit != nil {
+		run = w.Audit.RunID
+	}
+	r.Name += fmt.Sprintf("_%08x", hash32(run))
+	return r
+}
+
+func hash32(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
+// TxnAppID is the Delta idempotent-write application id of a unit's
+// publish: with txnVersion = the attempt, Delta skips a publish it has
+// already committed (a resubmitted statement), never a new attempt.
+func TxnAppID(w *adapters.Write) string {
+	run, part := "<run_id>", ""
+	if w.Audit != nil {
+		run = w.Audit.RunID
+	}
+	if w.Window != nil {
+		part = w.Window.Key
+	}
+	return fmt.Sprintf("idemc-%08x", hash32(run+"\x00"+w.Target.Schema+"."+w.Target.Name+"\x00"+part))
+}
+
+// Recipe follows DESIGN §7 for Spark / Databricks: verify, then publish.
+func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
+	dest := d.Qualify(w.Target)
+	if w.Materialized == adapters.View {
+		return []adapters.Step{
+			d.AuditStartStep(w),
+			{Purpose: adapters.Publish, Comment: "replace the view", SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", dest, w.Select)},
+			d.AuditFinishStep(w, ""),
+		}
+	}
+	stageRel := StageRelation(w)
+	stage := d.Qualify(stageRel)
+	sw := *w
+	sw.Target = stageRel
+	var steps []adapters.Step
+	add := func(p adapters.Purpose, comment, sql string) {
+		steps = append(steps, adapters.Step{Purpose: p, Comment: comment, SQL: sql})
+	}
+	partition := w.Materialized == adapters.Incremental && w.Window != nil && w.PartitionBy != "" && w.Strategy != "merge"
+	if w.Materialized == adapters.Incremental {
+		add(adapters.Prepare, "the destination, an empty Delta table, if it does not exist yet",
+			fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s USING DELTA AS\nSELECT * FROM (\n%s\n) AS idemc_shape LIMIT 0", dest, w.Select))
+	}
+	steps = append(steps, d.AuditStartStep(w))
+	batch := w.Select
+	if w.Materialized == adapters.Incremental {
+		batch = d.Guarded(w)
+	}
+	add(adapters.Stage, "materialize the batch in a staging Delta table: what is checked is what is published",
+		fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\n%s", stage, batch))
+	if partition {
+		pn := sqlgen.PartitionNullCheck(w.PartitionBy)
+		steps = append(steps, adapters.Step{Purpose: adapters.Validate, Comment: "a NULL " + w.PartitionBy + " would land in no partition", SQL: d.CheckQuery(pn, &sw, false), Check: pn})
+	}
+	if w.Materialized == adapters.Incremental && len(w.UniqueKey) > 0 && !partition {
+		bk := sqlgen.BatchKeyCheck(w.UniqueKey)
+		steps = append(steps, adapters.Step{Purpose: adapters.Validate, Comment: "refuse a batch that repeats a key before writing anything", SQL: d.stageQuery(d.CheckQuery(bk, w, false), w, stage), Check: bk})
+	}
+	// Checks read the staged batch (the region the publish will write).
+	for _, c := range w.Checks {
+		steps = append(steps, adapters.Step{Purpose: adapters.CheckStep, Comment: fmt.Sprintf("check %s (%s) on the staged batch, before publishing", c.Name, c.Severity), SQL: d.stageCheck(c, w, &sw), Check: c})
+	}
+	txn := []adapters.Step{
+		{Purpose: adapters.Publish, Comment: "make the publish idempotent: Delta skips a commit it has already made for this unit and attempt",
+			SQL: "SET spark.databricks.delta.write.txnAppId = " + TxnAppID(w)},
+		{Purpose: adapters.Publish, Comment: "", SQL: fmt.Sprintf("SET spark.databricks.delta.write.txnVersion = %d", attempt(w))},
+	}
+	unset := []adapters.Step{
+		{Purpose: adapters.Cleanup, Comment: "forget the idempotent-write id", SQL: "RESET spark.databricks.delta.write.txnAppId"},
+		{Purpose: adapters.Cleanup, Comment: "", SQL: "RESET spark.databricks.delta.write.txnVersion"},
+	}
+	cols := "*"
+	if w.Columns != nil {
+		cols = d.ColumnList(w.Columns, "")
+	}
+	count := "SELECT count(*) FROM " + stage
+	switch {
+	case w.Materialized == adapters.Table:
+		add(adapters.Publish, "publish atomically: one Delta commit replaces the table's rows and schema",
+			fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\nSELECT * FROM %s", dest, stage))
+	case partition && w.Strategy == "append":
+		steps = append(steps, txn...)
+		add(adapters.Insert, "append the batch (allow_append: a rerun adds the rows again; a resubmission does not)", fmt.Sprintf("INSERT INTO %s\nSELECT %s FROM %s", dest, cols, stage))
+		steps = append(steps, unset[0], unset[1])
+	case partition:
+		steps = append(steps, txn...)
+		comment := "replace the partition window " + w.Window.Key + " in one Delta commit"
+		if w.Strategy == "insert_overwrite" {
+			comment += " (Delta's native partition overwrite)"
+		}
+		add(adapters.Insert, comment, fmt.Sprintf("INSERT INTO %s\nREPLACE WHERE %s\nSELECT %s FROM %s", dest, d.Window(w, ""), cols, stage))
+		steps = append(steps, unset[0], unset[1])
+	default:
+		steps = append(steps, txn...)
+		steps = append(steps, d.keyWrite(w, stage, cols)...)
+		steps = append(steps, unset[0], unset[1])
+		if w.Watermark != nil {
+			steps = append(steps, d.markStep(w, stage))
+		}
+	}
+	steps = append(steps, d.AuditFinishStep(w, count))
+	add(adapters.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
+	return steps
+}
+
+func attempt(w *adapters.Write) int64 {
+	if w.Audit != nil && w.Audit.Attempt > 0 {
+		return w.Audit.Attempt
+	}
+	return 1
+}
+
+// stageQuery points a check's reference to the unit's batch at the staging
+// table.
+func (d Dialect) stageQuery(q string, w *adapters.Write, stage string) string {
+	return strings.ReplaceAll(q, d.Quote(sqlgen.StageName(w)), stage)
+}
+
+// stageCheck renders a declared check over the staged batch: the region a
+// partition write publishes is exactly the batch; for key writes the batch
+// stands for the keys it will write.
+func (d Dialect) stageCheck(c *adapters.Check, w, sw *adapters.Write) string {
+	onStage := *sw
+	if onStage.Window == nil || onStage.PartitionBy == "" {
+		// The whole staging table is the batch.
+		onStage.Materialized = adapters.Table
+		onStage.UniqueKey = nil
+	}
+	return d.stageQuery(d.CheckQuery(c, &onStage, false), w, d.Qualify(sw.Target))
+}
+
+// keyWrite publishes a staged batch by key in one Delta commit.
+func (d Dialect) keyWrite(w *adapters.Write, stage, cols string) []adapters.Step {
+	dest := d.Qualify(w.Target)
+	switch {
+	case w.FullRefresh:
+		return []adapters.Step{{Purpose: adapters.Insert, Comment: "full refresh: replace every row in one Delta commit",
+			SQL: fmt.Sprintf("INSERT OVERWRITE TABLE %s\nSELECT %s FROM %s", dest, cols, stage)}}
+	case w.Strategy == "append":
+		return []adapters.Step{{Purpose: adapters.Insert, Comment: "append the batch (allow_append: a rerun adds the rows again; a resubmission does not)",
+			SQL: fmt.Sprintf("INSERT INTO %s\nSELECT %s FROM %s", dest, cols, stage)}}
+	case w.Strategy == "merge":
+		return []adapters.Step{{Purpose: adapters.Merge, Comment: "update matched keys, insert new ones (null-safe <=>), in one Delta commit", SQL: d.Merge(w, stage)}}
+	}
+	// delete_insert by key, in one commit: a MERGE whose source is the batch
+	// twice, once marked delete (matching every destination row of a batch
+	// key: those are deleted) and once marked insert (never matching:
+	// inserted). The batch's keys are unique (validated), so no destination
+	// row matches two source rows.
+	on := d.KeyMatch(w.UniqueKey, "t", "s") + " AND s.idemc_op = 'delete'"
+	ins := "INSERT *"
+	if w.Columns != nil {
+		ins = fmt.Sprintf("INSERT (%s) VALUES (%s)", d.ColumnList(w.Columns, ""), d.ColumnList(w.Columns, "s"))
+	}
+	return []adapters.Step{{Purpose: adapters.Merge, Comment: "delete the batch's keys and insert the batch in one Delta commit (null-safe)",
+		SQL: fmt.Sprintf("MERGE INTO %s AS t\nUSING (\n  SELECT *, 'delete' AS idemc_op FROM %s\n  UNION ALL\n  SELECT *, 'insert' AS idemc_op FROM %s\n) AS s\nON %s\nWHEN MATCHED THEN DELETE\nWHEN NOT MATCHED AND s.idemc_op = 'insert' THEN %s",
+			dest, stage, stage, on, ins)}}
+}
+
+// markStep records the batch's high-water mark in one Delta commit.
+func (d Dialect) markStep(w *adapters.Write, stage string) adapters.Step {
+	col := d.Quote(w.Watermark.Column)
+	run := "<run_id>"
+	if w.Audit != nil {
+		run = w.Audit.RunID
+	}
+	ts := "NULL"
+	if w.Audit != nil && !w.Audit.Started.IsZero() {
+		ts = d.Timestamp(w.Audit.Started)
+	}
+	return adapters.Step{Purpose: adapters.StateStep, Comment: "record the batch's maximum " + w.Watermark.Column + " (an empty batch keeps the old mark)",
+		SQL: fmt.Sprintf("MERGE INTO %s AS t\nUSING (SELECT %s AS job_name, CAST(max(%s) AS STRING) AS high_water FROM %s HAVING max(%s) IS NOT NULL) AS s\nON t.job_name = s.job_name\nWHEN MATCHED THEN UPDATE SET high_water = s.high_water, run_id = %s, updated_at = %s\nWHEN NOT MATCHED THEN INSERT (job_name, high_water, run_id, updated_at) VALUES (s.job_name, s.high_water, %s, %s)",
+			d.Qualify(w.State.Marks), d.String(w.Model), col, stage, col, d.String(run), ts, d.String(run), ts)}
+}
+
+var _ adapters.Dialect = Dialect{}

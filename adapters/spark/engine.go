@@ -1,0 +1,364 @@
+package spark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/spark-connect-go/spark/client/channel"
+	sparksql "github.com/apache/spark-connect-go/spark/sql"
+	sparktypes "github.com/apache/spark-connect-go/spark/sql/types"
+	"google.golang.org/grpc"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
+)
+
+func init() {
+	adapters.Register(&adapters.Adapter{
+		Name: "spark", Dialect: NewDialect(), Capabilities: Capabilities, Open: Open,
+		Docs: "Spark Connect on Delta: verify, then publish — the batch is staged in a Delta table and checked there, then published in one Delta commit (INSERT INTO … REPLACE WHERE, MERGE, CREATE OR REPLACE TABLE … AS) with an idempotent txnAppId",
+	})
+}
+
+// executor runs SQL on one Spark session: the seam between the session
+// logic and the Spark Connect client (tests replace it).
+type executor interface {
+	exec(ctx context.Context, sql string) error
+	query(ctx context.Context, sql string) (cols []string, types []string, rows [][]any, err error)
+}
+
+// Engine is a Spark Connect endpoint (Databricks, or Spark 3.5+ with Delta).
+type Engine struct {
+	open    func(ctx context.Context) (executor, error)
+	catalog string
+	conn    *sharedConn
+}
+
+// Connection builds the Spark Connect connection string of a target: dsn
+// verbatim (sc://host:port/;token=…;x-databricks-cluster-id=…), or host,
+// port (15002, or 443 with a token), token and http_path, whose last
+// segment is the Databricks cluster id.
+func Connection(settings map[string]string) (string, error) {
+	if dsn := settings["dsn"]; dsn != "" {
+		if !strings.HasPrefix(dsn, "sc://") {
+			return "", errors.New("spark: dsn must be a Spark Connect string, sc://host:port/;token=…")
+		}
+		return dsn, nil
+	}
+	host := settings["host"]
+	if host == "" {
+		return "", errors.New("spark: the target needs host (and token for Databricks) or dsn = \"sc://…\"")
+	}
+	port := settings["port"]
+	if port == "" {
+		port = "15002"
+		if settings["token"] != "" {
+			port = "443"
+		}
+	}
+	s := "sc://" + host + ":" + port + "/"
+	if t := settings["token"]; t != "" {
+		s += ";token=" + url.PathEscape(t)
+	}
+	if p := strings.Trim(settings["http_path"], "/"); p != "" {
+		s += ";x-databricks-cluster-id=" + p[strings.LastIndexByte(p, '/')+1:]
+	}
+	return s, nil
+}
+
+// Open connects to the endpoint once (one gRPC connection shared by every
+// Spark session of the run).
+func Open(ctx context.Context, settings map[string]string) (adapters.Engine, error) {
+	cs, err := Connection(settings)
+	if err != nil {
+		return nil, err
+	}
+	b, err := channel.NewBuilder(cs)
+	if err != nil {
+		return nil, fmt.Errorf("spark: %w", err)
+	}
+	conn := &sharedConn{Builder: b}
+	e := &Engine{catalog: settings["catalog"], conn: conn}
+	e.open = func(ctx context.Context) (executor, error) {
+		s, err := sparksql.NewSessionBuilder().WithChannelBuilder(conn).Build(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &connectExecutor{s: s}, nil
+	}
+	// Reach the endpoint now: an unreachable target fails before anything
+	// is planned.
+	x, err := e.open(ctx)
+	if err == nil {
+		err = x.exec(ctx, "SELECT 1")
+	}
+	if err != nil {
+		conn.close()
+		return nil, fmt.Errorf("spark: %s: %w", redactToken(cs), err)
+	}
+	return e, nil
+}
+
+func redactToken(cs string) string {
+	if i := strings.Index(cs, ";token="); i >= 0 {
+		j := strings.IndexByte(cs[i+1:], ';')
+		if j < 0 {
+			return cs[:i] + ";token=xxxxx"
+		}
+		return cs[:i] + ";token=xxxxx" + cs[i+1+j:]
+	}
+	return cs
+}
+
+// sharedConn is a channel builder that dials once.
+type sharedConn struct {
+	channel.Builder
+	mu   sync.Mutex
+	conn *grpc.ClientConn
+}
+
+func (c *sharedConn) Build(ctx context.Context) (*grpc.ClientConn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil {
+		return c.conn, nil
+	}
+	conn, err := c.Builder.Build(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.conn = conn
+	return conn, nil
+}
+
+func (c *sharedConn) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil {
+		_ = c.conn.Close()
+		c.conn = nil
+	}
+}
+
+// Session opens a Spark session of its own for the unit: session-scoped
+// settings (the Delta txnAppId) never leak between concurrent units.
+func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
+	x, err := e.open(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("spark: %w", err)
+	}
+	s := &Session{x: x, d: NewDialect()}
+	if e.catalog != "" {
+		if err := x.exec(ctx, "USE CATALOG "+s.d.Quote(e.catalog)); err != nil {
+			return nil, fmt.Errorf("spark: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// LoadCSV replaces r with the CSV file's rows: a staging Delta table filled
+// by multi-row INSERTs, then published with one CREATE OR REPLACE TABLE.
+func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) (int64, error) {
+	f, err := sqlgen.ReadCSV(path)
+	if err != nil {
+		return 0, err
+	}
+	x, err := e.open(ctx)
+	if err != nil {
+		return 0, err
+	}
+	d := NewDialect()
+	newRel := r
+	newRel.Name += "__idemc_new"
+	defs := make([]string, len(f.Columns))
+	for i, c := range f.Columns {
+		defs[i] = d.Quote(c.Name) + " " + seedType(c.Kind)
+	}
+	if sc := d.CreateSchema(r); sc != "" {
+		if err := x.exec(ctx, sc); err != nil {
+			return 0, err
+		}
+	}
+	if err := x.exec(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s) USING DELTA", d.Qualify(newRel), strings.Join(defs, ", "))); err != nil {
+		return 0, err
+	}
+	for start := 0; start < len(f.Rows); start += 500 {
+		end := min(start+500, len(f.Rows))
+		rows := make([]string, 0, end-start)
+		for _, rec := range f.Rows[start:end] {
+			vals := make([]string, len(f.Columns))
+			for i, c := range f.Columns {
+				if i >= len(rec) || rec[i] == "" {
+					vals[i] = "NULL"
+				} else {
+					vals[i] = fmt.Sprintf("CAST(%s AS %s)", d.String(rec[i]), seedType(c.Kind))
+				}
+			}
+			rows = append(rows, "("+strings.Join(vals, ", ")+")")
+		}
+		if err := x.exec(ctx, fmt.Sprintf("INSERT INTO %s VALUES %s", d.Qualify(newRel), strings.Join(rows, ", "))); err != nil {
+			return 0, err
+		}
+	}
+	if err := x.exec(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS SELECT * FROM %s", d.Qualify(r), d.Qualify(newRel))); err != nil {
+		return 0, err
+	}
+	if err := x.exec(ctx, "DROP TABLE IF EXISTS "+d.Qualify(newRel)); err != nil {
+		return 0, err
+	}
+	return int64(len(f.Rows)), nil
+}
+
+func seedType(kind string) string {
+	switch kind {
+	case sqlgen.KindBigInt:
+		return "BIGINT"
+	case sqlgen.KindDouble:
+		return "DOUBLE"
+	case sqlgen.KindBoolean:
+		return "BOOLEAN"
+	case sqlgen.KindDate:
+		return "DATE"
+	case sqlgen.KindTimestamp:
+		return "TIMESTAMP"
+	}
+	return "STRING"
+}
+
+// Retryable reports a Delta commit that lost to a concurrent writer: it
+// committed nothing, and the unit may run again (a publish already made is
+// skipped by its txnAppId).
+func (e *Engine) Retryable(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "ConcurrentAppendException") || strings.Contains(msg, "ConcurrentDeleteReadException") ||
+		strings.Contains(msg, "ConcurrentDeleteDeleteException") || strings.Contains(msg, "ConcurrentTransactionException") ||
+		strings.Contains(msg, "MetadataChangedException") || strings.Contains(msg, "DELTA_CONCURRENT")
+}
+
+// Close closes the gRPC connection.
+func (e *Engine) Close() error {
+	if e.conn != nil {
+		e.conn.close()
+	}
+	return nil
+}
+
+// Session is one Spark session.
+type Session struct {
+	x executor
+	d Dialect
+}
+
+// Exec runs one statement ("" is nothing to do: Spark has no transaction to
+// roll back). Spark does not report affected rows: -1.
+func (s *Session) Exec(ctx context.Context, q string) (int64, error) {
+	if strings.TrimSpace(q) == "" {
+		return 0, nil
+	}
+	if err := s.x.exec(ctx, q); err != nil {
+		return 0, err
+	}
+	return -1, nil
+}
+
+// Query returns at most limit rows as text.
+func (s *Session) Query(ctx context.Context, q string, limit int) ([]string, [][]string, error) {
+	cols, _, rows, err := s.x.query(ctx, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	if limit > 0 && len(rows) > limit {
+		rows = rows[:limit]
+	}
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = make([]string, len(r))
+		for j, v := range r {
+			out[i][j] = valueText(v)
+		}
+	}
+	return cols, out, nil
+}
+
+func valueText(v any) string {
+	if t, ok := v.(time.Time); ok {
+		return t.UTC().Format("2006-01-02 15:04:05.999999")
+	}
+	return sqlgen.Text(v)
+}
+
+// Columns reports a query's columns.
+func (s *Session) Columns(ctx context.Context, q string) ([]adapters.Column, error) {
+	cols, types, _, err := s.x.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]adapters.Column, len(cols))
+	for i, c := range cols {
+		out[i] = adapters.Column{Name: c, Type: types[i]}
+	}
+	return out, nil
+}
+
+// Relation reports a table's columns, or ok=false when it does not exist.
+func (s *Session) Relation(ctx context.Context, r adapters.Relation) ([]adapters.Column, bool, error) {
+	_, _, rows, err := s.x.query(ctx, fmt.Sprintf("SHOW TABLES IN %s LIKE %s", s.d.Quote(r.Schema), s.d.String(r.Name)))
+	if err != nil {
+		return nil, false, err
+	}
+	if len(rows) == 0 {
+		return nil, false, nil
+	}
+	cols, err := s.Columns(ctx, "SELECT * FROM "+s.d.Qualify(r)+" LIMIT 0")
+	return cols, err == nil, err
+}
+
+// Close ends the session (the shared connection stays open).
+func (s *Session) Close() error { return nil }
+
+// connectExecutor runs SQL through Spark Connect.
+type connectExecutor struct {
+	s sparksql.SparkSession
+}
+
+func (c *connectExecutor) exec(ctx context.Context, q string) error {
+	_, err := c.s.Sql(ctx, q)
+	return err
+}
+
+func (c *connectExecutor) query(ctx context.Context, q string) ([]string, []string, [][]any, error) {
+	df, err := c.s.Sql(ctx, q)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	schema, err := df.Schema(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cols := make([]string, len(schema.Fields))
+	types := make([]string, len(schema.Fields))
+	for i, f := range schema.Fields {
+		cols[i] = f.Name
+		types[i] = strings.ToUpper(f.DataType.TypeName())
+		if dt, ok := f.DataType.(sparktypes.DecimalType); ok {
+			types[i] = fmt.Sprintf("DECIMAL(%d, %d)", dt.Precision, dt.Scale)
+		}
+	}
+	rows, err := df.Collect(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	out := make([][]any, len(rows))
+	for i, r := range rows {
+		out[i] = r.Values()
+	}
+	return cols, types, out, nil
+}
