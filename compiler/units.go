@@ -107,7 +107,7 @@ func (pl *planner) model(n string) error {
 		}
 	}
 	if !pl.chosen[n] || !pl.opts.Models {
-		pl.finish(n)
+		pl.finish(n, cands)
 		return nil
 	}
 	for i, w := range cands {
@@ -124,7 +124,7 @@ func (pl *planner) model(n string) error {
 	if len(pl.unitsOf[n]) > 0 {
 		pl.plan.Nodes[n].SQL = pl.unitsOf[n][len(pl.unitsOf[n])-1].Write.Select
 	}
-	pl.finish(n)
+	pl.finish(n, cands)
 	return nil
 }
 
@@ -151,11 +151,11 @@ func (pl *planner) add(u *Unit, ups []string, c *compiled) {
 	}
 }
 
-func (pl *planner) finish(n string) {
+// finish records the latest data change among a model's units.
+func (pl *planner) finish(n string, cands []*adapters.Window) {
 	var max time.Time
-	prefix := n + "/"
-	for id, t := range pl.dataAt {
-		if (id == n || len(id) > len(prefix) && id[:len(prefix)] == prefix) && t.After(max) {
+	for _, w := range cands {
+		if t := pl.dataAt[UnitID(n, keyOf(w))]; t.After(max) {
 			max = t
 		}
 	}
