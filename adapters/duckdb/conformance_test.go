@@ -20,3 +20,22 @@ func TestConformance(t *testing.T) {
 		Settings: func(dir string) map[string]string { return map[string]string{"path": filepath.Join(dir, "w.duckdb")} },
 	})
 }
+
+// TestFaults runs the fault injection suite: kill -9 (by rule and by timer)
+// and failed steps during a backfill, each followed by a rerun that must
+// give a clean run's tables (IDEMC_FAULT_TRIALS, IDEMC_FAULT_SEED, IDEMC_SOAK).
+func TestFaults(t *testing.T) {
+	conformance.Faults(t, conformance.Target{
+		Engine:   "duckdb",
+		Settings: func(dir string) map[string]string { return map[string]string{"path": filepath.Join(dir, "w.duckdb")} },
+	}, conformance.Options{})
+}
+
+// TestHostile runs the hostile input scenarios: quotes, semicolons and
+// comments in names and values, hostile partition values, and secrets.
+func TestHostile(t *testing.T) {
+	conformance.Hostile(t, conformance.Target{
+		Engine:   "duckdb",
+		Settings: func(dir string) map[string]string { return map[string]string{"path": filepath.Join(dir, "w.duckdb")} },
+	})
+}

@@ -135,8 +135,11 @@ func (d Dialect) tableRecipe(w *adapters.Write) []adapters.Step {
 	steps = append(steps, d.CheckSteps(&build)...)
 	steps = append(steps,
 		adapters.Step{Purpose: adapters.Publish, Comment: "swap it in atomically", SQL: fmt.Sprintf("RENAME TABLE %s TO %s, %s TO %s", dest, d.Qualify(oldRel), d.Qualify(newRel), dest)},
-		d.AuditFinishStep(w, "SELECT count(*) FROM "+dest),
+		// Before the audit row says succeeded: a run that dies in between
+		// leaves its row running, so the next run redoes the unit and drops
+		// any leftover on the way.
 		adapters.Step{Purpose: adapters.Cleanup, Comment: "drop the previous table", SQL: "DROP TABLE IF EXISTS " + d.Qualify(oldRel)},
+		d.AuditFinishStep(w, "SELECT count(*) FROM "+dest),
 	)
 	return steps
 }

@@ -23,3 +23,24 @@ func TestConformance(t *testing.T) {
 		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
 	})
 }
+
+// TestFaults runs the fault injection suite on a live PostgreSQL, with
+// server-side session termination besides kill -9 and failed steps.
+func TestFaults(t *testing.T) {
+	dsn := conformance.Live(t, "postgres", "IDEMC_PG_DSN", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
+	conformance.Faults(t, conformance.Target{
+		Engine:     "postgres",
+		Concurrent: true,
+		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
+	}, conformance.Options{})
+}
+
+// TestHostile runs the hostile input scenarios on a live PostgreSQL.
+func TestHostile(t *testing.T) {
+	dsn := conformance.Live(t, "postgres", "IDEMC_PG_DSN", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
+	conformance.Hostile(t, conformance.Target{
+		Engine:     "postgres",
+		Concurrent: true,
+		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
+	})
+}

@@ -59,8 +59,8 @@ HAVING count(*) > 1
 LIMIT 5;
 -- 9. publish: swap it in atomically
 RENAME TABLE `analytics`.`user_summary` TO `analytics`.`user_summary__idemc_old`, `analytics`.`user_summary__idemc_new` TO `analytics`.`user_summary`;
--- 10. audit_finish: record success with the row count
+-- 10. cleanup: drop the previous table
+DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_old`;
+-- 11. audit_finish: record success with the row count
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`user_summary`), ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
--- 11. cleanup: drop the previous table
-DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_old`;

@@ -1,0 +1,520 @@
+package conformance
+
+// Hostile input (issue 6, item 6; DESIGN §3, §5, §7): names and values that
+// carry quotes, semicolons and comments are quoted by the dialect or
+// rendered as literals, so they cannot change the statements run; partition
+// values are parsed before they reach SQL; secrets never reach output,
+// errors, logs, target/ artifacts or the audit table.
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/compiler/diag"
+	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/runner"
+)
+
+// Hostile runs the hostile input scenarios on a target.
+func Hostile(t *testing.T, tgt Target) {
+	t.Run("identifiers", func(t *testing.T) { hostileIdentifiers(t, tgt) })
+	t.Run("vars", func(t *testing.T) { hostileVars(t, tgt) })
+	t.Run("partition_values", func(t *testing.T) { hostilePartitions(t, tgt) })
+	t.Run("secrets", func(t *testing.T) { hostileSecrets(t, tgt) })
+}
+
+// Names that would end a quoted identifier or a string, end a statement or
+// start a comment if they were not quoted: every quote character of the
+// three engines, a semicolon, "--" and "/*".
+const (
+	hostileSchema = "_q\"b'c`d;--/*"
+	hostileSeed   = "ev'e;nts--"
+	hostileDay    = "d'ay; --"
+	hostileCol    = "a\"b'c`d; DROP TABLE canary; --"
+	hostileAlias  = "t'; DROP TABLE canary; --"
+	hostileTs     = "u\"pd'at; --"
+)
+
+// Values that would break out of a string literal.
+var hostileValues = []string{
+	"x'); DROP TABLE canary; --",
+	`y\' OR 1=1 -- `,
+	"*/ z /*",
+}
+
+// hostileEnv is an env whose target and seed schemas carry hostile names.
+func hostileEnv(t *testing.T, tgt Target, files map[string]string) *env {
+	t.Helper()
+	e := newEnv(t, tgt, files)
+	e.schema += hostileSchema
+	var b strings.Builder
+	fmt.Fprintf(&b, "name = \"hostile\"\ndefault_target = \"t\"\n[targets.t]\nengine = %q\nschema = %s\n", tgt.Engine, tomlString(e.schema))
+	for k, v := range tgt.Settings(e.dir) {
+		fmt.Fprintf(&b, "%s = %s\n", k, tomlString(v))
+	}
+	raw := e.schema + "_raw"
+	fmt.Fprintf(&b, "[sources.raw]\nschema = %s\ntables = [%s]\n[seeds]\nschema = %s\n", tomlString(raw), tomlString(hostileSeed), tomlString(raw))
+	e.write(map[string]string{"project.toml": b.String()})
+	return e
+}
+
+// tomlString is a TOML basic string. "*/" is written "*\u002F": the header
+// is a SQL comment, which a literal "*/" would end.
+func tomlString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "*/", `*\u002F`).Replace(s) + `"`
+}
+
+// hostileIdentifiers: schema, seed (source table), column, partition
+// column, key and alias names, and check values, all hostile. Two builds
+// succeed, the rows are right and the canary tables survive.
+func hostileIdentifiers(t *testing.T, tgt Target) {
+	ad, _ := adapters.Lookup(tgt.Engine)
+	d := ad.Dialect
+	q := d.Quote
+	csv := fmt.Sprintf("id,%s,%s,%s\n", csvField(hostileDay), csvField(hostileCol), csvField(hostileTs))
+	for i, v := range hostileValues {
+		for day := 1; day <= 2; day++ {
+			csv += fmt.Sprintf("%d,2026-07-0%d,%s,2026-07-0%d 1%d:00:00\n", 10*day+i, day, csvField(v), day, i)
+		}
+	}
+	var accepted []string
+	for _, v := range hostileValues {
+		accepted = append(accepted, tomlString(v))
+	}
+	odd := fmt.Sprintf(`/* idemc
+materialized = "incremental"
+partition_by = %s
+start = "2026-07-01"
+[checks]
+unique = ["id"]
+not_null = ["id", %s, %s]
+accepted_values = { %s = [%s] }
+row_count_matches = { source = %s, column = %s }
+min_rows = 1
+*/
+SELECT id, %s, %s FROM {{ source("raw", %s) }}
+WHERE %s >= {{ start }} AND %s < {{ end }}
+`, tomlString(hostileDay), tomlString(hostileDay), tomlString(hostileCol), tomlString(hostileCol), strings.Join(accepted, ", "),
+		tomlString("raw."+hostileSeed), tomlString(hostileDay),
+		q(hostileDay), q(hostileCol), tomlString(hostileSeed), q(hostileDay), q(hostileDay))
+	merge := fmt.Sprintf(`/* idemc
+materialized = "incremental"
+strategy = "merge"
+unique_key = ["select", "my key"]
+merge_exclude_columns = ["first'seen"]
+[checks]
+unique = ["select", "my key"]
+not_null = ["select"]
+relationships = { %s = %s }
+*/
+SELECT id AS %s, %s AS %s, %s AS %s, 'v1' AS %s FROM {{ ref("odd") }}
+`, tomlString(hostileCol), tomlString("odd."+hostileCol),
+		q("select"), q(hostileCol), q("my key"), q(hostileCol), q(hostileCol), q("first'seen"))
+	files := map[string]string{
+		"seeds/" + hostileSeed + ".csv": csv,
+		"models/odd.sql":                odd,
+		"models/odd_merge.sql":          merge,
+		// A watermark on a hostile column: the high-water mark is read and
+		// written in idemc_state.
+		"models/odd_wm.sql": fmt.Sprintf(`/* idemc
+materialized = "incremental"
+unique_key = "id"
+watermark = { column = %s, lag = "5m", overlap = "1h" }
+*/
+SELECT id, %s FROM {{ source("raw", %s) }}
+WHERE %s >= {{ watermark_start }} AND %s < {{ watermark_end }}
+`, tomlString(hostileTs), q(hostileTs), tomlString(hostileSeed), q(hostileTs), q(hostileTs)),
+		"models/aliased.sql":    "/* idemc\nmaterialized = \"table\"\nalias = " + tomlString(hostileAlias) + "\n*/\nSELECT 1 AS n",
+		"models/uses_alias.sql": "/* idemc\nmaterialized = \"table\"\n*/\nSELECT n FROM {{ ref(\"aliased\") }}",
+	}
+	e := hostileEnv(t, tgt, files)
+	raw := e.schema + "_raw"
+	// Canaries in both schemas, created before the first build.
+	for _, sc := range []string{e.schema, raw} {
+		canary := d.Qualify(adapters.Relation{Schema: sc, Name: "canary"})
+		e.exec(d.CreateSchema(adapters.Relation{Schema: sc, Name: "x"}), "CREATE TABLE "+canary+" (n INT)", "INSERT INTO "+canary+" VALUES (1)")
+	}
+	for i := 0; i < 2; i++ {
+		res := e.build("2026-07-03T00:00:00Z", func(o *compiler.Options) {
+			if i == 1 {
+				o.Start, o.End = "2026-07-01", "2026-07-03"
+			}
+		})
+		e.mustSucceed(res)
+	}
+	for _, sc := range []string{e.schema, raw} {
+		if got := e.query("SELECT count(*) FROM " + d.Qualify(adapters.Relation{Schema: sc, Name: "canary"})); got[0][0] != "1" {
+			t.Fatalf("canary in %q: %v", sc, got)
+		}
+	}
+	rel := func(name string) string { return d.Qualify(adapters.Relation{Schema: e.schema, Name: name}) }
+	// The values came through unchanged, once each.
+	for _, v := range hostileValues {
+		got := e.query(fmt.Sprintf("SELECT count(*) FROM %s WHERE %s = %s", rel("odd"), q(hostileCol), d.String(v)))
+		if got[0][0] != "2" {
+			t.Errorf("odd has %s rows with %s = %q, want 2", got[0][0], hostileCol, v)
+		}
+	}
+	if got := e.query("SELECT count(*) FROM " + rel("odd")); got[0][0] != "6" {
+		t.Errorf("odd has %s rows, want 6", got[0][0])
+	}
+	if got := e.query("SELECT count(*), count(DISTINCT " + q("my key") + ") FROM " + rel("odd_merge")); got[0][0] != "6" || got[0][1] != "3" {
+		t.Errorf("odd_merge has %v rows/distinct keys, want 6 and 3", got[0])
+	}
+	if got := e.query("SELECT count(*) FROM " + rel("odd_wm")); got[0][0] != "6" {
+		t.Errorf("odd_wm has %s rows, want 6", got[0][0])
+	}
+	if got := e.query("SELECT high_water FROM " + rel("idemc_state") + " WHERE job_name = 'odd_wm'"); len(got) != 1 || !strings.HasPrefix(got[0][0], "2026-07-02 12:00:00") {
+		t.Errorf("odd_wm's high-water mark: %v, want 2026-07-02 12:00:00", got)
+	}
+	if got := e.query("SELECT n FROM " + rel(hostileAlias)); len(got) != 1 || got[0][0] != "1" {
+		t.Errorf("the aliased table %q: %v", hostileAlias, got)
+	}
+	if got := e.query("SELECT n FROM " + rel("uses_alias")); len(got) != 1 {
+		t.Errorf("uses_alias: %v", got)
+	}
+	if got := columns(e, "odd"); got != "id,"+strings.ToLower(hostileDay)+","+strings.ToLower(hostileCol) {
+		t.Errorf("odd's columns: %q", got)
+	}
+
+	// A failing check whose sample holds the hostile values: the unit
+	// fails, its audit row records the values verbatim, and nothing else
+	// happens.
+	e.write(map[string]string{"models/odd.sql": strings.Replace(odd, "accepted_values = { "+tomlString(hostileCol)+" = ["+strings.Join(accepted, ", ")+"] }",
+		"accepted_values = { "+tomlString(hostileCol)+" = [\"only\"] }", 1)})
+	res := e.build("2026-07-03T00:00:00Z", func(o *compiler.Options) { o.Partition = "2026-07-01"; o.Seeds = false })
+	u := e.unit(res, "odd/2026-07-01")
+	if u.Status != "failed" || !strings.Contains(u.Error, "accepted_values") {
+		t.Fatalf("odd/2026-07-01 with a failing check: %s %s", u.Status, u.Error)
+	}
+	got := e.query(fmt.Sprintf("SELECT error, checks FROM %s WHERE job_name = 'odd' AND status = 'failed'", rel("idemc_audit")))
+	if len(got) != 1 {
+		t.Fatalf("failed audit rows of odd: %v", got)
+	}
+	for _, v := range hostileValues {
+		if !strings.Contains(got[0][0], v) {
+			t.Errorf("the audit error does not hold the sample value %q verbatim: %s", v, got[0][0])
+		}
+	}
+	if got := e.query("SELECT count(*) FROM " + rel("odd")); got[0][0] != "6" {
+		t.Errorf("odd has %s rows after the failed check, want 6", got[0][0])
+	}
+	for _, sc := range []string{e.schema, raw} {
+		if got := e.query("SELECT count(*) FROM " + d.Qualify(adapters.Relation{Schema: sc, Name: "canary"})); got[0][0] != "1" {
+			t.Fatalf("canary in %q after the failed check: %v", sc, got)
+		}
+	}
+}
+
+// csvField quotes a CSV field.
+func csvField(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// exec runs statements on the target.
+func (e *env) exec(stmts ...string) {
+	e.t.Helper()
+	ad, _ := adapters.Lookup(e.tgt.Engine)
+	eng, err := ad.Open(context.Background(), e.tgt.Settings(e.dir))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer eng.Close()
+	s, err := eng.Session(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer s.Close()
+	for _, q := range stmts {
+		if _, err := s.Exec(context.Background(), q); err != nil {
+			e.t.Fatalf("%v\n%s", err, q)
+		}
+	}
+}
+
+// hostileVars: --vars values are literals, whatever they hold.
+func hostileVars(t *testing.T, tgt Target) {
+	vars := map[string]any{
+		"quote":     "x'; DROP TABLE canary; --",
+		"backslash": `a\'; DROP TABLE canary; -- `,
+		"trailing":  `ends with a backslash\`,
+		"comment":   "*/ DROP TABLE canary; /*",
+		"newline":   "line1\n-- c\nDROP TABLE canary;",
+		"dollar":    "$$; DROP TABLE canary; $$",
+		"backtick":  "`; DROP TABLE canary; -- \"",
+		"unicode":   "ʼ′‘’＇; DROP TABLE canary; --",
+		"who":       "nobody' OR '1'='1",
+	}
+	names := []string{"quote", "backslash", "trailing", "comment", "newline", "dollar", "backtick", "unicode"}
+	var sel []string
+	for _, n := range names {
+		sel = append(sel, fmt.Sprintf("{{ var(%q) }} AS v_%s", n, n))
+	}
+	e := newEnv(t, tgt, base(map[string]string{
+		"models/v.sql":      "/* idemc\nmaterialized = \"table\"\n*/\nSELECT " + strings.Join(sel, ", "),
+		"models/picked.sql": "/* idemc\nmaterialized = \"table\"\n*/\nSELECT id FROM {{ source(\"raw\", \"users\") }} WHERE name = {{ var(\"who\") }}",
+		"models/canary.sql": "/* idemc\nmaterialized = \"table\"\n*/\nSELECT 1 AS n",
+	}))
+	for i := 0; i < 2; i++ {
+		e.mustSucceed(e.build(asOf, func(o *compiler.Options) { o.Vars = vars }))
+	}
+	cols := "v_" + strings.Join(names, ", v_")
+	got := e.query("SELECT " + cols + " FROM " + e.rel("v"))
+	if len(got) != 1 {
+		t.Fatalf("v has %d rows, want 1", len(got))
+	}
+	for i, n := range names {
+		if got[0][i] != vars[n] {
+			t.Errorf("var %s came back as %q, want %q", n, got[0][i], vars[n])
+		}
+	}
+	if got := e.query("SELECT count(*) FROM " + e.rel("picked")); got[0][0] != "0" {
+		t.Errorf("a var compared in a WHERE matched %s rows, want 0", got[0][0])
+	}
+	if got := e.query("SELECT count(*) FROM " + e.rel("canary")); got[0][0] != "1" {
+		t.Errorf("canary: %v", got)
+	}
+}
+
+// hostilePartitions: partition values and bounds are parsed by type before
+// they reach SQL; a hostile one is bad input and nothing is written.
+func hostilePartitions(t *testing.T, tgt Target) {
+	e := newEnv(t, tgt, base(nil))
+	for _, o := range []compiler.Options{
+		{Partition: "2026-07-01'; DROP TABLE canary; --"},
+		{Partition: "2026-07-01 /* */ OR 1=1"},
+		{Partition: "2026-07-01--"},
+		{Start: "2026-07-01'; DELETE FROM daily; --", End: "2026-07-03"},
+		{Start: "2026-07-01", End: "2026-07-03'); DROP TABLE canary; --"},
+	} {
+		_, err := e.buildErr(asOf, func(c *compiler.Options) { c.Partition, c.Start, c.End = o.Partition, o.Start, o.End })
+		if err == nil || !errors.Is(err, diag.ErrBadInput) {
+			t.Errorf("partition %q / window %q–%q: %v, want a bad-input error", o.Partition, o.Start, o.End, err)
+		}
+	}
+	if got := e.query("SELECT count(*) FROM information_schema.schemata WHERE schema_name = " + e.d.String(e.schema)); got[0][0] != "0" {
+		t.Errorf("a refused build created the schema %s", e.schema)
+	}
+}
+
+// hostileSecrets: a password in the DSN and in a target setting, both from
+// an environment variable, never reach the output, errors, the trace,
+// target/ or the audit table; neither when the connection works nor when
+// it fails.
+func hostileSecrets(t *testing.T, tgt Target) {
+	var rb [8]byte
+	_, _ = rand.Read(rb[:])
+	secret := "SEKRET" + hex.EncodeToString(rb[:])
+	t.Setenv("IDEMC_TEST_SECRET", secret)
+	e := newEnv(t, tgt, base(map[string]string{
+		"models/totals.sql": "/* idemc\nmaterialized = \"table\"\n[checks]\nmin_rows = 1\n*/\nSELECT user_id, sum(amount) AS total FROM {{ ref(\"daily\") }} GROUP BY user_id",
+		// Fails its check: the failure paths write errors too.
+		"models/failing.sql": "/* idemc\nmaterialized = \"table\"\n[checks]\nmin_rows = 100\n*/\nSELECT 1 AS n",
+	}))
+	settings := tgt.Settings(e.dir)
+	good, bad := "", ""
+	switch tgt.Engine {
+	case "postgres":
+		u, err := url.Parse(settings["dsn"])
+		if err != nil || u.Scheme == "" {
+			t.Skipf("the PostgreSQL DSN is not a URL: %v", err)
+		}
+		user := u.User.Username()
+		// Under trust authentication any password is accepted; otherwise
+		// the configured one is needed and this part is skipped.
+		u.User = url.UserPassword(user, "${IDEMC_TEST_SECRET}")
+		good = strings.Replace(u.String(), "%7BIDEMC_TEST_SECRET%7D", "{IDEMC_TEST_SECRET}", 1)
+		u.Path = "/idemc_no_such_db"
+		bad = strings.Replace(u.String(), "%7BIDEMC_TEST_SECRET%7D", "{IDEMC_TEST_SECRET}", 1)
+	case "mysql":
+		user := "idemc_h" + hex.EncodeToString(rb[:3])
+		dsn := settings["dsn"]
+		grants := []string{"CREATE USER '" + user + "'@'%' IDENTIFIED BY '" + secret + "'",
+			"GRANT ALL ON " + e.d.Quote(e.schema) + ".* TO '" + user + "'@'%'",
+			"GRANT ALL ON " + e.d.Quote(e.schema+"_raw") + ".* TO '" + user + "'@'%'"}
+		// The DSN's own database, which the connection opens.
+		db := dsn[strings.LastIndex(dsn, "/")+1:]
+		if i := strings.IndexByte(db, '?'); i >= 0 {
+			db = db[:i]
+		}
+		if db != "" {
+			grants = append(grants, "GRANT SELECT ON "+e.d.Quote(db)+".* TO '"+user+"'@'%'")
+		}
+		e.exec(grants...)
+		t.Cleanup(func() { e.exec("DROP USER IF EXISTS '" + user + "'@'%'") })
+		at := strings.LastIndex(dsn[:strings.LastIndex(dsn, "/")], "@")
+		good = user + ":${IDEMC_TEST_SECRET}" + dsn[at:]
+		bad = "root:${IDEMC_TEST_SECRET}@tcp(127.0.0.1:1)/test?timeout=2s"
+	default:
+		good = ""
+	}
+	writeProject := func(dsn string) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "name = \"secrets\"\ndefault_target = \"t\"\n[targets.t]\nengine = %q\nschema = %q\npassword = \"${IDEMC_TEST_SECRET}\"\n", tgt.Engine, e.schema)
+		for k, v := range settings {
+			if k == "dsn" {
+				v = dsn
+			}
+			fmt.Fprintf(&b, "%s = %s\n", k, tomlString(v))
+		}
+		fmt.Fprintf(&b, "[sources.raw]\nschema = %q\ntables = [\"events\", \"users\"]\n[seeds]\nschema = %q\n", e.schema+"_raw", e.schema+"_raw")
+		e.write(map[string]string{"project.toml": b.String()})
+	}
+	var out bytes.Buffer
+	check := func(what, text string) {
+		t.Helper()
+		if strings.Contains(text, secret) {
+			t.Errorf("the secret appears in %s:\n%s", what, text)
+		}
+	}
+
+	writeProject(good)
+	if tgt.Engine == "postgres" {
+		p, err := project.Load(e.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng, _, err := runner.Connect(context.Background(), p, "")
+		if err != nil {
+			check("the connection error", err.Error())
+			t.Skipf("PostgreSQL does not accept the password-carrying DSN (not trust authentication): %v", err)
+		}
+		eng.Close()
+	}
+	stderr := captureStderr(t, func() {
+		t.Setenv("IDEMC_TRACE", "1")
+		p, err := project.Load(e.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at, _ := time.Parse(time.RFC3339, asOf)
+		opts := compiler.Options{AsOf: at, Models: true, Seeds: true}
+		res, err := runner.Build(context.Background(), p, runner.Options{Compile: opts, Threads: 2, Tests: true, Out: &out})
+		if err != nil {
+			t.Fatalf("build: %v", err)
+		}
+		t.Logf("built on %s with the password from IDEMC_TEST_SECRET: %d units succeeded, %d failed", tgt.Engine, res.Succeeded, res.Failed)
+		if res.Failed != 1 {
+			t.Errorf("want exactly the failing unit to fail, got %d failed", res.Failed)
+		}
+		for _, u := range res.Units {
+			check("unit "+u.ID+"'s error", u.Error)
+		}
+		st, err := runner.Status(context.Background(), p, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("status", fmt.Sprint(st))
+		tr, err := runner.Test(context.Background(), p, opts)
+		if err == nil {
+			check("test results", fmt.Sprint(tr))
+		} else {
+			check("the test error", err.Error())
+		}
+		plan, err := compiler.Compile(p, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ad, _ := adapters.Lookup(tgt.Engine)
+		if err := runner.WriteCompiled(e.dir, plan, ad.Dialect); err != nil {
+			t.Fatal(err)
+		}
+		check("the printed plan", plan.Format(true))
+	})
+	t.Setenv("IDEMC_TRACE", "")
+	check("the run output", out.String())
+	check("stderr (IDEMC_TRACE=1)", stderr)
+	if !strings.Contains(stderr, "trace") {
+		t.Errorf("IDEMC_TRACE=1 printed no trace: %q", stderr)
+	}
+	// The audit table and the state table, every column.
+	for _, table := range []string{"idemc_audit", "idemc_state"} {
+		for _, r := range e.query("SELECT * FROM " + e.rel(table)) {
+			check(table, strings.Join(r, " | "))
+		}
+	}
+
+	// A connection that fails: the error names the target, not the secret.
+	if bad != "" {
+		writeProject(bad)
+		p, err := project.Load(e.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at, _ := time.Parse(time.RFC3339, asOf)
+		_, err = runner.Build(context.Background(), p, runner.Options{Compile: compiler.Options{AsOf: at, Models: true, Seeds: true}, Out: &out})
+		if err == nil {
+			t.Fatal("a build against an unreachable target succeeded")
+		}
+		check("the connection error", err.Error())
+		check("the run output", out.String())
+	}
+
+	// Every file under target/.
+	n := 0
+	err := filepath.WalkDir(filepath.Join(e.dir, "target"), func(path string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() || strings.HasSuffix(path, ".duckdb") || strings.HasSuffix(path, ".wal") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		check(path, string(b))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"run_results.json", "manifest.json"} {
+		if _, err := os.Stat(filepath.Join(e.dir, "target", want)); err != nil {
+			t.Errorf("target/%s was not written: %v", want, err)
+		}
+	}
+	if n < 4 {
+		t.Errorf("only %d files under target/ to search", n)
+	}
+}
+
+// captureStderr runs f with os.Stderr redirected and returns what was
+// written to it.
+func captureStderr(t *testing.T, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = w
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	defer func() {
+		os.Stderr = saved
+	}()
+	func() {
+		defer func() {
+			os.Stderr = saved
+			w.Close()
+		}()
+		f()
+	}()
+	return <-done
+}
