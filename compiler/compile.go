@@ -300,6 +300,7 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 			errs.Append(err)
 		}
 	}
+	fillSQL(plan, workers, d, opts, models, p)
 	for _, n := range plan.Selected {
 		if node := plan.Nodes[n]; !node.Seed && node.SQL == "" && models[n].cfg.Materialized != adapters.Ephemeral {
 			node.SQL = models[n].expand(d, nil, opts, models, plan.Nodes, p)
@@ -380,7 +381,7 @@ func buildUnit(c *compiled, w *adapters.Window, opts Options, d adapters.Dialect
 	}
 	wr := &adapters.Write{
 		Model: c.m.Name, Materialized: c.cfg.Materialized, Strategy: c.strategy, Target: c.rel,
-		Select: c.expand(d, w, opts, models, nodes, p), PartitionBy: c.cfg.PartitionBy, Window: w,
+		PartitionBy: c.cfg.PartitionBy, Window: w,
 		UniqueKey: c.cfg.UniqueKey, UpdateColumns: c.cfg.MergeUpdateColumns, ExcludeColumns: c.cfg.MergeExcludeColumns,
 		Checks: c.checks, FullRefresh: opts.FullRefresh, State: state,
 	}
@@ -396,7 +397,37 @@ func buildUnit(c *compiled, w *adapters.Window, opts Options, d adapters.Dialect
 	if c.cfg.Materialized == adapters.View || c.cfg.Materialized == adapters.Table {
 		wr.Strategy = ""
 	}
-	return &Unit{ID: UnitID(c.m.Name, part), Model: c.m.Name, Partition: part, Write: wr, Steps: d.Recipe(wr), CodeHash: c.hash}
+	// The SQL (Select and Steps) is filled by fillSQL, in parallel.
+	return &Unit{ID: UnitID(c.m.Name, part), Model: c.m.Name, Partition: part, Write: wr, CodeHash: c.hash, from: c}
+}
+
+// fillSQL renders every unit's SELECT and recipe, spread over the workers:
+// after planning, units are independent.
+func fillSQL(plan *Plan, workers int, d adapters.Dialect, opts Options, models map[string]*compiled, p *project.Project) {
+	var wg sync.WaitGroup
+	next := make(chan *Unit, len(plan.Units))
+	for _, u := range plan.Units {
+		if u.from != nil {
+			next <- u
+		}
+	}
+	close(next)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for u := range next {
+				u.Write.Select = u.from.expand(d, u.Write.Window, opts, models, plan.Nodes, p)
+				u.Steps = d.Recipe(u.Write)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, u := range plan.Units {
+		if u.from != nil {
+			plan.Nodes[u.Model].SQL = u.Write.Select
+		}
+	}
 }
 
 func hasEmpty(cols []string) bool {

@@ -77,6 +77,8 @@ type Unit struct {
 	CodeHash  string
 	Seed      bool // a seed load (the runner uses the engine's bulk loader)
 	SeedPath  string
+
+	from *compiled // the model, until its SQL is filled
 }
 
 // UnitID names a unit.

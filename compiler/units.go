@@ -121,9 +121,6 @@ func (pl *planner) model(n string) error {
 		u := buildUnit(c, w, pl.opts, pl.d, pl.models, pl.plan.Nodes, pl.p, pl.state, pl.target)
 		pl.add(u, ups, c)
 	}
-	if len(pl.unitsOf[n]) > 0 {
-		pl.plan.Nodes[n].SQL = pl.unitsOf[n][len(pl.unitsOf[n])-1].Write.Select
-	}
 	pl.finish(n, cands)
 	return nil
 }

@@ -12,9 +12,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -384,19 +386,40 @@ func (p *Project) loadFiles(base *layer, folders []folderLayer, errs *diag.List)
 			errs.Add(dir, 0, 0, "%v", err)
 		}
 	}
-	walk("models", ".sql", func(rel, text string) {
-		m, merr := parseModel(rel, text, base, folders)
-		errs.Append(merr)
+	var files []File
+	walk("models", ".sql", func(rel, text string) { files = append(files, File{Path: rel, Text: text}) })
+	// Headers are parsed in parallel (TOML decoding is most of loading);
+	// results are then taken in walk order, so errors stay deterministic.
+	models := make([]*Model, len(files))
+	merrs := make([]error, len(files))
+	var wg sync.WaitGroup
+	next := make(chan int, len(files))
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				models[i], merrs[i] = parseModel(files[i].Path, files[i].Text, base, folders)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, m := range models {
+		errs.Append(merrs[i])
 		if m == nil {
-			return
+			continue
 		}
 		if prev, ok := byName[m.Name]; ok {
-			errs.Add(rel, 1, 0, "duplicate model name %q: also defined in %s; rename one of the files", m.Name, prev.Path)
-			return
+			errs.Add(files[i].Path, 1, 0, "duplicate model name %q: also defined in %s; rename one of the files", m.Name, prev.Path)
+			continue
 		}
 		byName[m.Name] = m
 		p.Models = append(p.Models, m)
-	})
+	}
 	walk("macros", ".sql", func(rel, text string) { p.Macros = append(p.Macros, File{Path: rel, Text: text}) })
 	walk("tests", ".sql", func(rel, text string) { p.Tests = append(p.Tests, File{Path: rel, Text: text}) })
 	walk("seeds", ".csv", func(rel, text string) {
