@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,33 +47,117 @@ func writeUnitSQL(dir string, u *compiler.Unit, cols []string, d adapters.Dialec
 	return os.WriteFile(path, []byte(strings.TrimLeft(b.String(), "\n")), 0o644)
 }
 
-// WriteCompiled replaces target/compiled with the plan's SQL, one file per
-// unit, and writes target/manifest.json. It fills a fresh folder and swaps it
-// in, so a failure leaves the previous output.
+// WriteCompiled makes target/compiled hold the plan's SQL, one file per
+// unit, and writes target/manifest.json. It updates the folder in place:
+// a file whose text is unchanged is not rewritten, a changed one is
+// replaced atomically (write aside, rename), and files and folders of units
+// no longer in the plan are removed; the manifest is written last.
 func WriteCompiled(root string, plan *compiler.Plan, d adapters.Dialect) error {
 	dir := filepath.Join(root, "target", "compiled")
-	tmp := filepath.Join(root, "target", "compiled.tmp")
-	if err := os.RemoveAll(tmp); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return err
-	}
+	_ = os.RemoveAll(filepath.Join(root, "target", "compiled.tmp")) // left by older versions
+	var units []*compiler.Unit
+	want := map[string]bool{} // relative paths of the plan's files and folders
 	for _, u := range plan.Units {
 		if u.Seed {
 			continue
 		}
-		if err := writeUnitSQL(tmp, u, nil, d); err != nil {
+		units = append(units, u)
+		f := unitFile(u)
+		want[f] = true
+		want[filepath.Dir(f)] = true
+	}
+	// Remove what the plan no longer has.
+	models, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, m := range models {
+		if !want[m.Name()] {
+			if err := os.RemoveAll(filepath.Join(dir, m.Name())); err != nil {
+				return err
+			}
+			continue
+		}
+		if !m.IsDir() {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(dir, m.Name()))
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if rel := filepath.Join(m.Name(), f.Name()); !want[rel] {
+				if err := os.RemoveAll(filepath.Join(dir, rel)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	// Write what changed. (One at a time: creating files and folders under
+	// one parent serializes in the file system anyway.)
+	var buf []byte
+	for _, u := range units {
+		if err := updateUnitSQL(dir, u, &buf); err != nil {
 			return err
 		}
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return err
-	}
 	return writeManifest(root, plan, d)
+}
+
+// updateUnitSQL writes one unit's statements unless the file already holds
+// them (a changed file is replaced atomically: written aside, renamed); buf
+// is the caller's scratch space for reading the file.
+func updateUnitSQL(dir string, u *compiler.Unit, buf *[]byte) error {
+	var b strings.Builder
+	compiler.FormatUnit(&b, u, true)
+	text := strings.TrimLeft(b.String(), "\n")
+	path := filepath.Join(dir, unitFile(u))
+	same, exists := holds(path, text, buf)
+	if same {
+		return nil
+	}
+	target := path
+	if exists {
+		target = path + ".tmp"
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil || target == path {
+		return err
+	}
+	return os.Rename(target, path)
+}
+
+// holds reports whether the file at path has exactly text, and whether it
+// exists.
+func holds(path, text string, buf *[]byte) (same, exists bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || st.Size() != int64(len(text)) {
+		return false, true
+	}
+	if cap(*buf) < len(text) {
+		*buf = make([]byte, len(text))
+	}
+	b := (*buf)[:len(text)]
+	if _, err := io.ReadFull(f, b); err != nil {
+		return false, true
+	}
+	return string(b) == text, true
 }
 
 type manifestNode struct {

@@ -73,6 +73,16 @@ type ModelConfig struct {
 	Checks                map[string]CheckSpec `toml:"checks"`
 }
 
+// fieldTags are the toml tags of ModelConfig's fields, by field index.
+var fieldTags = func() []string {
+	t := reflect.TypeOf(ModelConfig{})
+	tags := make([]string, t.NumField())
+	for i := range tags {
+		tags[i] = t.Field(i).Tag.Get("toml")
+	}
+	return tags
+}()
+
 // configKeys lists the valid model setting names, for "did you mean" suggestions.
 var configKeys = func() []string {
 	t := reflect.TypeOf(ModelConfig{})
@@ -98,11 +108,12 @@ type layer struct {
 
 // overlay copies the fields that src defined onto dst.
 func overlay(dst *ModelConfig, src *layer) {
+	if len(src.defined) == 0 && len(src.cfg.Checks) == 0 {
+		return // nothing set: common for [models] and folder layers
+	}
 	dv := reflect.ValueOf(dst).Elem()
 	sv := reflect.ValueOf(&src.cfg).Elem()
-	t := dv.Type()
-	for i := 0; i < t.NumField(); i++ {
-		tag := t.Field(i).Tag.Get("toml")
+	for i, tag := range fieldTags {
 		if tag == "checks" {
 			for k, v := range src.cfg.Checks {
 				if dst.Checks == nil {

@@ -470,8 +470,9 @@ func parseModel(rel, text string, base *layer, folders []folderLayer) (*Model, e
 			errs.Append(tomlError(rel, hLine-1, err))
 			return nil, errs.Err()
 		}
+		hlines := strings.Split(header, "\n") // split once: every key is looked up
 		at := func(k toml.Key) Pos {
-			if l := keyLine(header, k); l > 0 {
+			if l := keyLineIn(hlines, k); l > 0 {
 				return Pos{rel, hLine - 1 + l}
 			}
 			return Pos{rel, hLine}
@@ -482,7 +483,9 @@ func parseModel(rel, text string, base *layer, folders []folderLayer) (*Model, e
 		hl := &layer{cfg: hcfg, defined: map[string]bool{}, where: rel}
 		for _, k := range md.Keys() {
 			hl.defined[k[0]] = true
-			m.HeaderLine[k[0]] = at(k[:1])
+			if _, done := m.HeaderLine[k[0]]; !done { // the same for every key under k[0]
+				m.HeaderLine[k[0]] = at(k[:1])
+			}
 			if len(k) == 2 && k[0] == "checks" {
 				hl.defined["checks."+k[1]] = true
 				m.HeaderLine["checks."+k[1]] = at(k)
@@ -615,12 +618,17 @@ func didYouMean(name string, valid []string) string {
 // keyLine finds the line (1-based) where a dotted key is set in TOML text, by
 // tracking [table] headers. It returns 0 when not found.
 func keyLine(text string, k toml.Key) int {
+	return keyLineIn(strings.Split(text, "\n"), k)
+}
+
+// keyLineIn is keyLine on a text split into lines, for many keys of one text.
+func keyLineIn(lines []string, k toml.Key) int {
 	if len(k) == 0 {
 		return 0
 	}
 	var table []string
 	tableLine := 0
-	for i, raw := range strings.Split(text, "\n") {
+	for i, raw := range lines {
 		l := strings.TrimSpace(stripComment(raw))
 		if strings.HasPrefix(l, "[") {
 			l = strings.Trim(l, "[] \t")

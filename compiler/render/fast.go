@@ -7,9 +7,10 @@ package render
 //	{{ ref("m") }}              ref, source, var, surrogate_key with literal arguments
 //	{{ cents("t.amount") }}     a macro with positional string or list-of-string arguments
 //
-// Lexing and parsing a model with gonja costs more than everything else
-// idemc does with it (it allocates a token per few bytes and compiles two
-// regular expressions per template); a template of that shape is split once
+// Lexing and parsing a model with gonja was the largest cost of compiling it
+// (gonja allocates a token per few bytes and compiles two regular
+// expressions per template), and running every macro file for every model
+// the next; a template of that shape is split once
 // into text and expressions and rendered by calling the same functions and
 // macros gonja would call, in the same order, so the output, the markers and
 // the recorded refs are the same. Anything else — a {% block %}, a {# comment

@@ -250,3 +250,38 @@ func TestFastPathTaken(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFastPathMatchesGonja: whatever the template, the fast path and gonja
+// alone give the same result (text, markers, refs, sources, flags) or the
+// same error.
+func FuzzFastPathMatchesGonja(f *testing.F) {
+	for _, text := range snapCases {
+		f.Add(text)
+	}
+	fast, err := NewEnv(snapMacros, map[string]any{"x": int64(7)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	slow, _ := NewEnv(snapMacros, map[string]any{"x": int64(7)})
+	slow.noFast = true
+	render := func(env *Env, text string) string {
+		var o snapOut
+		tpl, err := env.Parse("m.sql", text)
+		if err == nil {
+			var r *Rendered
+			if r, err = env.Render(tpl, text, snapContext(true)); err == nil {
+				o = snapOut{Text: r.text, Slots: r.slots, Refs: r.Refs, Sources: r.Sources, UsesWindow: r.UsesWindow, UsesAsOf: r.UsesAsOf}
+			}
+		}
+		if err != nil {
+			o.Err = err.Error()
+		}
+		b, _ := json.Marshal(o)
+		return string(b)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := render(fast, text), render(slow, text); got != want {
+			t.Errorf("%q:\n fast  %s\n gonja %s", text, got, want)
+		}
+	})
+}
