@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/runner"
 )
 
@@ -47,24 +48,7 @@ func buildCmd(c *common, name, short string, seeds, models, tests bool) *cobra.C
 				return err
 			}
 			opts.Seeds, opts.Models = seeds, models
-			threads := c.threads
-			if threads == 0 {
-				threads = p.Threads
-			}
-			ro := runner.Options{Compile: opts, Threads: threads, FailFast: c.failFast, Tests: tests, Out: c.stdout}
-			if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
-				ro.Progress = f
-			}
-			ctx, stop := signalContext()
-			defer stop()
-			res, err := runner.Build(ctx, p, ro)
-			if err != nil {
-				return err
-			}
-			if !res.OK() {
-				return &failedError{}
-			}
-			return nil
+			return c.build(p, runner.Options{Compile: opts, FailFast: c.failFast, Tests: tests})
 		},
 	}
 	c.projectFlags(cmd)
@@ -75,6 +59,29 @@ func buildCmd(c *common, name, short string, seeds, models, tests bool) *cobra.C
 	}
 	cmd.Flags().IntVar(&c.threads, "threads", 0, "units run at once (default [run] threads, or 4)")
 	return cmd
+}
+
+// build runs the runner with the shared flags (threads, output, progress
+// line) and turns a failed unit into exit code 1.
+func (c *common) build(p *project.Project, ro runner.Options) error {
+	ro.Threads = c.threads
+	if ro.Threads == 0 {
+		ro.Threads = p.Threads
+	}
+	ro.Out = c.stdout
+	if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
+		ro.Progress = f
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	res, err := runner.Build(ctx, p, ro)
+	if err != nil {
+		return err
+	}
+	if !res.OK() {
+		return &failedError{}
+	}
+	return nil
 }
 
 func retryCmd(c *common) *cobra.Command {
@@ -88,21 +95,7 @@ func retryCmd(c *common) *cobra.Command {
 				return err
 			}
 			opts.Seeds, opts.Models = true, true
-			threads := c.threads
-			if threads == 0 {
-				threads = p.Threads
-			}
-			ro := runner.Options{Compile: opts, Threads: threads, Retry: true, Out: c.stdout}
-			ctx, stop := signalContext()
-			defer stop()
-			res, err := runner.Build(ctx, p, ro)
-			if err != nil {
-				return err
-			}
-			if !res.OK() {
-				return &failedError{}
-			}
-			return nil
+			return c.build(p, runner.Options{Compile: opts, Retry: true})
 		},
 	}
 	c.projectFlags(cmd)
