@@ -292,6 +292,35 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 	if opts.Partition != "" || opts.Start != "" || opts.End != "" {
 		window = &explicitWindow{partition: opts.Partition, start: opts.Start, end: opts.End}
 	}
+	// A selected model needs its upstream relations: any ancestor that does
+	// not exist in the target yet (a fresh warehouse) is built too, seeds
+	// included, so `build --select events_daily` works on a fresh machine.
+	if opts.Models && opts.Units == nil {
+		added := map[string]bool{}
+		for _, n := range plan.Selected {
+			for _, a := range plan.Graph.Ancestors(n) {
+				node := plan.Nodes[a]
+				if isChosen[a] || added[a] || (models[a] != nil && models[a].cfg.Materialized == adapters.Ephemeral) {
+					continue
+				}
+				if !opts.State.Exists(node.Relation) {
+					added[a] = true
+				}
+			}
+		}
+		if len(added) > 0 {
+			for a := range added {
+				isChosen[a] = true
+			}
+			plan.Selected = plan.Selected[:0]
+			for _, n := range order {
+				if isChosen[n] {
+					plan.Selected = append(plan.Selected, n)
+				}
+			}
+			opts.Seeds = opts.Seeds || anySeed(plan, added)
+		}
+	}
 	pl := &planner{plan: plan, models: models, opts: opts, window: window, chosen: isChosen, d: d, p: p, state: state, target: tname,
 		dataAt: map[string]time.Time{}, modelMax: map[string]time.Time{}, unitsOf: map[string][]*Unit{}}
 	plan.UnitGraph = dag.New()
@@ -329,6 +358,15 @@ func compileTest(env *render.Env, rctx *render.Context, f project.File, d adapte
 	}
 	c := &compiled{m: &project.Model{Name: f.Path, Path: f.Path}, cfg: &project.ModelConfig{}, tpl: r}
 	return &SingularTest{Path: f.Path, SQL: c.expand(d, nil, opts, models, nodes, p), Refs: r.Refs}, nil
+}
+
+func anySeed(plan *Plan, names map[string]bool) bool {
+	for n := range names {
+		if plan.Nodes[n].Seed {
+			return true
+		}
+	}
+	return false
 }
 
 // throughEphemeral returns a model's upstream nodes, replacing each

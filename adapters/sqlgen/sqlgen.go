@@ -370,7 +370,9 @@ func (g Gen) CheckQuery(c *adapters.Check, w *adapters.Write, whole bool) string
 	case adapters.CheckMinRows:
 		return fmt.Sprintf("SELECT n FROM (SELECT count(*) AS n FROM %s%s) AS c\nWHERE n < %s", from, whereOnly, strconv.FormatInt(c.MinRows, 10))
 	case adapters.CheckExpect:
-		return fmt.Sprintf("SELECT ok FROM (SELECT (%s) AS ok FROM %s%s) AS c\nWHERE ok IS NOT TRUE", c.Expr, from, whereOnly)
+		// An empty region has nothing to hold the expression against
+		// (sum() is NULL): min_rows is the check for emptiness.
+		return fmt.Sprintf("SELECT ok FROM (SELECT (%s) AS ok, count(*) AS n FROM %s%s) AS c\nWHERE n > 0 AND ok IS NOT TRUE", c.Expr, from, whereOnly)
 	}
 	panic("sqlgen: unknown check kind " + c.Kind)
 }

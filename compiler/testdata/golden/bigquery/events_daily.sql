@@ -46,9 +46,9 @@ HAVING count(*) > 0
 ) AS 'idemc: check not_null(event_date) failed';
 -- 8. check: check expect(sum(amount_cents) >= 0) (error) as an ASSERT inside the script: a failure rolls it back
 ASSERT NOT EXISTS (
-SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok FROM `analytics`.`events_daily` AS t
+SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok, count(*) AS n FROM `analytics`.`events_daily` AS t
 WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c
-WHERE ok IS NOT TRUE
+WHERE n > 0 AND ok IS NOT TRUE
 ) AS 'idemc: check expect(sum(amount_cents) >= 0) failed';
 -- 9. check: check not_null(event_key, event_date, user_id) (error) as an ASSERT inside the script: a failure rolls it back
 ASSERT NOT EXISTS (

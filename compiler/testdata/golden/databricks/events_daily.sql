@@ -33,9 +33,9 @@ SELECT count(*) AS n FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fd
 WHERE `event_date` IS NULL
 HAVING count(*) > 0;
 -- 5. check: check expect(sum(amount_cents) >= 0) (error) on the staged batch, before publishing
-SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac` AS t
+SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok, count(*) AS n FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac` AS t
 WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c
-WHERE ok IS NOT TRUE;
+WHERE n > 0 AND ok IS NOT TRUE;
 -- 6. check: check min_rows(1) (warn) on the staged batch, before publishing
 SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac` AS t
 WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c

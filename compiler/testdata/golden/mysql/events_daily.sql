@@ -42,9 +42,9 @@ SELECT count(*) AS n FROM `analytics`.`events_daily`
 WHERE `event_date` IS NULL
 HAVING count(*) > 0;
 -- 8. check: check expect(sum(amount_cents) >= 0) (error)
-SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok FROM `analytics`.`events_daily` AS t
+SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok, count(*) AS n FROM `analytics`.`events_daily` AS t
 WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c
-WHERE ok IS NOT TRUE;
+WHERE n > 0 AND ok IS NOT TRUE;
 -- 9. check: check min_rows(1) (warn)
 SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`events_daily` AS t
 WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c
