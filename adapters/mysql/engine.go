@@ -101,23 +101,8 @@ func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) 
 	if err := exec(fmt.Sprintf("CREATE TABLE %s (%s)", e.d.Qualify(newRel), strings.Join(defs, ", "))); err != nil {
 		return 0, err
 	}
-	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(f.Columns)), ", ") + ")"
-	for start := 0; start < len(f.Rows); start += seedBatch {
-		end := min(start+seedBatch, len(f.Rows))
-		args := make([]any, 0, (end-start)*len(f.Columns))
-		for _, rec := range f.Rows[start:end] {
-			for i := range f.Columns {
-				if i >= len(rec) || rec[i] == "" {
-					args = append(args, nil)
-				} else {
-					args = append(args, rec[i])
-				}
-			}
-		}
-		q := fmt.Sprintf("INSERT INTO %s (%s) VALUES %s", e.d.Qualify(newRel), strings.Join(names, ", "), strings.TrimSuffix(strings.Repeat(row+", ", end-start), ", "))
-		if err := exec(q, args...); err != nil {
-			return 0, err
-		}
+	if err := f.InsertBatches(exec, e.d.Qualify(newRel), names, seedBatch); err != nil {
+		return 0, err
 	}
 	if err := exec(fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s LIKE %s", e.d.Qualify(r), e.d.Qualify(newRel))); err != nil {
 		return 0, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -100,4 +101,29 @@ func isTimestamp(v string) bool {
 		}
 	}
 	return false
+}
+
+// InsertBatches writes a seed's rows into table (a qualified name) with
+// multi-row INSERTs of batch rows each, through exec with "?" parameters;
+// an empty value is NULL. For engines without a bulk CSV path of their own.
+func (f *CSVFile) InsertBatches(exec func(q string, args ...any) error, table string, quotedCols []string, batch int) error {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(f.Columns)), ", ") + ")"
+	for start := 0; start < len(f.Rows); start += batch {
+		end := min(start+batch, len(f.Rows))
+		args := make([]any, 0, (end-start)*len(f.Columns))
+		for _, rec := range f.Rows[start:end] {
+			for i := range f.Columns {
+				if i >= len(rec) || rec[i] == "" {
+					args = append(args, nil)
+				} else {
+					args = append(args, rec[i])
+				}
+			}
+		}
+		q := fmt.Sprintf("INSERT INTO %s (%s) VALUES %s", table, strings.Join(quotedCols, ", "), strings.TrimSuffix(strings.Repeat(row+", ", end-start), ", "))
+		if err := exec(q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
