@@ -33,6 +33,10 @@ type Capabilities struct {
 	// SingleWriter: one process holds the whole database while it runs, so
 	// a running audit row of another run can only be left by a dead run.
 	SingleWriter bool
+	// TableInPlace: a full rebuild keeps the table (TRUNCATE + INSERT, so
+	// grants and dependent views survive); the runner first syncs its
+	// columns to the model's.
+	TableInPlace bool
 }
 
 // Relation is a fully named table or view.

@@ -107,7 +107,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 			return ur
 		}
 	}
-	if w.Materialized == adapters.Incremental {
+	if w.Materialized == adapters.Incremental || w.Materialized == adapters.Table && r.ad.Capabilities.TableInPlace {
 		cols, err := r.syncSchema(ctx, sess, &w)
 		if err != nil {
 			lock.Unlock()
@@ -339,8 +339,8 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, w *adapters.Wr
 		return names, nil
 	}
 	mode := r.plan.Nodes[w.Model].OnSchemaChange
-	if w.FullRefresh {
-		mode = "sync_all_columns"
+	if w.FullRefresh || w.Materialized == adapters.Table {
+		mode = "sync_all_columns" // a table is rebuilt whole: it takes the model's columns
 	}
 	switch mode {
 	case "append_new_columns", "sync_all_columns":

@@ -29,7 +29,7 @@ func NewDialect() Dialect {
 // Capabilities of PostgreSQL.
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: true, Merge: true, MergeBySource: false, PartitionOverwrite: false,
-	ChecksInWrite: true, Lock: "pg_advisory_xact_lock per unit",
+	ChecksInWrite: true, Lock: "pg_advisory_xact_lock per unit", TableInPlace: true,
 }
 
 // Recipe follows DESIGN §7 for PostgreSQL.
@@ -62,7 +62,7 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			return []adapters.Step{
 				{Purpose: adapters.Prepare, Comment: "the table, empty, if it does not exist yet", SQL: d.CreateIfMissing(w)},
 				{Purpose: adapters.Delete, Comment: "TRUNCATE + INSERT keeps grants and dependent views", SQL: "TRUNCATE " + dest},
-				{Purpose: adapters.Insert, Comment: "rebuild the rows", SQL: fmt.Sprintf("INSERT INTO %s\n%s", dest, w.Select)},
+				{Purpose: adapters.Insert, Comment: "rebuild the rows", SQL: d.insertSelect(w)},
 			}, "SELECT count(*) FROM " + dest
 		},
 		View: func(w *adapters.Write) []adapters.Step {
@@ -71,4 +71,15 @@ func (d Dialect) hooks() sqlgen.Hooks {
 		},
 		Upsert: d.MergeSteps,
 	}
+}
+
+// insertSelect inserts the model's rows by column name when the columns are
+// known, so a reordered SELECT still lands in the right columns.
+func (d Dialect) insertSelect(w *adapters.Write) string {
+	dest := d.Qualify(w.Target)
+	if w.Columns == nil {
+		return fmt.Sprintf("INSERT INTO %s\n%s", dest, w.Select)
+	}
+	cols := d.ColumnList(w.Columns, "")
+	return fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM (\n%s\n) AS idemc_batch", dest, cols, cols, w.Select)
 }
