@@ -2,31 +2,17 @@ package duckdb
 
 import (
 	"context"
-	"crypto/md5"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
-// goKey is DESIGN §5's surrogate key computed in Go: md5 of "len:text"
-// parts ("~" for NULL) joined by "|". Every engine must agree with it.
-func goKey(parts ...*string) string {
-	enc := make([]string, len(parts))
-	for i, p := range parts {
-		if p == nil {
-			enc[i] = "~"
-		} else {
-			enc[i] = fmt.Sprintf("%d:%s", len([]rune(*p)), *p)
-		}
-	}
-	sum := md5.Sum([]byte(strings.Join(enc, "|")))
-	return hex.EncodeToString(sum[:])
-}
+// goKey is the key the spec gives for the parts.
+var goKey = sqlgen.SurrogateKeyOf
 
 func str(s string) *string { return &s }
 

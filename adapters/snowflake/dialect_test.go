@@ -1,10 +1,7 @@
 package snowflake
 
 import (
-	"crypto/md5"
 	"database/sql"
-	"encoding/hex"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +9,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2" // evaluates the key expression offline
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
 func TestDialectSQL(t *testing.T) {
@@ -87,18 +85,8 @@ func TestRecipeShapes(t *testing.T) {
 	}
 }
 
-func goKey(parts ...*string) string {
-	enc := make([]string, len(parts))
-	for i, p := range parts {
-		if p == nil {
-			enc[i] = "~"
-		} else {
-			enc[i] = fmt.Sprintf("%d:%s", len([]rune(*p)), *p)
-		}
-	}
-	sum := md5.Sum([]byte(strings.Join(enc, "|")))
-	return hex.EncodeToString(sum[:])
-}
+// goKey is the key the spec gives for the parts.
+var goKey = sqlgen.SurrogateKeyOf
 
 func str(s string) *string { return &s }
 

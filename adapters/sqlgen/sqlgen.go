@@ -6,6 +6,8 @@
 package sqlgen
 
 import (
+	"crypto/md5"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -581,4 +583,20 @@ func (g Gen) DropSchema(schema string) string {
 		q += " CASCADE"
 	}
 	return q
+}
+
+// SurrogateKeyOf computes DESIGN §5's key in Go from the parts' text (nil
+// is NULL): the value every dialect's SurrogateKey must produce. Tests of
+// each engine compare against it.
+func SurrogateKeyOf(parts ...*string) string {
+	enc := make([]string, len(parts))
+	for i, p := range parts {
+		if p == nil {
+			enc[i] = "~"
+		} else {
+			enc[i] = strconv.Itoa(len([]rune(*p))) + ":" + *p
+		}
+	}
+	sum := md5.Sum([]byte(strings.Join(enc, "|")))
+	return hex.EncodeToString(sum[:])
 }
