@@ -3,14 +3,15 @@
 
 GO ?= go
 
-.PHONY: build test demo bench update-golden lint soak clean
+.PHONY: build test demo bench update-golden lint soak services clean
 
 # build: the idemc binary at ./idemc.
 build:
 	$(GO) build -o idemc ./cmd/idemc
 
 # test: every unit, golden and end-to-end test; vet and gofmt must be clean.
-# Live PostgreSQL/MariaDB suites skip unless their servers answer (CI sets IDEMC_REQUIRE_LIVE=1).
+# Live PostgreSQL/MariaDB suites skip unless their servers answer (CI sets IDEMC_REQUIRE_LIVE=1);
+# `make services` starts them.
 test:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
@@ -41,6 +42,11 @@ lint:
 # override the count and the seed; the SUMMARY lines give the outcomes.
 soak:
 	IDEMC_SOAK=1 $(GO) test -p 1 -run '^TestFaults$$' -count=1 -v -timeout 60m ./adapters/duckdb/ ./adapters/postgres/ ./adapters/mysql/
+
+# services: install (Debian packages, as root) and start PostgreSQL, MariaDB
+# and Redis on loopback; `eval "$$(scripts/services.sh)"` also exports the DSNs.
+services:
+	@scripts/services.sh
 
 clean:
 	rm -rf target idemc
