@@ -32,6 +32,9 @@ type Dialect interface {
 	CheckQuery(c *Check, w *Write, whole bool) string
 	// StateDDL creates the audit and state tables idempotently.
 	StateDDL(s State) []string
+	// AuditMigrations add to an audit table of an earlier release (whose
+	// columns are have) the columns it lacks.
+	AuditMigrations(s State, have []Column) []string
 	// AuditStart inserts the unit's running row (committed before the write).
 	AuditStart(s State, row *AuditRow) string
 	// AuditFinish sets the unit's final status; countSQL, when not empty, is a
@@ -42,16 +45,26 @@ type Dialect interface {
 	RunningQuery(s State) string
 	// Abandon marks the running rows of a dead run as abandoned.
 	Abandon(s State, deadRun string) string
-	// StateQueries read, in bulk, what planning needs: succeeded units
-	// (job_name, partition_key, code_hash, last ended_at, last as_of), the high-water marks (job_name,
-	// high_water) and the latest row of every unit for idemc status.
-	SucceededQuery(s State) string
+	// StateQueries read, in bulk, what planning needs: every unit's latest
+	// attempt number, the high-water marks (job_name, high_water) and the
+	// latest row of every unit (StatusQuery: job_name, partition_key,
+	// status, row_count, attempt, started_at, ended_at, run_id, code_hash,
+	// error, inputs, data_version, as_of), which decides whether it is up
+	// to date (DESIGN §9) and what idemc status prints.
 	AttemptsQuery(s State) string
 	MarksQuery(s State) string
 	StatusQuery(s State) string
-	// LastRunQuery lists the rows of the most recent run (run_id, job_name,
-	// partition_key, status, as_of).
+	// RunStart records an invocation in idemc_runs (outcome "running");
+	// RunFinish sets its end, outcome and counts.
+	RunStart(s State, row *RunRow) string
+	RunFinish(s State, row *RunRow) string
+	// LastRunQuery returns the most recent retryable run (build, run, seed
+	// or retry) as (run_id, command, options, as_of, outcome, retry_of).
 	LastRunQuery(s State) string
+	// DefaultSchemaQuery returns one row naming the schema where relations
+	// without a schema live, so that state and data agree on it; "" when
+	// the engine always qualifies (BigQuery's default dataset, Spark).
+	DefaultSchemaQuery() string
 	// RelationsQuery lists existing relations as (schema, name) rows.
 	RelationsQuery() string
 	// Rollback ends a failed transaction.
@@ -76,10 +89,42 @@ type Dialect interface {
 	DescribeQuery(sql string) string
 }
 
-// State names the audit and watermark tables of a target.
+// State names the audit, watermark and run tables of a target.
 type State struct {
 	Audit Relation // idemc_audit
 	Marks Relation // idemc_state
+	Runs  Relation // idemc_runs
+}
+
+// StateIn returns the state tables of a schema ("" for the engine's
+// default schema, where unqualified relations live).
+func StateIn(schema string) State {
+	return State{
+		Audit: Relation{Schema: schema, Name: "idemc_audit"},
+		Marks: Relation{Schema: schema, Name: "idemc_state"},
+		Runs:  Relation{Schema: schema, Name: "idemc_runs"},
+	}
+}
+
+// AuditColumnsAdded are the idemc_audit columns newer than the first
+// release; the runner adds them to an older table (AddColumn).
+var AuditColumnsAdded = []string{"inputs", "data_version"}
+
+// RunRow is one invocation in idemc_runs (DESIGN §9).
+type RunRow struct {
+	RunID     string
+	Command   string // build, run, seed, retry, verify
+	Options   string // JSON of the planning options, so that retry can replan the run
+	Target    string
+	AsOf      time.Time
+	GitCommit string
+	Started   time.Time
+	Ended     time.Time
+	Outcome   string // running, succeeded, failed, interrupted
+	RetryOf   string // the run a retry finishes (the first of its chain)
+	Succeeded int
+	Failed    int
+	Skipped   int
 }
 
 // Column is one column of a relation or a query result.
@@ -103,6 +148,13 @@ type AuditRow struct {
 	AsOf      time.Time
 	Error     string
 	Checks    string // JSON
+	// Inputs is the unit's input fingerprint: code hash, destination and
+	// the data version of everything it reads (DESIGN §9).
+	Inputs string
+	// DataVersion names the data the unit's write left; readers record it
+	// in their Inputs. A write's own run id, except for verify's reruns,
+	// which leave the data as it was.
+	DataVersion string
 }
 
 // Purpose says what a step is for; the runner and the printed plan use it.

@@ -30,13 +30,23 @@ import (
 // backs it with the audit table (one bulk read per run, not per unit);
 // `idemc compile` uses NoState.
 type State interface {
-	// Exists reports whether a relation exists (for is_incremental()).
+	// Exists reports whether a relation exists (for is_incremental() and
+	// for "up to date", which needs the destination).
 	Exists(r adapters.Relation) bool
-	// LastSuccess reports when a unit last succeeded with the code hash, and
-	// the latest logical time (as_of) it succeeded for.
-	LastSuccess(model, partition, codeHash string) (ended, asOf time.Time, ok bool)
+	// Latest returns a unit's latest attempt, whatever its status.
+	Latest(model, partition string) (Attempt, bool)
+	// Keys lists the partition keys a model has audit rows for.
+	Keys(model string) []string
 	// HighWater returns a watermark model's stored mark.
 	HighWater(model string) (string, bool)
+}
+
+// Attempt is what the planner reads of a unit's latest audit row.
+type Attempt struct {
+	RunID       string
+	Status      string // running, succeeded, failed, abandoned
+	Inputs      string // the input fingerprint it ran with
+	DataVersion string // the data version its write left
 }
 
 // NoState is the state of a plan printed without a connection: every
@@ -46,10 +56,11 @@ type NoState struct{}
 // Exists is always true, so compile shows the steady-state (incremental) SQL.
 func (NoState) Exists(adapters.Relation) bool { return true }
 
-// LastSuccess is never known.
-func (NoState) LastSuccess(string, string, string) (time.Time, time.Time, bool) {
-	return time.Time{}, time.Time{}, false
-}
+// Latest is never known.
+func (NoState) Latest(string, string) (Attempt, bool) { return Attempt{}, false }
+
+// Keys is always empty.
+func (NoState) Keys(string) []string { return nil }
 
 // HighWater is never known.
 func (NoState) HighWater(string) (string, bool) { return "", false }
@@ -77,6 +88,14 @@ type Options struct {
 	Units []string
 	// Workers bounds render/analysis concurrency (default GOMAXPROCS).
 	Workers int
+	// ResumeFrom, for idemc retry, is the run id of the run being finished:
+	// a forced unit whose latest attempt succeeded in it or later (run ids
+	// are time-ordered) is done and does not run again.
+	ResumeFrom string
+	// KeepVersions (verify): a unit rerun with the inputs of its latest
+	// success keeps that success's data version, so that readers need not
+	// run again (verify proves the rerun left the same rows).
+	KeepVersions bool
 }
 
 // Error returned when compilation fails is a diag.List (exit code 2).
@@ -92,7 +111,8 @@ type compiled struct {
 	gran     string
 	start    time.Time // first partition
 	checks   []*adapters.Check
-	extraUp  []string // upstream models named by checks
+	extraUp  []string // upstream models named by checks (order only)
+	dataUp   []string // refs and the seeds loading the sources it reads
 	hash     string
 	external bool // reads a source that no seed loads: its data can change unseen
 }
@@ -125,10 +145,7 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 		return nil, diag.List{diag.Errorf(project.FileName, tgt.Line, 0, "target %q: engine %q is not in this build of idemc (it has %s)", tname, tgt.Engine, strings.Join(adapters.Names(), ", "))}
 	}
 	d := ad.Dialect
-	state := adapters.State{
-		Audit: adapters.Relation{Schema: firstNonEmpty(tgt.StateSchema, tgt.Schema), Name: "idemc_audit"},
-		Marks: adapters.Relation{Schema: firstNonEmpty(tgt.StateSchema, tgt.Schema), Name: "idemc_state"},
-	}
+	state := adapters.StateIn(firstNonEmpty(tgt.StateSchema, tgt.Schema))
 
 	plan := &Plan{Project: p.Name, Target: tname, Engine: tgt.Engine, AsOf: opts.AsOf, Nodes: map[string]*Node{}, Graph: dag.New()}
 	seedSchema := firstNonEmpty(p.SeedSchema, tgt.Schema)
@@ -212,11 +229,13 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 	for _, c := range list {
 		for _, r := range c.tpl.Refs {
 			plan.Graph.Connect(r, c.m.Name)
+			c.dataUp = append(c.dataUp, r)
 		}
 		for _, s := range c.tpl.Sources {
 			src := p.Sources[s[0]]
 			if seed, ok := seedAt[adapters.Relation{Database: src.Database, Schema: src.Schema, Name: s[1]}]; ok {
 				plan.Graph.Connect(seed, c.m.Name)
+				c.dataUp = append(c.dataUp, seed)
 			} else {
 				c.external = true
 			}
@@ -251,7 +270,7 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 			if c := models[cyc.Cycle[0]]; c != nil {
 				path = c.m.Path
 			}
-			errs.Add(path, 0, 0, "%s: remove one of these ref() calls", cyc.Error())
+			errs.Add(path, 0, 0, "%s", cycleMessage(cyc.Cycle, models))
 		}
 		return plan, errs.Err()
 	}
@@ -322,7 +341,7 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 		}
 	}
 	pl := &planner{plan: plan, models: models, opts: opts, window: window, chosen: isChosen, d: d, p: p, state: state, target: tname,
-		dataAt: map[string]time.Time{}, modelMax: map[string]time.Time{}, unitsOf: map[string][]*Unit{}}
+		unitsOf: map[string][]*Unit{}, vers: newVersions()}
 	plan.UnitGraph = dag.New()
 	for _, n := range order {
 		if err := pl.model(n); err != nil {
@@ -367,6 +386,21 @@ func anySeed(plan *Plan, names map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// cycleMessage explains a cycle; one closed by a relationships check (which
+// reads the other model after both are built) gets its own remedy.
+func cycleMessage(cycle []string, models map[string]*compiled) string {
+	msg := "dependency cycle: " + strings.Join(cycle, " -> ")
+	for i := 0; i+1 < len(cycle); i++ {
+		up, down := cycle[i], cycle[i+1]
+		c := models[down]
+		if c == nil || contains(c.dataUp, up) || !contains(c.extraUp, up) {
+			continue
+		}
+		return fmt.Sprintf("%s: the relationships check of %s on %s closes it (the check must run after %s is built, and %s is built from %s); move the check into tests/*.sql, or drop one of these ref() calls", msg, down, up, up, up, down)
+	}
+	return msg + ": remove one of these ref() calls"
 }
 
 // throughEphemeral returns a model's upstream nodes, replacing each

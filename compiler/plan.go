@@ -77,6 +77,9 @@ type Unit struct {
 	CodeHash  string
 	Seed      bool // a seed load (the runner uses the engine's bulk loader)
 	SeedPath  string
+	// Inputs is the unit's input fingerprint and DataVersion the version
+	// its write leaves (DESIGN §9); both go into its audit row.
+	Inputs, DataVersion string
 
 	from *compiled // the model, until its SQL is filled
 }

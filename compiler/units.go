@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler/diag"
@@ -14,17 +13,14 @@ import (
 	"github.com/idemc/idemc/compiler/project"
 )
 
-// planner decides which units are stale. A unit runs when it is forced
-// (--partition, --start/--end, --full-refresh), when it never succeeded with
-// its current code, or when data it reads changed after it last succeeded:
-// an upstream unit runs in this plan or succeeded later. Views pass their
-// upstream's data through and rerun only for code. A table or unpartitioned
-// incremental model that reads a source no seed loads always runs: idemc
-// cannot see that data change. Partitioned models run their missing
-// partitions plus lookback. An unpartitioned model that reads as_of or a
-// watermark bound runs when the logical time moved past its last success.
-// Everything else is up to date: a build right after a successful one, for
-// the same logical time, writes nothing.
+// planner decides which units are stale (DESIGN §9). A unit is up to date
+// iff its latest attempt succeeded with the same input fingerprint — its
+// code hash, its destination and the data version of everything it reads —
+// and its destination exists. Forced units (--partition, --start/--end,
+// --full-refresh) always run, except those a retry finds already done in
+// the run it finishes. A table or unpartitioned incremental model that reads
+// a source no seed loads always runs: idemc cannot see that data change.
+// Partitioned models run their stale partitions plus lookback.
 type planner struct {
 	plan   *Plan
 	models map[string]*compiled
@@ -36,13 +32,9 @@ type planner struct {
 	state  adapters.State
 	target string
 
-	dataAt   map[string]time.Time // unit id → when its data last changed (forever: runs now)
-	modelMax map[string]time.Time // model → latest dataAt of its units
-	unitsOf  map[string][]*Unit
+	unitsOf map[string][]*Unit
+	vers    versions
 }
-
-// forever marks data that changes in this run.
-var forever = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func (pl *planner) model(n string) error {
 	node := pl.plan.Nodes[n]
@@ -65,39 +57,29 @@ func (pl *planner) model(n string) error {
 	if err != nil {
 		return err
 	}
-	ups := throughEphemeral(pl.plan.Graph, pl.models, n)
+	// With a unit list (retry, verify) only the listed units run; the other
+	// models still give their readers the versions of what is there.
+	runs := pl.chosen[n] && pl.opts.Models && (pl.opts.Units == nil || explicit)
+	exists := pl.opts.State.Exists(c.rel)
+	forced := explicit || pl.opts.FullRefresh
 	run := make([]bool, len(cands))
-	last := make([]time.Time, len(cands))
+	fps := make([]string, len(cands))
 	newest := -1
 	for i, w := range cands {
-		key := ""
-		if w != nil {
-			key = w.Key
-		}
-		upAt := pl.upstreamData(ups, key, c)
-		t, lastAsOf, ok := pl.opts.State.LastSuccess(n, key, c.hash)
-		last[i] = t
+		key := keyOf(w)
+		fps[i] = pl.fingerprint(c, key)
+		last, ok := pl.opts.State.Latest(n, key)
+		done := ok && last.Status == "succeeded"
 		switch {
-		case explicit || pl.opts.FullRefresh:
+		case forced:
+			run[i] = !(done && pl.resumed(last.RunID))
+		case !done || last.Inputs != fps[i] || !exists:
 			run[i] = true
-		case c.cfg.Materialized == adapters.View:
-			run[i] = !ok
-		case !ok || upAt.After(t):
-			run[i] = true
-		case c.external && w == nil:
-			run[i] = true
-		case w == nil && (c.tpl.UsesAsOf || c.tpl.UsesWindow) && pl.opts.AsOf.After(lastAsOf):
-			// The logical time is an input of a watermark model (and of
-			// any unpartitioned model reading as_of): rows may have come due.
+		case c.external && w == nil && c.cfg.Materialized != adapters.View:
 			run[i] = true
 		}
 		if run[i] && w != nil && !explicit {
 			newest = i
-		}
-		// A view's data is its upstream's; other units' is their own.
-		pl.dataAt[UnitID(n, key)] = t
-		if c.cfg.Materialized == adapters.View && upAt.After(t) {
-			pl.dataAt[UnitID(n, key)] = upAt
 		}
 	}
 	// lookback: the partitions before the newest stale one run too.
@@ -106,23 +88,41 @@ func (pl *planner) model(n string) error {
 			run[i] = true
 		}
 	}
-	if !pl.chosen[n] || !pl.opts.Models {
-		pl.finish(n, cands)
+	for i, w := range cands {
+		key := keyOf(w)
+		if runs && run[i] {
+			pl.vers.unit[UnitID(n, key)] = pl.writeVersion(n, key, fps[i])
+			continue
+		}
+		pl.vers.unit[UnitID(n, key)] = pl.stateVersion(n, key, exists)
+		if runs {
+			if w == nil || explicit || len(pl.plan.UpToDate) < maxUpToDate {
+				pl.plan.UpToDate = append(pl.plan.UpToDate, UnitID(n, key))
+			}
+			pl.plan.UpToDateCount++
+		}
+	}
+	pl.vers.model[n] = pl.wholeVersion(c, cands, exists)
+	if !runs {
 		return nil
 	}
 	for i, w := range cands {
 		if !run[i] {
-			if w == nil || explicit || len(pl.plan.UpToDate) < maxUpToDate {
-				pl.plan.UpToDate = append(pl.plan.UpToDate, UnitID(n, keyOf(w)))
-			}
-			pl.plan.UpToDateCount++
 			continue
 		}
 		u := buildUnit(c, w, pl.opts, pl.d, pl.models, pl.plan.Nodes, pl.p, pl.state, pl.target)
-		pl.add(u, ups, c)
+		u.Inputs, u.DataVersion = fps[i], pl.vers.unit[u.ID]
+		if u.Write.Audit != nil {
+			u.Write.Audit.Inputs, u.Write.Audit.DataVersion = u.Inputs, u.DataVersion
+		}
+		pl.add(u, c)
 	}
-	pl.finish(n, cands)
 	return nil
+}
+
+// resumed reports whether a run is the one a retry finishes, or later.
+func (pl *planner) resumed(runID string) bool {
+	return pl.opts.ResumeFrom != "" && runID >= pl.opts.ResumeFrom
 }
 
 // maxUpToDate bounds the up-to-date units listed by name.
@@ -135,47 +135,52 @@ func keyOf(w *adapters.Window) string {
 	return w.Key
 }
 
-// add puts a unit in the plan, after the units it reads.
-func (pl *planner) add(u *Unit, ups []string, c *compiled) {
+// add puts a unit in the plan, after the units it must wait for.
+func (pl *planner) add(u *Unit, c *compiled) {
 	pl.plan.Units = append(pl.plan.Units, u)
 	pl.unitsOf[u.Model] = append(pl.unitsOf[u.Model], u)
 	pl.plan.UnitGraph.Add(u.ID)
-	pl.dataAt[u.ID] = forever
-	for _, up := range ups {
-		for _, uu := range upstreamUnits(pl.unitsOf, pl.models, up, u.Partition, c) {
-			pl.plan.UnitGraph.Connect(uu.ID, u.ID)
-		}
+	for _, id := range pl.waitFor(c, u.Partition) {
+		pl.plan.UnitGraph.Connect(id, u.ID)
 	}
 }
 
-// finish records the latest data change among a model's units.
-func (pl *planner) finish(n string, cands []*adapters.Window) {
-	var max time.Time
-	for _, w := range cands {
-		if t := pl.dataAt[UnitID(n, keyOf(w))]; t.After(max) {
-			max = t
+// waitFor lists the planned units a unit of c for partition part must run
+// after: the nearest planned units upstream along the model graph (refs,
+// seeds and the relations its checks read), looking *through* every model
+// with no unit in this plan (ephemeral, view or table up to date,
+// unselected), so that a view never hides a reload from its readers. A
+// partition waits for the same partition of models partitioned alike.
+func (pl *planner) waitFor(c *compiled, part string) []string {
+	var out []string
+	seen := map[string]bool{}
+	var visit func(m, part string)
+	visit = func(m, part string) {
+		for _, up := range pl.plan.Graph.Upstream(m) {
+			k := up + "|" + part
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if us := upstreamUnits(pl.unitsOf, pl.models, up, part, c); len(us) > 0 {
+				for _, u := range us {
+					out = append(out, u.ID)
+				}
+				continue
+			}
+			upPart := ""
+			if uc := pl.models[up]; part != "" && uc != nil && uc.cfg.PartitionBy != "" && uc.gran == c.gran {
+				upPart = part
+			}
+			visit(up, upPart)
 		}
 	}
-	pl.modelMax[n] = max
+	visit(c.m.Name, part)
+	return out
 }
 
-// upstreamData is when the data a unit reads last changed: the same
-// partition of a model partitioned alike, else the whole upstream model.
-func (pl *planner) upstreamData(ups []string, key string, c *compiled) time.Time {
-	var at time.Time
-	for _, up := range ups {
-		t := pl.modelMax[up]
-		if uc := pl.models[up]; key != "" && uc != nil && uc.cfg.PartitionBy != "" && uc.gran == c.gran {
-			t = pl.dataAt[UnitID(up, key)]
-		}
-		if t.After(at) {
-			at = t
-		}
-	}
-	return at
-}
-
-// seed plans a seed load when its file changed since it last succeeded.
+// seed plans a seed load when its content or destination changed since its
+// latest load, or its table is missing.
 func (pl *planner) seed(n string, node *Node) error {
 	b, err := os.ReadFile(filepath.Join(pl.p.Root, node.Path))
 	if err != nil {
@@ -184,29 +189,30 @@ func (pl *planner) seed(n string, node *Node) error {
 	sum := sha256.Sum256(b)
 	hash := hex.EncodeToString(sum[:8])
 	node.CodeHash = hash
-	t, _, ok := pl.opts.State.LastSuccess(n, "", hash)
-	pl.dataAt[n] = t
-	if pl.chosen[n] && pl.opts.Seeds {
-		listed := pl.opts.Units == nil
-		for _, id := range pl.opts.Units {
-			listed = listed || id == n
-		}
-		if pl.opts.Units != nil && !listed {
-			pl.modelMax[n] = pl.dataAt[n]
-			return nil
-		}
-		if ok && !pl.opts.FullRefresh && pl.opts.Units == nil {
-			pl.plan.UpToDate = append(pl.plan.UpToDate, n)
-			pl.plan.UpToDateCount++
-		} else {
-			u := &Unit{ID: n, Model: n, Seed: true, SeedPath: node.Path, CodeHash: hash}
-			pl.plan.Units = append(pl.plan.Units, u)
-			pl.unitsOf[n] = []*Unit{u}
-			pl.plan.UnitGraph.Add(u.ID)
-			pl.dataAt[n] = forever
-		}
+	fp := fingerprintOf(hash, pl.target, node.Relation, nil)
+	exists := pl.opts.State.Exists(node.Relation)
+	last, ok := pl.opts.State.Latest(n, "")
+	current := ok && last.Status == "succeeded" && last.Inputs == fp && exists
+	// A seed's data version is its content: loading the same file twice
+	// leaves the same rows, so readers need not rerun.
+	pl.vers.model[n] = pl.stateVersion(n, "", exists)
+	if !pl.chosen[n] || !pl.opts.Seeds {
+		return nil
 	}
-	pl.modelMax[n] = pl.dataAt[n]
+	if pl.opts.Units != nil && !contains(pl.opts.Units, n) {
+		return nil
+	}
+	forced := pl.opts.FullRefresh || pl.opts.Units != nil
+	if (forced && !(ok && last.Status == "succeeded" && pl.resumed(last.RunID))) || (!forced && !current) {
+		u := &Unit{ID: n, Model: n, Seed: true, SeedPath: node.Path, CodeHash: hash, Inputs: fp, DataVersion: "s:" + hash}
+		pl.plan.Units = append(pl.plan.Units, u)
+		pl.unitsOf[n] = []*Unit{u}
+		pl.plan.UnitGraph.Add(u.ID)
+		pl.vers.model[n] = u.DataVersion
+		return nil
+	}
+	pl.plan.UpToDate = append(pl.plan.UpToDate, n)
+	pl.plan.UpToDateCount++
 	return nil
 }
 
@@ -214,7 +220,9 @@ func (pl *planner) seed(n string, node *Node) error {
 // partition from start whose window begins before the logical time.
 func (pl *planner) candidates(c *compiled) ([]*adapters.Window, bool, error) {
 	if pl.opts.Units != nil && pl.chosen[c.m.Name] {
-		return pl.listed(c)
+		if ws, explicit, err := pl.listed(c); err != nil || len(ws) > 0 {
+			return ws, explicit, err
+		}
 	}
 	if c.cfg.PartitionBy == "" || c.cfg.Materialized != adapters.Incremental {
 		return []*adapters.Window{nil}, false, nil

@@ -79,7 +79,7 @@ func (r *run) summary() {
 		} else if len(r.res.Units) == 0 {
 			fmt.Fprintf(out, "nothing to retry: every unit of run %s succeeded\n", r.res.RetryOf)
 		} else {
-			fmt.Fprintf(out, "retried the failed and abandoned units of run %s\n", r.res.RetryOf)
+			fmt.Fprintf(out, "finished run %s: ran the units of its plan that were not done\n", r.res.RetryOf)
 		}
 	}
 	if r.res.UpToDate > 0 && !r.o.Retry {

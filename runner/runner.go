@@ -27,9 +27,13 @@ type Options struct {
 	FailFast bool
 	// Tests runs tests/*.sql after the models (build).
 	Tests bool
-	// Retry reruns exactly the units that failed or were abandoned in the
-	// most recent run, with that run's logical time (idemc retry).
+	// Retry finishes the most recent run: its plan is made again from the
+	// options it recorded in idemc_runs, at its logical time, and every
+	// unit not done yet runs (idemc retry).
 	Retry bool
+	// Command names the invocation in idemc_runs (build, run, seed, retry,
+	// verify); "" is build.
+	Command string
 	// Out receives one line per finished unit and the summary; Progress,
 	// when set, receives a live progress line (a terminal).
 	Out      io.Writer
@@ -148,6 +152,9 @@ type run struct {
 
 	release func() // releases the run lock (engines with RunLocks)
 
+	runRow   *adapters.RunRow // this run's idemc_runs row
+	recorded *runOptions      // a retry's options, copied from the run it finishes
+
 	mu    sync.Mutex // guards ddl, res.Units appends and output
 	ddl   map[adapters.Relation]*sync.Mutex
 	done  int
@@ -170,25 +177,11 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	if schema == "" {
 		schema = t.Schema
 	}
-	r.state = adapters.State{Audit: adapters.Relation{Schema: schema, Name: "idemc_audit"}, Marks: adapters.Relation{Schema: schema, Name: "idemc_state"}}
+	r.state = adapters.StateIn(schema)
 	sess = r.counted(sess)
-	// The state tables are created once; a run that finds them writes
-	// nothing before it knows there is work.
-	_, haveAudit, err := sess.Relation(ctx, r.state.Audit)
-	if err == nil && haveAudit {
-		_, haveAudit, err = sess.Relation(ctx, r.state.Marks)
-	}
-	if err != nil {
+	if err := r.prepareState(ctx, sess); err != nil {
 		sess.Close()
-		return nil, fmt.Errorf("runner: reading the audit table: %w", err)
-	}
-	if !haveAudit {
-		for _, q := range r.d.StateDDL(r.state) {
-			if _, err := sess.Exec(ctx, q); err != nil {
-				sess.Close()
-				return nil, fmt.Errorf("runner: creating the audit table: %w", err)
-			}
-		}
+		return nil, err
 	}
 	if err := r.abandonDeadRuns(ctx, sess); err != nil {
 		sess.Close()
@@ -203,7 +196,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	copts := r.o.Compile
 	copts.State = st
 	if r.o.Retry {
-		if err := r.retryUnits(ctx, sess, &copts); err != nil {
+		if err := r.retryPlan(ctx, sess, &copts); err != nil {
 			sess.Close()
 			return nil, err
 		}
@@ -214,6 +207,14 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	if err != nil {
 		sess.Close()
 		return nil, err
+	}
+	// A run with work is recorded (retry replans it); an up-to-date build
+	// writes nothing at all.
+	if len(plan.Units) > 0 {
+		if err := r.startRun(ctx, sess, plan, copts); err != nil {
+			sess.Close()
+			return nil, err
+		}
 	}
 	// Schemas are created once, up front: concurrent CREATE SCHEMA
 	// statements conflict on some engines.
@@ -286,6 +287,11 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	r.res.Seconds = time.Since(r.res.Started).Seconds()
 	r.res.Statements = r.statements.Load()
+	outcome := "succeeded"
+	if !r.res.OK() {
+		outcome = "failed"
+	}
+	r.finishRun(ctx, outcome)
 	r.summary()
 	return r.res, writeResults(r.p.Root, r.res)
 }
@@ -325,27 +331,6 @@ func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error 
 			return err
 		}
 	}
-	return nil
-}
-
-// retryUnits sets the plan to the failed and abandoned units of the most
-// recent run, at that run's logical time.
-func (r *run) retryUnits(ctx context.Context, sess adapters.Session, o *compiler.Options) error {
-	_, rows, err := sess.Query(ctx, r.d.LastRunQuery(r.state), 0)
-	if err != nil {
-		return fmt.Errorf("runner: reading the last run: %w", err)
-	}
-	o.Units = []string{}
-	for _, row := range rows {
-		r.res.RetryOf = row[0]
-		if row[3] == "failed" || row[3] == "abandoned" {
-			o.Units = append(o.Units, compiler.UnitID(row[1], row[2]))
-		}
-		if t := parseTime(row[4]); !t.IsZero() {
-			o.AsOf = t
-		}
-	}
-	o.Partition, o.Start, o.End = "", "", ""
 	return nil
 }
 

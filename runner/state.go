@@ -7,35 +7,41 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/compiler"
 )
 
-// dbState is the compiler.State of a target, read in three bulk queries
-// before planning so that nothing is read per unit.
+// dbState is the compiler.State of a target, read in a few bulk queries
+// before planning so that nothing is read per unit: the catalog (which
+// relations exist), every unit's latest audit row and attempt number, and
+// the high-water marks.
 type dbState struct {
 	relations map[adapters.Relation]bool
-	succeeded map[[3]string][2]time.Time // ended, as_of
-	marks     map[string]string
-	attempts  map[[2]string]int64
-	// failedLast: the unit's most recent attempt failed or was abandoned,
-	// so its earlier success no longer counts: the next build redoes it.
-	failedLast map[[2]string]bool
+	// defaultSchema is where relations without a schema live, so that a
+	// target without `schema` finds its own tables.
+	defaultSchema string
+	latest        map[[2]string]compiler.Attempt
+	keys          map[string][]string
+	marks         map[string]string
+	attempts      map[[2]string]int64
 }
 
 func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st adapters.State) (*dbState, error) {
-	out := &dbState{relations: map[adapters.Relation]bool{}, succeeded: map[[3]string][2]time.Time{}, marks: map[string]string{}, attempts: map[[2]string]int64{}, failedLast: map[[2]string]bool{}}
+	out := &dbState{relations: map[adapters.Relation]bool{}, latest: map[[2]string]compiler.Attempt{}, keys: map[string][]string{}, marks: map[string]string{}, attempts: map[[2]string]int64{}}
+	if q := d.DefaultSchemaQuery(); q != "" {
+		_, rows, err := s.Query(ctx, q, 0)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 1 && rows[0][0] != "NULL" {
+			out.defaultSchema = strings.ToLower(rows[0][0])
+		}
+	}
 	_, rows, err := s.Query(ctx, d.RelationsQuery(), 0)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
 		out.relations[adapters.Relation{Schema: strings.ToLower(r[0]), Name: strings.ToLower(r[1])}] = true
-	}
-	_, rows, err = s.Query(ctx, d.SucceededQuery(st), 0)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		out.succeeded[[3]string{r[0], r[1], r[2]}] = [2]time.Time{parseTime(r[3]), parseTime(r[4])}
 	}
 	_, rows, err = s.Query(ctx, d.MarksQuery(st), 0)
 	if err != nil {
@@ -57,11 +63,19 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st a
 		return nil, err
 	}
 	for _, r := range rows {
-		if r[2] == "failed" || r[2] == "abandoned" {
-			out.failedLast[[2]string{r[0], r[1]}] = true
+		out.latest[[2]string{r[0], r[1]}] = compiler.Attempt{RunID: r[7], Status: r[2], Inputs: nullable(r[10]), DataVersion: nullable(r[11])}
+		if r[1] != "" {
+			out.keys[r[0]] = append(out.keys[r[0]], r[1])
 		}
 	}
 	return out, nil
+}
+
+func nullable(s string) string {
+	if s == "NULL" {
+		return ""
+	}
+	return s
 }
 
 // nextAttempt is the attempt number of a unit's next audit row.
@@ -70,16 +84,19 @@ func (s *dbState) nextAttempt(job, partition string) int64 {
 }
 
 func (s *dbState) Exists(r adapters.Relation) bool {
-	return s.relations[adapters.Relation{Schema: strings.ToLower(r.Schema), Name: strings.ToLower(r.Name)}]
+	schema := strings.ToLower(r.Schema)
+	if schema == "" {
+		schema = s.defaultSchema
+	}
+	return s.relations[adapters.Relation{Schema: schema, Name: strings.ToLower(r.Name)}]
 }
 
-func (s *dbState) LastSuccess(model, partition, hash string) (time.Time, time.Time, bool) {
-	t, ok := s.succeeded[[3]string{model, partition, hash}]
-	if s.failedLast[[2]string{model, partition}] {
-		return time.Time{}, time.Time{}, false
-	}
-	return t[0], t[1], ok
+func (s *dbState) Latest(model, partition string) (compiler.Attempt, bool) {
+	a, ok := s.latest[[2]string{model, partition}]
+	return a, ok
 }
+
+func (s *dbState) Keys(model string) []string { return s.keys[model] }
 
 // parseTime reads a timestamp as sessions print it (sqlgen.Text); an
 // unreadable one counts as very old.

@@ -50,7 +50,7 @@ func Status(ctx context.Context, p *project.Project, opts compiler.Options) ([]S
 	if schema == "" {
 		schema = t.Schema
 	}
-	st := adapters.State{Audit: adapters.Relation{Schema: schema, Name: "idemc_audit"}, Marks: adapters.Relation{Schema: schema, Name: "idemc_state"}}
+	st := adapters.StateIn(schema)
 	if _, ok, err := sess.Relation(ctx, st.Audit); err != nil || !ok {
 		return nil, err // no audit table yet: nothing has run
 	}

@@ -59,7 +59,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	}
 	row := &adapters.AuditRow{RunID: r.res.RunID, Job: u.Model, Partition: u.Partition, CodeHash: u.CodeHash,
 		GitCommit: u.Write.Audit.GitCommit, Target: r.plan.Target, AsOf: r.plan.AsOf, Started: time.Now().UTC(),
-		Attempt: r.db.nextAttempt(u.Model, u.Partition)}
+		Attempt: r.db.nextAttempt(u.Model, u.Partition), Inputs: u.Inputs, DataVersion: u.DataVersion}
 	w := *u.Write
 	w.Audit = row
 	st := &unitState{}
@@ -380,7 +380,7 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, w *adapters.Wr
 // runSeed loads a CSV in bulk and records it in the audit table.
 func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *compiler.Unit, ur *UnitResult) {
 	row := &adapters.AuditRow{RunID: r.res.RunID, Job: u.Model, CodeHash: u.CodeHash, Target: r.plan.Target, AsOf: r.plan.AsOf, Started: time.Now().UTC(),
-		Attempt: r.db.nextAttempt(u.Model, "")}
+		Attempt: r.db.nextAttempt(u.Model, ""), Inputs: u.Inputs, DataVersion: u.DataVersion}
 	if _, err := sess.Exec(ctx, r.d.AuditStart(r.state, row)); err != nil {
 		ur.Status, ur.Error = "failed", err.Error()
 		return

@@ -63,7 +63,8 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 		o := opts
 		o.Units = units
 		o.Select, o.Exclude = nil, nil
-		res, err := Build(ctx, p, Options{Compile: o, Threads: vo.Threads})
+		o.KeepVersions = true
+		res, err := Build(ctx, p, Options{Compile: o, Threads: vo.Threads, Command: "verify"})
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +272,7 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 		sel = append(sel, "+"+n)
 	}
 	o.Select, o.Exclude = []string{strings.Join(sel, " ")}, nil
-	res, err := Build(ctx, &scratch, Options{Compile: o, Threads: vo.Threads})
+	res, err := Build(ctx, &scratch, Options{Compile: o, Threads: vo.Threads, Command: "verify"})
 	splan, perr := compiler.Compile(&scratch, o)
 	defer dropScratch(ctx, p, vo.Compile.Target, splan, perr)
 	if err != nil {

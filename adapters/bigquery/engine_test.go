@@ -58,7 +58,7 @@ func runUnit(t *testing.T, s adapters.Session, steps []adapters.Step) error {
 }
 
 func testState() adapters.State {
-	return adapters.State{Audit: adapters.Relation{Schema: "analytics", Name: "idemc_audit"}, Marks: adapters.Relation{Schema: "analytics", Name: "idemc_state"}}
+	return adapters.StateIn("analytics")
 }
 
 func partitionWrite(strategy string) *adapters.Write {

@@ -16,7 +16,8 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns DuckDB's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		Engine: "duckdb", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
+		CurrentSchema: "current_schema()",
+		Engine:        "duckdb", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
 		NullSafeEq:   func(a, b string) string { return a + " IS NOT DISTINCT FROM " + b },
 		DateLit:      func(s string) string { return "DATE '" + s + "'" },
 		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },

@@ -60,7 +60,7 @@ func TestRecipesRunTwice(t *testing.T) {
 	}
 	defer s.Close()
 	d := NewDialect()
-	st := adapters.State{Audit: adapters.Relation{Schema: "main", Name: "idemc_audit"}, Marks: adapters.Relation{Schema: "main", Name: "idemc_state"}}
+	st := adapters.StateIn("main")
 	for _, q := range d.StateDDL(st) {
 		if _, err := s.Exec(ctx, q); err != nil {
 			t.Fatal(err)

@@ -19,7 +19,8 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns the MySQL/MariaDB dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		Engine: "mysql", QuoteOpen: '`', QuoteEnd: '`', TextType: "CHAR",
+		CurrentSchema: "DATABASE()",
+		Engine:        "mysql", QuoteOpen: '`', QuoteEnd: '`', TextType: "CHAR",
 		NullSafeEq:   func(a, b string) string { return a + " <=> " + b },
 		DateLit:      func(s string) string { return "DATE '" + s + "'" },
 		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },

@@ -14,7 +14,8 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns PostgreSQL's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		Engine: "postgres", QuoteOpen: '"', QuoteEnd: '"', TextType: "TEXT",
+		CurrentSchema: "current_schema()",
+		Engine:        "postgres", QuoteOpen: '"', QuoteEnd: '"', TextType: "TEXT",
 		NullSafeEq:   func(a, b string) string { return a + " IS NOT DISTINCT FROM " + b },
 		DateLit:      func(s string) string { return "DATE '" + s + "'" },
 		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },

@@ -21,7 +21,8 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns Snowflake's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		Engine: "snowflake", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
+		CurrentSchema: "CURRENT_SCHEMA()",
+		Engine:        "snowflake", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
 		QuoteIdent: quoteIdent,
 		NullSafeEq: func(a, b string) string { return "EQUAL_NULL(" + a + ", " + b + ")" },
 		DateLit:    func(s string) string { return "DATE '" + s + "'" },
@@ -220,8 +221,12 @@ func (d Dialect) ColumnsQuery(r adapters.Relation) string {
 		}
 		return s
 	}
+	schema := d.String(fold(r.Schema))
+	if r.Schema == "" {
+		schema = d.S.CurrentSchema
+	}
 	q := fmt.Sprintf("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position",
-		d.String(fold(r.Schema)), d.String(fold(r.Name)))
+		schema, d.String(fold(r.Name)))
 	if r.Database != "" {
 		q = strings.Replace(q, "information_schema.columns", d.Quote(r.Database)+".information_schema.columns", 1)
 	}

@@ -46,7 +46,7 @@ func TestDialectSQL(t *testing.T) {
 		}
 	}
 	ddl := d.StateDDL(w.State)
-	if len(ddl) != 3 || ddl[0] != `CREATE SCHEMA IF NOT EXISTS "ANALYTICS"` || !strings.Contains(ddl[1], `CREATE TABLE IF NOT EXISTS "ANALYTICS"."IDEMC_AUDIT"`) || !strings.Contains(ddl[1], "started_at TIMESTAMP_NTZ") {
+	if len(ddl) != 4 || !strings.Contains(ddl[3], `"ANALYTICS"."IDEMC_RUNS"`) || ddl[0] != `CREATE SCHEMA IF NOT EXISTS "ANALYTICS"` || !strings.Contains(ddl[1], `CREATE TABLE IF NOT EXISTS "ANALYTICS"."IDEMC_AUDIT"`) || !strings.Contains(ddl[1], "started_at TIMESTAMP_NTZ") {
 		t.Errorf("state DDL: %q", ddl)
 	}
 }

@@ -100,7 +100,7 @@ func partitionWrite() *adapters.Write {
 			{Name: "unique(event_key)", Kind: adapters.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
 			{Name: "min_rows(1)", Kind: adapters.CheckMinRows, Severity: "warn", MinRows: 1},
 		},
-		State: adapters.State{Audit: adapters.Relation{Schema: "analytics", Name: "idemc_audit"}, Marks: adapters.Relation{Schema: "analytics", Name: "idemc_state"}},
+		State: adapters.StateIn("analytics"),
 		Audit: &adapters.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "snowflake"},
 	}
 }

@@ -26,7 +26,7 @@ func testWrite(strategy string) *adapters.Write {
 		Checks: []*adapters.Check{
 			{Name: "unique(event_key)", Kind: adapters.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
 		},
-		State: adapters.State{Audit: adapters.Relation{Schema: "analytics", Name: "idemc_audit"}, Marks: adapters.Relation{Schema: "analytics", Name: "idemc_state"}},
+		State: adapters.StateIn("analytics"),
 		Audit: &adapters.AuditRow{RunID: "r1", Job: "events_daily", Partition: "2026-07-02", Attempt: 3},
 	}
 }

@@ -123,5 +123,5 @@ func (s *Session) Close() error { return s.Conn.Close() }
 // InfoSchemaColumns lists a relation's columns in order.
 func (g Gen) InfoSchemaColumns(r adapters.Relation) string {
 	return fmt.Sprintf("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position",
-		g.String(r.Schema), g.String(r.Name))
+		g.SchemaOf(r), g.String(r.Name))
 }

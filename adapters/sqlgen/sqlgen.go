@@ -59,6 +59,10 @@ type Spelling struct {
 	// DeleteFrom starts a DELETE of the destination under an alias
 	// ("DELETE FROM d AS t"; MySQL: "DELETE t FROM d AS t"). Nil: the former.
 	DeleteFrom func(dest, alias string) string
+	// CurrentSchema is the SQL expression of the session's default schema,
+	// where an unqualified relation lives (DuckDB/PostgreSQL current_schema(),
+	// MySQL DATABASE()); "" when relations always name their schema.
+	CurrentSchema string
 }
 
 // Gen builds SQL for one spelling. It implements the shared part of
@@ -410,15 +414,61 @@ func (g Gen) StateDDL(s adapters.State) []string {
   target %s,
   as_of %s,
   error %s,
-  checks %s%s
-)`, g.Qualify(s.Audit), k, k, k, k, n, ts, ts, n, t, t, t, ts, t, t, index),
+  checks %s,
+  inputs %s,
+  data_version %s%s
+)`, g.Qualify(s.Audit), k, k, k, k, n, ts, ts, n, t, t, t, ts, t, t, t, t, index),
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
   job_name %s NOT NULL,
   high_water %s,
   run_id %s,
   updated_at %s%s
-)`, g.Qualify(s.Marks), k, t, t, ts, markIndex))
+)`, g.Qualify(s.Marks), k, t, t, ts, markIndex),
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+  run_id %s NOT NULL,
+  command %s,
+  options %s,
+  target %s,
+  as_of %s,
+  git_commit %s,
+  started_at %s,
+  ended_at %s,
+  outcome %s,
+  retry_of %s,
+  succeeded %s,
+  failed %s,
+  skipped %s
+)`, g.Qualify(s.Runs), k, t, t, t, ts, t, ts, ts, t, t, n, n, n))
 	return out
+}
+
+// AuditMigrations adds the audit columns newer than the table.
+func (g Gen) AuditMigrations(s adapters.State, have []adapters.Column) []string {
+	got := map[string]bool{}
+	for _, c := range have {
+		got[strings.ToLower(c.Name)] = true
+	}
+	var out []string
+	for _, c := range adapters.AuditColumnsAdded {
+		if !got[c] {
+			out = append(out, fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", g.Qualify(s.Audit), g.Quote(c), g.S.Text))
+		}
+	}
+	return out
+}
+
+// RunStart inserts an invocation's row.
+func (g Gen) RunStart(s adapters.State, r *adapters.RunRow) string {
+	return fmt.Sprintf(`INSERT INTO %s (run_id, command, options, target, as_of, git_commit, started_at, ended_at, outcome, retry_of, succeeded, failed, skipped)
+VALUES (%s, %s, %s, %s, %s, %s, %s, NULL, 'running', %s, 0, 0, 0)`,
+		g.Qualify(s.Runs), g.String(r.RunID), g.String(r.Command), g.String(r.Options), g.String(r.Target), g.tsOrNull(r.AsOf),
+		g.strOrNull(r.GitCommit), g.tsOrNull(r.Started), g.strOrNull(r.RetryOf))
+}
+
+// RunFinish records an invocation's end.
+func (g Gen) RunFinish(s adapters.State, r *adapters.RunRow) string {
+	return fmt.Sprintf("UPDATE %s SET ended_at = %s, outcome = %s, succeeded = %d, failed = %d, skipped = %d\nWHERE run_id = %s",
+		g.Qualify(s.Runs), g.tsOrNull(r.Ended), g.String(r.Outcome), r.Succeeded, r.Failed, r.Skipped, g.String(r.RunID))
 }
 
 func (g Gen) tsOrNull(t time.Time) string {
@@ -440,16 +490,16 @@ func (g Gen) strOrNull(s string) string {
 // otherwise it counts the unit's earlier rows.
 func (g Gen) AuditStart(s adapters.State, r *adapters.AuditRow) string {
 	if r.Attempt > 0 {
-		return fmt.Sprintf(`INSERT INTO %s (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
-VALUES (%s, %s, %s, 'running', NULL, %s, NULL, %d, %s, %s, %s, %s, NULL, NULL)`,
+		return fmt.Sprintf(`INSERT INTO %s (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES (%s, %s, %s, 'running', NULL, %s, NULL, %d, %s, %s, %s, %s, NULL, NULL, %s, %s)`,
 			g.Qualify(s.Audit), g.String(r.RunID), g.String(r.Job), g.String(r.Partition), g.tsOrNull(r.Started), r.Attempt,
-			g.String(r.CodeHash), g.strOrNull(r.GitCommit), g.String(r.Target), g.tsOrNull(r.AsOf))
+			g.String(r.CodeHash), g.strOrNull(r.GitCommit), g.String(r.Target), g.tsOrNull(r.AsOf), g.strOrNull(r.Inputs), g.strOrNull(r.DataVersion))
 	}
-	return fmt.Sprintf(`INSERT INTO %s (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
-SELECT %s, %s, %s, 'running', NULL, %s, NULL, coalesce(max(attempt), 0) + 1, %s, %s, %s, %s, NULL, NULL
+	return fmt.Sprintf(`INSERT INTO %s (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT %s, %s, %s, 'running', NULL, %s, NULL, coalesce(max(attempt), 0) + 1, %s, %s, %s, %s, NULL, NULL, %s, %s
 FROM %s WHERE job_name = %s AND partition_key = %s`,
 		g.Qualify(s.Audit), g.String(r.RunID), g.String(r.Job), g.String(r.Partition), g.tsOrNull(r.Started),
-		g.String(r.CodeHash), g.strOrNull(r.GitCommit), g.String(r.Target), g.tsOrNull(r.AsOf),
+		g.String(r.CodeHash), g.strOrNull(r.GitCommit), g.String(r.Target), g.tsOrNull(r.AsOf), g.strOrNull(r.Inputs), g.strOrNull(r.DataVersion),
 		g.Qualify(s.Audit), g.String(r.Job), g.String(r.Partition))
 }
 
@@ -481,11 +531,6 @@ func (g Gen) Abandon(s adapters.State, deadRun string) string {
 		g.Qualify(s.Audit), g.String("the run that started this unit ended without finishing it (killed or crashed); its write was rolled back"), g.String(deadRun))
 }
 
-// SucceededQuery lists the units that succeeded, with their code hash.
-func (g Gen) SucceededQuery(s adapters.State) string {
-	return fmt.Sprintf("SELECT job_name, partition_key, code_hash, max(ended_at), max(as_of) FROM %s WHERE status = 'succeeded' GROUP BY job_name, partition_key, code_hash", g.Qualify(s.Audit))
-}
-
 // MarksQuery lists the watermark models' high-water marks.
 func (g Gen) MarksQuery(s adapters.State) string {
 	return fmt.Sprintf("SELECT job_name, high_water FROM %s", g.Qualify(s.Marks))
@@ -493,18 +538,37 @@ func (g Gen) MarksQuery(s adapters.State) string {
 
 // StatusQuery returns the latest audit row of every unit.
 func (g Gen) StatusQuery(s adapters.State) string {
-	return fmt.Sprintf(`SELECT job_name, partition_key, status, row_count, attempt, started_at, ended_at, run_id, code_hash, error FROM (
-  SELECT a.*, row_number() OVER (PARTITION BY job_name, partition_key ORDER BY started_at DESC, attempt DESC) AS idemc_rank
+	return fmt.Sprintf(`SELECT job_name, partition_key, status, row_count, attempt, started_at, ended_at, run_id, code_hash, error, inputs, data_version, as_of FROM (
+  SELECT a.*, row_number() OVER (PARTITION BY job_name, partition_key ORDER BY attempt DESC, started_at DESC) AS idemc_rank
   FROM %s AS a
 ) AS latest
 WHERE idemc_rank = 1
 ORDER BY job_name, partition_key`, g.Qualify(s.Audit))
 }
 
-// LastRunQuery returns the rows of the most recent run.
+// LastRunQuery returns the most recent retryable run (run ids are
+// time-ordered).
 func (g Gen) LastRunQuery(s adapters.State) string {
-	a := g.Qualify(s.Audit)
-	return fmt.Sprintf("SELECT run_id, job_name, partition_key, status, as_of FROM %s WHERE run_id = (SELECT max(run_id) FROM %s) ORDER BY job_name, partition_key", a, a)
+	r := g.Qualify(s.Runs)
+	return fmt.Sprintf("SELECT run_id, command, options, as_of, outcome, retry_of FROM %s\nWHERE command IN ('build', 'run', 'seed', 'retry')\nORDER BY run_id DESC\nLIMIT 1", r)
+}
+
+// DefaultSchemaQuery returns one row: the schema unqualified relations
+// resolve to ("" when the engine has no such expression).
+func (g Gen) DefaultSchemaQuery() string {
+	if g.S.CurrentSchema == "" {
+		return ""
+	}
+	return "SELECT " + g.S.CurrentSchema
+}
+
+// SchemaOf is r's schema as a SQL expression: the literal, or the session's
+// default schema when r names none.
+func (g Gen) SchemaOf(r adapters.Relation) string {
+	if r.Schema == "" && g.S.CurrentSchema != "" {
+		return g.S.CurrentSchema
+	}
+	return g.String(r.Schema)
 }
 
 // RelationsQuery lists tables and views from information_schema.

@@ -37,6 +37,7 @@ func TestScripts(t *testing.T) {
 			"exitcode": exitcode,
 			"dump":     dump,
 			"sleep":    sleep,
+			"sqlexec":  sqlexec,
 		},
 	})
 }
@@ -99,6 +100,19 @@ func dump(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Check(rows.Err())
 	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(b.String()), 0o644))
+}
+
+// sqlexec DB STATEMENT runs one statement on a DuckDB file, as a change
+// made outside idemc (a dropped or truncated table).
+func sqlexec(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sqlexec db.duckdb 'DROP TABLE …'")
+	}
+	db, err := sql.Open("duckdb", ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer db.Close()
+	_, err = db.Exec(args[1])
+	ts.Check(err)
 }
 
 // sleep DURATION pauses the script (to let a background command start).

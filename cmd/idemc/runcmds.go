@@ -48,7 +48,7 @@ func buildCmd(c *common, name, short string, seeds, models, tests bool) *cobra.C
 				return err
 			}
 			opts.Seeds, opts.Models = seeds, models
-			return c.build(p, runner.Options{Compile: opts, FailFast: c.failFast, Tests: tests})
+			return c.build(p, runner.Options{Compile: opts, FailFast: c.failFast, Tests: tests, Command: name})
 		},
 	}
 	c.projectFlags(cmd)
@@ -87,7 +87,7 @@ func (c *common) build(p *project.Project, ro runner.Options) error {
 func retryCmd(c *common) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "retry",
-		Short: "rerun exactly the units that failed or were abandoned in the most recent run, at its --as-of",
+		Short: "finish the most recent run: every unit of its plan not yet done, at its --as-of",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, opts, err := c.load()
@@ -95,7 +95,7 @@ func retryCmd(c *common) *cobra.Command {
 				return err
 			}
 			opts.Seeds, opts.Models = true, true
-			return c.build(p, runner.Options{Compile: opts, Retry: true})
+			return c.build(p, runner.Options{Compile: opts, Retry: true, Command: "retry"})
 		},
 	}
 	c.projectFlags(cmd)

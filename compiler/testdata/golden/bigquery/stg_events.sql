@@ -2,8 +2,8 @@
 -- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
 SET @@query_label = 'idemc_attempt:0,idemc_model:stg_events,idemc_run:r1';
 -- 2. audit_start: record the unit as running (committed on its own)
-INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
-SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '16486a5ed4ec64ec', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '16486a5ed4ec64ec', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'bff9d5e2d9e88bf288871621', 'r:r1'
 FROM `analytics`.`idemc_audit` WHERE job_name = 'stg_events' AND partition_key = '';
 -- 3. publish: replace the view (DDL: not allowed inside a transaction)
 CREATE OR REPLACE VIEW `analytics`.`stg_events` AS

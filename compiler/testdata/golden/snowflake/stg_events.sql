@@ -2,8 +2,8 @@
 -- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
 ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"stg_events"}';
 -- 2. audit_start: record the unit as running (committed on its own)
-INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
-SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '2f865baae3006986', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '2f865baae3006986', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'f0df1aa0ef6a936306ee180a', 'r:r1'
 FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'stg_events' AND partition_key = '';
 -- 3. publish: replace the view (DDL commits on its own)
 CREATE OR REPLACE VIEW "ANALYTICS"."STG_EVENTS" AS
