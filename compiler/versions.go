@@ -32,10 +32,13 @@ type versions struct {
 	model map[string]string // model or seed → version of the whole relation
 	view  map[string]string // "view|key|gran" → memoized view version
 	in    map[string][]string
+	// eph lists "name=code hash" of the ephemeral models a model inlines:
+	// their code is part of its code, though its own hash names them only.
+	eph map[string][]string
 }
 
 func newVersions() versions {
-	return versions{unit: map[string]string{}, model: map[string]string{}, view: map[string]string{}, in: map[string][]string{}}
+	return versions{unit: map[string]string{}, model: map[string]string{}, view: map[string]string{}, in: map[string][]string{}, eph: map[string][]string{}}
 }
 
 // runVersion is the version a unit written by this run leaves.
@@ -126,7 +129,7 @@ func (pl *planner) inputs(n string) []string {
 	if in, ok := pl.vers.in[n]; ok {
 		return in
 	}
-	var out []string
+	var out, eph []string
 	seen := map[string]bool{}
 	var visit func(string)
 	visit = func(m string) {
@@ -140,6 +143,7 @@ func (pl *planner) inputs(n string) []string {
 			}
 			seen[up] = true
 			if uc := pl.models[up]; uc != nil && uc.cfg.Materialized == adapters.Ephemeral {
+				eph = append(eph, up+"="+uc.hash)
 				visit(up)
 				continue
 			}
@@ -148,7 +152,8 @@ func (pl *planner) inputs(n string) []string {
 	}
 	visit(n)
 	sort.Strings(out)
-	pl.vers.in[n] = out
+	sort.Strings(eph)
+	pl.vers.in[n], pl.vers.eph[n] = out, eph
 	return out
 }
 
@@ -165,7 +170,9 @@ func (pl *planner) readVersion(up, key string, c *compiled) string {
 			return v
 		}
 		parts := []string{uc.hash}
-		for _, in := range pl.inputs(up) {
+		ins := pl.inputs(up)
+		parts = append(parts, pl.vers.eph[up]...)
+		for _, in := range ins {
 			parts = append(parts, in+"="+pl.readVersion(in, key, c))
 		}
 		v := "v:" + digest(parts)
@@ -184,9 +191,10 @@ func (pl *planner) readVersion(up, key string, c *compiled) string {
 // A view's is its code and destination only: it needs recreating when its
 // definition changes, not when the data under it does.
 func (pl *planner) fingerprint(c *compiled, key string) string {
-	var reads []string
+	ins := pl.inputs(c.m.Name)
+	reads := append([]string(nil), pl.vers.eph[c.m.Name]...)
 	if c.cfg.Materialized != adapters.View {
-		for _, up := range pl.inputs(c.m.Name) {
+		for _, up := range ins {
 			reads = append(reads, up+"="+pl.readVersion(up, key, c))
 		}
 		if key == "" && (c.tpl.UsesAsOf || c.tpl.UsesWindow || c.cfg.Watermark != nil) {
