@@ -121,8 +121,20 @@ func newEnv(t *testing.T, tgt Target, files map[string]string) *env {
 	}
 	e.d = ad.Dialect
 	var b strings.Builder
-	fmt.Fprintf(&b, "name = \"conformance\"\ndefault_target = \"t\"\n[targets.t]\nengine = %q\nschema = %q\n", tgt.Engine, schema)
-	settings := tgt.Settings(e.dir)
+	b.WriteString(e.targetToml(fmt.Sprintf("schema = %q\n", schema)))
+	fmt.Fprintf(&b, "[sources.raw]\nschema = %q\ntables = [\"events\", \"users\"]\n[seeds]\nschema = %q\n", schema+"_raw", schema+"_raw")
+	files["project.toml"] = b.String()
+	e.write(files)
+	t.Cleanup(e.dropSchemas)
+	return e
+}
+
+// targetToml is the head of project.toml: the project and its target t with
+// the given schema lines and the engine's settings.
+func (e *env) targetToml(schemaLines string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name = \"conformance\"\ndefault_target = \"t\"\n[targets.t]\nengine = %q\n%s", e.tgt.Engine, schemaLines)
+	settings := e.tgt.Settings(e.dir)
 	keys := make([]string, 0, len(settings))
 	for k := range settings {
 		keys = append(keys, k)
@@ -131,11 +143,7 @@ func newEnv(t *testing.T, tgt Target, files map[string]string) *env {
 	for _, k := range keys {
 		fmt.Fprintf(&b, "%s = %q\n", k, settings[k])
 	}
-	fmt.Fprintf(&b, "[sources.raw]\nschema = %q\ntables = [\"events\", \"users\"]\n[seeds]\nschema = %q\n", schema+"_raw", schema+"_raw")
-	files["project.toml"] = b.String()
-	e.write(files)
-	t.Cleanup(e.dropSchemas)
-	return e
+	return b.String()
 }
 
 func (e *env) write(files map[string]string) {

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
@@ -87,18 +86,7 @@ SELECT 1 AS id, 'uno' AS name`})
 func defaultSchema(t *testing.T, tgt Target) {
 	e := newEnv(t, tgt, map[string]string{})
 	name := strings.ReplaceAll(e.schema, "idemc_c", "idemc_ds")
-	var b strings.Builder
-	fmt.Fprintf(&b, "name = \"conformance\"\ndefault_target = \"t\"\n[targets.t]\nengine = %q\nstate_schema = %q\n", tgt.Engine, e.schema)
-	settings := tgt.Settings(e.dir)
-	keys := make([]string, 0, len(settings))
-	for k := range settings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s = %q\n", k, settings[k])
-	}
-	e.write(map[string]string{"project.toml": b.String(), "models/" + name + ".sql": "/* idemc\nmaterialized = \"table\"\n*/\nSELECT 1 AS x"})
+	e.write(map[string]string{"project.toml": e.targetToml(fmt.Sprintf("state_schema = %q\n", e.schema)), "models/" + name + ".sql": "/* idemc\nmaterialized = \"table\"\n*/\nSELECT 1 AS x"})
 	t.Cleanup(func() { e.exec("DROP TABLE IF EXISTS " + e.d.Qualify(adapters.Relation{Name: name})) })
 	const asOf = "2026-07-03T00:00:00Z"
 	e.mustSucceed(e.build(asOf, nil))
