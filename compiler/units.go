@@ -81,7 +81,9 @@ func (pl *planner) model(n string) error {
 		case explicit || pl.opts.FullRefresh:
 			run[i] = true
 		case c.cfg.Materialized == adapters.View:
-			run[i] = !ok
+			// A view passes its upstream's data through; one with checks
+			// reruns when that data changed, so the checks see it (§8).
+			run[i] = !ok || len(c.checks) > 0 && upAt.After(t)
 		case !ok || upAt.After(t):
 			run[i] = true
 		case c.external && w == nil:
