@@ -42,6 +42,7 @@ var Scenarios = []string{
 	"crash_mid_unit", "merge_null_keys", "duplicate_batch_keys", "merge_exclude_columns",
 	"empty_partition_min_rows", "on_schema_change", "watermark_reread", "concurrent_runs",
 	"special_column_names", "up_to_date_no_writes", "view_checks",
+	"interrupt_mid_statement",
 }
 
 // childEnv marks a child process started by the crash scenario.
@@ -90,6 +91,7 @@ func Run(t *testing.T, tgt Target) {
 	t.Run("special_column_names", func(t *testing.T) { specialNames(t, tgt) })
 	t.Run("up_to_date_no_writes", func(t *testing.T) { upToDate(t, tgt) })
 	t.Run("view_checks", func(t *testing.T) { viewChecks(t, tgt) })
+	t.Run("interrupt_mid_statement", func(t *testing.T) { interruptMidStatement(t, tgt) })
 }
 
 // env is one scenario's project: a folder, a schema of its own and a
