@@ -189,11 +189,12 @@ func (pl *planner) readVersion(up, key string, c *compiled) string {
 
 // fingerprint is the input fingerprint of the unit of c for partition key.
 // A view's is its code and destination only: it needs recreating when its
-// definition changes, not when the data under it does.
+// definition changes, not when the data under it does — unless it has
+// checks, which must see the data it now shows (DESIGN §8).
 func (pl *planner) fingerprint(c *compiled, key string) string {
 	ins := pl.inputs(c.m.Name)
 	reads := append([]string(nil), pl.vers.eph[c.m.Name]...)
-	if c.cfg.Materialized != adapters.View {
+	if c.cfg.Materialized != adapters.View || len(c.checks) > 0 {
 		for _, up := range ins {
 			reads = append(reads, up+"="+pl.readVersion(up, key, c))
 		}

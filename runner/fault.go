@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -15,7 +16,11 @@ import (
 //
 //	crash:<unit>:<purpose>   SIGKILL this process right after that step
 //	fail:<unit>:<purpose>    make that step fail with an injected error
-//	sleep:<unit>:<purpose>:<duration>   pause after that step
+//	sleep:<unit>:<purpose>:<duration>   pause after that step, like a slow
+//	                         statement: an interrupt ends the pause and fails the step
+//	stall:<unit>:<purpose>:<duration>   pause and ignore interrupts, like a
+//	                         statement the driver cannot cancel (the second
+//	                         Ctrl-C test)
 //
 // <unit> is a unit id ("events_daily/2026-07-04", "dim_users") or "*".
 // It is read once per run; with the variable unset nothing is checked.
@@ -39,7 +44,7 @@ func loadFaults() faults {
 			continue
 		}
 		f := fault{action: parts[0], unit: parts[1], purpose: adapters.Purpose(parts[2])}
-		if f.action == "sleep" && len(parts) > 3 {
+		if (f.action == "sleep" || f.action == "stall") && len(parts) > 3 {
 			f.pause, _ = time.ParseDuration(parts[3])
 		}
 		out = append(out, f)
@@ -49,7 +54,7 @@ func loadFaults() faults {
 
 // after is called after each step of a unit; it may fail the step, pause or
 // kill the process.
-func (fs faults) after(unit string, p adapters.Purpose) error {
+func (fs faults) after(ctx context.Context, unit string, p adapters.Purpose) error {
 	for _, f := range fs {
 		if (f.unit != "*" && f.unit != unit) || f.purpose != p {
 			continue
@@ -61,6 +66,14 @@ func (fs faults) after(unit string, p adapters.Purpose) error {
 		case "fail":
 			return fmt.Errorf("injected failure (IDEMC_FAULT) after %s", p)
 		case "sleep":
+			t := time.NewTimer(f.pause)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			}
+		case "stall":
 			time.Sleep(f.pause)
 		}
 	}

@@ -7,6 +7,9 @@ import (
 
 // line prints one finished unit: status, model, partition, kind, rows, time.
 func (r *run) line(ur *UnitResult) {
+	if ur.Status == StatusNotStarted {
+		return // counted in the summary, not listed: there may be thousands
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
@@ -85,6 +88,10 @@ func (r *run) summary() {
 	if r.res.UpToDate > 0 && !r.o.Retry {
 		fmt.Fprintf(out, "up to date: %s\n", upToDateSummary(r.res.UpToDateUnits, r.res.UpToDate))
 	}
+	if r.res.Interrupted() {
+		fmt.Fprintf(out, "\n%s (run %s, %.2fs)\n", interruptedSummary(r.res), r.res.RunID, r.res.Seconds)
+		return
+	}
 	fmt.Fprintf(out, "\nDone in %.2fs: %d succeeded, %d failed, %d skipped, %d up to date, %d warnings (run %s)\n",
 		r.res.Seconds, r.res.Succeeded, r.res.Failed, r.res.Skipped, r.res.UpToDate, r.res.Warnings, r.res.RunID)
 	if r.res.Failed > 0 {
@@ -123,4 +130,19 @@ func upToDateSummary(ids []string, total int) string {
 		s += fmt.Sprintf(" … %d units in all", total)
 	}
 	return s
+}
+
+// interruptedSummary is the last line of an interrupted run: what is done,
+// what was rolled back, what is left, and how to finish. It says nothing of
+// a fix: nothing is wrong with the data or the models.
+func interruptedSummary(res *Result) string {
+	parts := []string{fmt.Sprintf("%d succeeded", res.Succeeded)}
+	if res.Failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed", res.Failed))
+	}
+	if res.Skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%d skipped", res.Skipped))
+	}
+	parts = append(parts, fmt.Sprintf("%d rolled back", res.RolledBack), fmt.Sprintf("%d not started", res.NotStarted))
+	return "interrupted: " + strings.Join(parts, ", ") + ` — run "idemc retry" to finish`
 }

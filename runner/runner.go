@@ -46,7 +46,7 @@ type UnitResult struct {
 	Model     string        `json:"model"`
 	Partition string        `json:"partition"`
 	Kind      string        `json:"kind"`
-	Status    string        `json:"status"` // succeeded, failed, skipped
+	Status    string        `json:"status"` // succeeded, failed, skipped, interrupted, not_started
 	Rows      int64         `json:"rows"`
 	Seconds   float64       `json:"seconds"`
 	Error     string        `json:"error,omitempty"`
@@ -78,6 +78,12 @@ type Result struct {
 	Failed    int           `json:"failed"`
 	Skipped   int           `json:"skipped"`
 	Warnings  int           `json:"warnings"`
+	// Outcome is succeeded, failed or interrupted (SIGINT, SIGTERM).
+	Outcome string `json:"outcome"`
+	// RolledBack counts the units in flight when the run was interrupted;
+	// NotStarted the units the interrupt kept from starting.
+	RolledBack int `json:"rolled_back"`
+	NotStarted int `json:"not_started"`
 	// RetryOf is the run an idemc retry repeated.
 	RetryOf string `json:"retry_of,omitempty"`
 	// UpToDate counts the selected units that needed no run.
@@ -88,9 +94,9 @@ type Result struct {
 	Statements int64 `json:"statements"`
 }
 
-// OK reports whether nothing failed.
+// OK reports whether nothing failed and the run was not interrupted.
 func (r *Result) OK() bool {
-	if r.Failed > 0 {
+	if r.Failed > 0 || r.Interrupted() {
 		return false
 	}
 	for _, t := range r.Tests {
@@ -100,6 +106,10 @@ func (r *Result) OK() bool {
 	}
 	return true
 }
+
+// Interrupted reports whether an interrupt ended the run before every unit
+// ran (exit code 130).
+func (r *Result) Interrupted() bool { return r.Outcome == OutcomeInterrupted }
 
 // NewRunID returns a time-ordered unique run id.
 func NewRunID(now time.Time) string {
@@ -228,6 +238,19 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	if err := writeManifest(r.p.Root, plan, r.d); err != nil {
 		return nil, err
 	}
+	if err := r.walk(ctx, plan); err != nil {
+		return nil, err
+	}
+	r.res.Seconds = time.Since(r.res.Started).Seconds()
+	r.res.Statements = r.statements.Load()
+	r.finishRun(ctx, r.res.Outcome)
+	r.summary()
+	return r.res, writeResults(r.p.Root, r.res)
+}
+
+// walk runs the plan's units in dependency order, then the singular tests
+// when everything succeeded, and sets the run's outcome.
+func (r *run) walk(ctx context.Context, plan *compiler.Plan) error {
 	r.total = len(plan.Units)
 	units := map[string]*compiler.Unit{}
 	for _, u := range plan.Units {
@@ -241,27 +264,58 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	r.res.UpToDateUnits = plan.UpToDate
 	results := map[string]*UnitResult{}
 	walk, err := plan.UnitGraph.Walk(ctx, dag.WalkOptions{Threads: threads, FailFast: r.o.FailFast}, func(ctx context.Context, id string) error {
+		if ctx.Err() != nil {
+			return errStopped // picked just as the interrupt came
+		}
 		ur := r.runUnit(ctx, units[id])
 		r.mu.Lock()
 		results[id] = ur
 		r.mu.Unlock()
-		if ur.Status == "failed" {
+		switch ur.Status {
+		case "failed":
 			return errors.New(ur.Error)
+		case StatusInterrupted, StatusNotStarted:
+			return errStopped
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
+	r.collect(walk, results, units)
+	if r.o.Tests && r.res.Failed == 0 && r.res.Skipped == 0 && !r.res.Interrupted() {
+		tr, err := runTests(ctx, r.eng, plan, nil)
+		if err != nil {
+			return err
+		}
+		r.res.Tests = tr
+	}
+	if r.res.Outcome == "" {
+		r.res.Outcome = OutcomeSucceeded
+		if !r.res.OK() {
+			r.res.Outcome = OutcomeFailed
+		}
+	}
+	return nil
+}
+
+// collect puts the walk's results in the Result, in plan order, and
+// counts them. A unit skipped because of a failure gets its line now; one
+// the interrupt kept from starting is only counted.
+func (r *run) collect(walk []dag.Result, results map[string]*UnitResult, units map[string]*compiler.Unit) {
 	for _, w := range walk {
 		ur := results[w.ID]
 		if ur == nil {
 			u := units[w.ID]
-			ur = &UnitResult{ID: w.ID, Model: u.Model, Partition: u.Partition, Kind: kindOf(u), Status: "skipped", SkippedBy: w.SkippedBecause}
-			if ur.SkippedBy == "" && w.Err != nil {
-				ur.Error = w.Err.Error()
+			if stopped(w, results) {
+				ur = notStarted(u)
+			} else {
+				ur = &UnitResult{ID: w.ID, Model: u.Model, Partition: u.Partition, Kind: kindOf(u), Status: "skipped", SkippedBy: w.SkippedBecause}
+				if ur.SkippedBy == "" && w.Err != nil {
+					ur.Error = w.Err.Error()
+				}
+				r.line(ur)
 			}
-			r.line(ur)
 		}
 		r.res.Units = append(r.res.Units, ur)
 		switch ur.Status {
@@ -269,6 +323,10 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 			r.res.Succeeded++
 		case "failed":
 			r.res.Failed++
+		case StatusInterrupted:
+			r.res.RolledBack++
+		case StatusNotStarted:
+			r.res.NotStarted++
 		default:
 			r.res.Skipped++
 		}
@@ -278,22 +336,9 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 			}
 		}
 	}
-	if r.o.Tests && r.res.Failed == 0 && r.res.Skipped == 0 {
-		tr, err := runTests(ctx, r.eng, plan, nil)
-		if err != nil {
-			return nil, err
-		}
-		r.res.Tests = tr
+	if r.res.RolledBack > 0 || r.res.NotStarted > 0 {
+		r.res.Outcome = OutcomeInterrupted
 	}
-	r.res.Seconds = time.Since(r.res.Started).Seconds()
-	r.res.Statements = r.statements.Load()
-	outcome := "succeeded"
-	if !r.res.OK() {
-		outcome = "failed"
-	}
-	r.finishRun(ctx, outcome)
-	r.summary()
-	return r.res, writeResults(r.p.Root, r.res)
 }
 
 // abandonDeadRuns takes this run's lock (on engines with RunLocks) and

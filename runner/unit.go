@@ -46,6 +46,9 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	sess, err := r.eng.Session(ctx)
 	if err != nil {
 		ur.Status, ur.Error = "failed", err.Error()
+		if ctx.Err() != nil {
+			ur.Status, ur.Error, ur.Attempted = StatusNotStarted, "", false
+		}
 		return ur
 	}
 	defer sess.Close()
@@ -64,31 +67,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	w.Audit = row
 	st := &unitState{}
 	var steps []adapters.Step
-	fail := func(e *unitError) {
-		if st.inTx {
-			_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.Rollback())
-		}
-		// Session locks and temporary tables must not outlive the unit on
-		// a pooled connection.
-		for _, st := range steps {
-			if st.Purpose == adapters.Cleanup {
-				_, _ = sess.Exec(context.WithoutCancel(ctx), st.SQL)
-			}
-		}
-		ur.Status = "failed"
-		ur.Error = e.Error()
-		ur.SQLFile = compiledPath(u)
-		_ = writeUnitSQL(filepath.Join(r.p.Root, "target", "compiled"), u, w.Columns, r.d)
-		if !st.audited {
-			// The unit failed before its running row: record it now, so
-			// every attempt has its row.
-			_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.AuditStart(r.state, row))
-		}
-		frow := *row
-		frow.Status, frow.Ended, frow.Error = "failed", time.Now().UTC(), ur.Error
-		frow.Checks = checksJSON(ur.Checks)
-		_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.AuditFinish(r.state, &frow, ""))
-	}
+	fail := func(e *unitError) { r.failUnit(ctx, sess, u, &w, steps, row, st, ur, e) }
 
 	// DDL phase: idempotent statements before the transaction, serialized
 	// per relation; then the batch's columns and on_schema_change.
@@ -99,7 +78,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
 		_, err := sess.Exec(ctx, steps[i].SQL)
 		if err == nil && r.faults != nil {
-			err = r.faults.after(u.ID, steps[i].Purpose)
+			err = r.faults.after(ctx, u.ID, steps[i].Purpose)
 		}
 		if err != nil {
 			lock.Unlock()
@@ -129,7 +108,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 			ur.Status = "succeeded"
 			return ur
 		}
-		if attempt < maxTxAttempts && ue.check == nil && retryable(r.eng, ue.err) {
+		if attempt < maxTxAttempts && ue.check == nil && ctx.Err() == nil && retryable(r.eng, ue.err) {
 			if st.inTx {
 				_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.Rollback())
 				st.inTx = false
@@ -145,6 +124,40 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 		fail(ue)
 		return ur
 	}
+}
+
+// failUnit rolls a failed unit back, runs its cleanup steps and records
+// its audit row as failed (or, after an interrupt, abandoned).
+func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, steps []adapters.Step, row *adapters.AuditRow, st *unitState, ur *UnitResult, e *unitError) {
+	if ctx.Err() != nil {
+		// Whatever failed, the user stopped the run: roll back and
+		// say interrupted, not failed.
+		r.interrupted(ctx, sess, steps, row, st, ur)
+		return
+	}
+	if st.inTx {
+		_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.Rollback())
+	}
+	// Session locks and temporary tables must not outlive the unit on
+	// a pooled connection.
+	for _, st := range steps {
+		if st.Purpose == adapters.Cleanup {
+			_, _ = sess.Exec(context.WithoutCancel(ctx), st.SQL)
+		}
+	}
+	ur.Status = "failed"
+	ur.Error = e.Error()
+	ur.SQLFile = compiledPath(u)
+	_ = writeUnitSQL(filepath.Join(r.p.Root, "target", "compiled"), u, w.Columns, r.d)
+	if !st.audited {
+		// The unit failed before its running row: record it now, so
+		// every attempt has its row.
+		_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.AuditStart(r.state, row))
+	}
+	frow := *row
+	frow.Status, frow.Ended, frow.Error = "failed", time.Now().UTC(), ur.Error
+	frow.Checks = checksJSON(ur.Checks)
+	_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.AuditFinish(r.state, &frow, ""))
 }
 
 // maxTxAttempts bounds retries of a unit's transaction after conflicts.
@@ -190,7 +203,7 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 				return &unitError{step: i + 1, purp: s.Purpose, check: cr}
 			}
 			if r.faults != nil {
-				if err := r.faults.after(u.ID, s.Purpose); err != nil {
+				if err := r.faults.after(ctx, u.ID, s.Purpose); err != nil {
 					return &unitError{step: i + 1, purp: s.Purpose, err: err}
 				}
 			}
@@ -210,7 +223,7 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 				ur.Note = fmt.Sprintf("waited %.1fs for another run holding this unit", waited.Seconds())
 			}
 			if r.faults != nil {
-				if err := r.faults.after(u.ID, s.Purpose); err != nil {
+				if err := r.faults.after(ctx, u.ID, s.Purpose); err != nil {
 					return &unitError{step: i + 1, purp: s.Purpose, err: err}
 				}
 			}
@@ -249,7 +262,7 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 			st.audited = true
 		}
 		if r.faults != nil {
-			if err := r.faults.after(u.ID, s.Purpose); err != nil {
+			if err := r.faults.after(ctx, u.ID, s.Purpose); err != nil {
 				return &unitError{step: i + 1, purp: s.Purpose, err: err}
 			}
 		}
@@ -383,12 +396,21 @@ func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *compiler.Un
 		Attempt: r.db.nextAttempt(u.Model, ""), Inputs: u.Inputs, DataVersion: u.DataVersion}
 	if _, err := sess.Exec(ctx, r.d.AuditStart(r.state, row)); err != nil {
 		ur.Status, ur.Error = "failed", err.Error()
+		if ctx.Err() != nil {
+			r.interrupted(ctx, sess, nil, row, &unitState{}, ur)
+		}
 		return
 	}
 	node := r.plan.Nodes[u.Model]
 	n, err := r.eng.LoadCSV(ctx, node.Relation, r.p.Root+"/"+u.SeedPath)
 	frow := *row
 	frow.Ended = time.Now().UTC()
+	if err != nil && ctx.Err() != nil {
+		// A load replaces the table in its last statement: interrupted, it
+		// left the table as it was.
+		r.interrupted(ctx, sess, nil, row, &unitState{audited: true}, ur)
+		return
+	}
 	if err != nil {
 		ur.Status, ur.Error = "failed", fmt.Sprintf("loading %s: %v", u.SeedPath, err)
 		frow.Status, frow.Error = "failed", ur.Error

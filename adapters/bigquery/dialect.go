@@ -232,10 +232,10 @@ func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
 	steps := []adapters.Step{d.labelStep(w)}
 	switch {
 	case w.Materialized == adapters.View:
-		return append(steps,
-			d.AuditStartStep(w),
-			adapters.Step{Purpose: adapters.Publish, Comment: "replace the view (DDL: not allowed inside a transaction)", SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)},
-			d.AuditFinishStep(w, ""))
+		// Plain check queries, not ASSERTs: there is no script to roll back.
+		return append(steps, d.AutoCommitViewRecipe(w, adapters.Step{Purpose: adapters.Publish,
+			Comment: "replace the view (DDL: not allowed inside a transaction; a failing check leaves the new view, marked failed)",
+			SQL:     fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)})...)
 	case w.Materialized == adapters.Incremental && w.Strategy == "insert_overwrite" && w.Window != nil && w.PartitionBy != "" && !w.FullRefresh:
 		return append(steps, d.overwriteRecipe(w)...)
 	}

@@ -73,7 +73,7 @@ func TestRecipeShapes(t *testing.T) {
 		{"merge: staged, then one script", &merge, "prepare prepare audit_start stage validate begin merge check state state audit_finish state commit check cleanup"},
 		{"insert_overwrite: stage, check, publish", &overwrite, "prepare prepare audit_start stage validate check check publish audit_finish cleanup"},
 		{"table: TRUNCATE + INSERT in one script", &table, "prepare prepare audit_start begin delete insert check audit_finish state commit check"},
-		{"view", &view, "prepare audit_start publish audit_finish"},
+		{"view: checks on the published view", &view, "prepare audit_start publish check check audit_finish"},
 	} {
 		var ps []string
 		for _, s := range d.Recipe(tc.w) {

@@ -41,7 +41,8 @@ var Scenarios = []string{
 	"rerun_same_state", "failed_check_previous_state", "failed_insert_previous_state",
 	"crash_mid_unit", "merge_null_keys", "duplicate_batch_keys", "merge_exclude_columns",
 	"empty_partition_min_rows", "on_schema_change", "watermark_reread", "concurrent_runs",
-	"special_column_names", "up_to_date_no_writes", "sound_state", "default_schema",
+	"special_column_names", "up_to_date_no_writes", "sound_state", "default_schema", "view_checks",
+	"interrupt_mid_statement",
 }
 
 // childEnv marks a child process started by the crash scenario.
@@ -91,6 +92,8 @@ func Run(t *testing.T, tgt Target) {
 	t.Run("up_to_date_no_writes", func(t *testing.T) { upToDate(t, tgt) })
 	t.Run("sound_state", func(t *testing.T) { soundState(t, tgt) })
 	t.Run("default_schema", func(t *testing.T) { defaultSchema(t, tgt) })
+	t.Run("view_checks", func(t *testing.T) { viewChecks(t, tgt) })
+	t.Run("interrupt_mid_statement", func(t *testing.T) { interruptMidStatement(t, tgt) })
 }
 
 // env is one scenario's project: a folder, a schema of its own and a

@@ -398,3 +398,53 @@ SELECT id, name FROM {{ ref("users_dim") }}`,
 		}
 	}
 }
+
+// viewModel is a view with an accepted_values check; bad, when set, is a
+// user_id its SQL puts on row 7.
+func viewModel(bad string) string {
+	col := "user_id"
+	if bad != "" {
+		col = "CASE WHEN id = 7 THEN '" + bad + "' ELSE user_id END AS user_id"
+	}
+	return "/* idemc\nmaterialized = \"view\"\n[checks]\naccepted_values = { user_id = [\"a\", \"b\", \"c\"] }\n*/\nSELECT id, " + col + " FROM {{ ref(\"daily\") }}"
+}
+
+// A view's checks run in build right after the view is replaced (DESIGN
+// §8): a failing one fails the view and skips what reads it. Where DDL is
+// transactional the previous view stays; where it commits on its own the
+// new view stays, marked failed, so the next build reruns it.
+func viewChecks(t *testing.T, tgt Target) {
+	e := newEnv(t, tgt, base(map[string]string{
+		"models/vc.sql": viewModel(""),
+		"models/vt.sql": "/* idemc\nmaterialized = \"table\"\n*/\nSELECT user_id, count(*) AS n FROM {{ ref(\"vc\") }} GROUP BY user_id",
+	}))
+	e.mustSucceed(e.build(asOf, nil))
+	before, table := e.fingerprint("vc"), e.fingerprint("vt")
+	e.write(map[string]string{"models/vc.sql": viewModel("zz")})
+	for i := 0; i < 2; i++ { // failed, it runs (and fails) again
+		res := e.build(asOf, nil)
+		u := e.unit(res, "vc")
+		if u.Status != "failed" || !strings.Contains(u.Error, "check accepted_values(user_id) failed") || !strings.Contains(u.Error, "zz") {
+			t.Fatalf("build %d, view: %s %s", i+1, u.Status, u.Error)
+		}
+		if v := e.unit(res, "vt"); v.Status != "skipped" || v.SkippedBy != "vc" {
+			t.Fatalf("build %d, table reading the view: %s (because %q)", i+1, v.Status, v.SkippedBy)
+		}
+	}
+	ad, _ := adapters.Lookup(tgt.Engine)
+	if ad.Capabilities.TransactionalDDL {
+		equal(t, "the view after its failed check", e.fingerprint("vc"), before)
+	} else if got := e.fingerprint("vc"); !strings.Contains(got, "zz") {
+		t.Fatalf("DDL commits on its own here: the new view should be in place, got\n%s", got)
+	}
+	equal(t, "the table reading the view", e.fingerprint("vt"), table)
+	if st := e.auditStatuses("vc"); st[len(st)-1] != ":failed" {
+		t.Fatalf("audit: %v", st)
+	}
+	e.write(map[string]string{"models/vc.sql": viewModel("a")})
+	res := e.build(asOf, nil)
+	e.mustSucceed(res)
+	if e.unit(res, "vt").Status != "succeeded" || !strings.Contains(e.fingerprint("vt"), "a\t4") {
+		t.Fatalf("after the fix: vt %s\n%s", e.unit(res, "vt").Status, e.fingerprint("vt"))
+	}
+}

@@ -184,11 +184,8 @@ func (d Dialect) hooks() sqlgen.Hooks {
 		},
 		Upsert: d.MergeSteps,
 		ViewRecipe: func(w *adapters.Write) []adapters.Step {
-			return []adapters.Step{
-				d.AuditStartStep(w),
-				{Purpose: adapters.Publish, Comment: "replace the view (DDL commits on its own)", SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)},
-				d.AuditFinishStep(w, ""),
-			}
+			return d.AutoCommitViewRecipe(w, adapters.Step{Purpose: adapters.Publish, Comment: "replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)",
+				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)})
 		},
 	}
 }

@@ -73,7 +73,7 @@ func TestRecipeShapes(t *testing.T) {
 		{"insert_overwrite is delete+insert", &overwrite, "prepare prepare audit_start begin delete insert validate check check audit_finish commit cleanup"},
 		{"merge", &merge, "prepare prepare audit_start stage begin validate merge check check audit_finish commit cleanup cleanup"},
 		{"table", &table, "prepare prepare audit_start begin publish check check audit_finish commit cleanup"},
-		{"view", &view, "prepare audit_start publish audit_finish cleanup"},
+		{"view: checks on the published view", &view, "prepare audit_start publish check check audit_finish cleanup"},
 	} {
 		var ps []string
 		for _, s := range d.Recipe(tc.w) {

@@ -86,7 +86,7 @@ func TestRecipeShapes(t *testing.T) {
 		{"merge: stage, verify, MERGE, mark", &merge, "prepare audit_start stage validate check publish publish merge cleanup cleanup state audit_finish cleanup"},
 		{"delete_insert by key: one MERGE", &byKey, "prepare audit_start stage validate check publish publish merge cleanup cleanup audit_finish cleanup"},
 		{"table: stage, verify, CREATE OR REPLACE", &table, "audit_start stage check publish audit_finish cleanup"},
-		{"view", &view, "audit_start publish audit_finish"},
+		{"view: checks on the published view", &view, "audit_start publish check audit_finish"},
 	} {
 		var ps []string
 		for _, s := range d.Recipe(tc.w) {

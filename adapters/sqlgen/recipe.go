@@ -70,7 +70,10 @@ func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
 	count := ""
 	switch w.Materialized {
 	case adapters.View:
+		// The checks read the new view inside the transaction that
+		// replaced it: a failing one rolls back to the previous definition.
 		steps = append(steps, h.View(w)...)
+		steps = append(steps, g.ViewCheckSteps(w)...)
 	case adapters.Table:
 		var pub []adapters.Step
 		pub, count = h.Table(w)
@@ -185,6 +188,27 @@ func (g Gen) checkSteps(w *adapters.Write) []adapters.Step {
 		out = append(out, adapters.Step{Purpose: adapters.CheckStep, Comment: fmt.Sprintf("check %s (%s)", c.Name, c.Severity), SQL: g.CheckQuery(c, w, false), Check: c})
 	}
 	return out
+}
+
+// ViewCheckSteps are a view's declared checks, over the whole view (a view
+// has no written region), run right after the view is replaced (DESIGN §8).
+// Engines whose DDL commits on its own run them after the view is already
+// published: a failure marks the unit failed, so the next build reruns it.
+func (g Gen) ViewCheckSteps(w *adapters.Write) []adapters.Step {
+	out := make([]adapters.Step, 0, len(w.Checks))
+	for _, c := range w.Checks {
+		out = append(out, adapters.Step{Purpose: adapters.CheckStep, Comment: fmt.Sprintf("check %s (%s) over the whole view", c.Name, c.Severity), SQL: g.CheckQuery(c, w, true), Check: c})
+	}
+	return out
+}
+
+// AutoCommitViewRecipe is a view's recipe on an engine whose CREATE VIEW
+// commits on its own: audit start, publish, the checks on the published
+// view, audit finish. publish is the engine's CREATE OR REPLACE VIEW step.
+func (g Gen) AutoCommitViewRecipe(w *adapters.Write, publish adapters.Step) []adapters.Step {
+	steps := []adapters.Step{g.AuditStartStep(w), publish}
+	steps = append(steps, g.ViewCheckSteps(w)...)
+	return append(steps, g.AuditFinishStep(w, ""))
 }
 
 // MergeSteps is the standard MERGE upsert.

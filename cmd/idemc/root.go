@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,10 +48,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	ctx, stop := interruptContext(stderr)
+	defer stop()
+	err := root.ExecuteContext(ctx)
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, new(*interruptedError)):
+		return exitInterrupted
+	case context.Cause(ctx) == errInterrupt:
+		// Stopped before the first unit (connecting, planning) or in a
+		// read-only command: the error is the interrupt's doing.
+		fmt.Fprintln(stderr, "interrupted: "+firstLine(err.Error()))
+		return exitInterrupted
 	case errors.As(err, new(*failedError)):
 		if msg := err.Error(); msg != "" {
 			fmt.Fprintln(stderr, msg)
@@ -63,6 +73,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitFailed
 	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func isFlagError(err error) bool {

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -28,10 +26,6 @@ func runnerCommands(mk func() *common) []*cobra.Command {
 	}
 }
 
-func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-}
-
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
@@ -48,7 +42,7 @@ func buildCmd(c *common, name, short string, seeds, models, tests bool) *cobra.C
 				return err
 			}
 			opts.Seeds, opts.Models = seeds, models
-			return c.build(p, runner.Options{Compile: opts, FailFast: c.failFast, Tests: tests, Command: name})
+			return c.build(cmd.Context(), p, runner.Options{Compile: opts, FailFast: c.failFast, Tests: tests, Command: name})
 		},
 	}
 	c.projectFlags(cmd)
@@ -63,7 +57,7 @@ func buildCmd(c *common, name, short string, seeds, models, tests bool) *cobra.C
 
 // build runs the runner with the shared flags (threads, output, progress
 // line) and turns a failed unit into exit code 1.
-func (c *common) build(p *project.Project, ro runner.Options) error {
+func (c *common) build(ctx context.Context, p *project.Project, ro runner.Options) error {
 	ro.Threads = c.threads
 	if ro.Threads == 0 {
 		ro.Threads = p.Threads
@@ -72,11 +66,12 @@ func (c *common) build(p *project.Project, ro runner.Options) error {
 	if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
 		ro.Progress = f
 	}
-	ctx, stop := signalContext()
-	defer stop()
 	res, err := runner.Build(ctx, p, ro)
 	if err != nil {
 		return err
+	}
+	if res.Interrupted() {
+		return &interruptedError{}
 	}
 	if !res.OK() {
 		return &failedError{}
@@ -95,7 +90,7 @@ func retryCmd(c *common) *cobra.Command {
 				return err
 			}
 			opts.Seeds, opts.Models = true, true
-			return c.build(p, runner.Options{Compile: opts, Retry: true, Command: "retry"})
+			return c.build(cmd.Context(), p, runner.Options{Compile: opts, Retry: true, Command: "retry"})
 		},
 	}
 	c.projectFlags(cmd)
@@ -123,8 +118,7 @@ func verifyCmd(c *common) *cobra.Command {
 			if threads == 0 {
 				threads = p.Threads
 			}
-			ctx, stop := signalContext()
-			defer stop()
+			ctx := cmd.Context()
 			results, err := runner.Verify(ctx, p, runner.VerifyOptions{Compile: opts, Runs: runs, Threads: threads, AgainstFullRefresh: full})
 			if err != nil {
 				return err
@@ -173,8 +167,7 @@ func testCmd(c *common) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx, stop := signalContext()
-			defer stop()
+			ctx := cmd.Context()
 			results, err := runner.Test(ctx, p, opts)
 			if err != nil {
 				return err
@@ -221,8 +214,7 @@ func statusCmd(c *common) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx, stop := signalContext()
-			defer stop()
+			ctx := cmd.Context()
 			rows, err := runner.Status(ctx, p, opts)
 			if err != nil {
 				return err

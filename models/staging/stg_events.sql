@@ -1,6 +1,8 @@
 /* idemc
 materialized = "view"
 tags         = ["staging"]
+[checks]
+not_null = ["source_system", "source_id"]
 */
 -- The latest version of every event; late rows arrive with a later loaded_at.
 SELECT source_system, source_id, event_version, event_date, user_id, amount, loaded_at

@@ -3,9 +3,9 @@
 SET @@query_label = 'idemc_attempt:0,idemc_model:stg_events,idemc_run:r1';
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '16486a5ed4ec64ec', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'bff9d5e2d9e88bf288871621', 'r:r1'
+SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '3302493049971f05', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'ab9c361f3726a9a39d1f90f9', 'r:r1'
 FROM `analytics`.`idemc_audit` WHERE job_name = 'stg_events' AND partition_key = '';
--- 3. publish: replace the view (DDL: not allowed inside a transaction)
+-- 3. publish: replace the view (DDL: not allowed inside a transaction; a failing check leaves the new view, marked failed)
 CREATE OR REPLACE VIEW `analytics`.`stg_events` AS
 -- The latest version of every event; late rows arrive with a later loaded_at.
 SELECT source_system, source_id, event_version, event_date, user_id, amount, loaded_at
@@ -16,6 +16,10 @@ FROM (
   FROM `raw`.`staging_events` AS e
 ) AS versions
 WHERE version_rank = 1;
--- 4. audit_finish: record success with the row count
+-- 4. check: check not_null(source_system, source_id) (error) over the whole view
+SELECT * FROM `analytics`.`stg_events` AS t
+WHERE (t.`source_system` IS NULL OR t.`source_id` IS NULL)
+LIMIT 5;
+-- 5. audit_finish: record success with the row count
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = 'r1' AND job_name = 'stg_events' AND partition_key = '';

@@ -1,7 +1,7 @@
 -- unit stg_events  partition -  (view)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'f2987d1e067bf75a', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '49baf3bd40e97e018cfd8505', 'r:r1'
+SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'c1cd0359afd39de2', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '39e6bf0e541c320b21eec0be', 'r:r1'
 FROM "main"."idemc_audit" WHERE job_name = 'stg_events' AND partition_key = '';
 -- 2. begin
 BEGIN TRANSACTION;
@@ -16,8 +16,12 @@ FROM (
   FROM "raw"."staging_events" AS e
 ) AS versions
 WHERE version_rank = 1;
--- 4. audit_finish: record success with the row count, in the write's transaction
+-- 4. check: check not_null(source_system, source_id) (error) over the whole view
+SELECT * FROM "main"."stg_events" AS t
+WHERE (t."source_system" IS NULL OR t."source_id" IS NULL)
+LIMIT 5;
+-- 5. audit_finish: record success with the row count, in the write's transaction
 UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = 'r1' AND job_name = 'stg_events' AND partition_key = '';
--- 5. commit
+-- 6. commit
 COMMIT;

@@ -1,9 +1,9 @@
 -- unit stg_events  partition -  (view)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '3e92a10bee599f44', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '035bcdfc96722e9ad7c02e82', 'r:r1'
+SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'c41a81c5d00f1ef1', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'd13ee589a33dcf9c0c2c2727', 'r:r1'
 FROM `analytics`.`idemc_audit` WHERE job_name = 'stg_events' AND partition_key = '';
--- 2. publish: replace the view (DDL commits on its own)
+-- 2. publish: replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)
 CREATE OR REPLACE VIEW `analytics`.`stg_events` AS
 -- The latest version of every event; late rows arrive with a later loaded_at.
 SELECT source_system, source_id, event_version, event_date, user_id, amount, loaded_at
@@ -14,6 +14,10 @@ FROM (
   FROM `raw`.`staging_events` AS e
 ) AS versions
 WHERE version_rank = 1;
--- 3. audit_finish: record success with the row count
+-- 3. check: check not_null(source_system, source_id) (error) over the whole view
+SELECT * FROM `analytics`.`stg_events` AS t
+WHERE (t.`source_system` IS NULL OR t.`source_id` IS NULL)
+LIMIT 5;
+-- 4. audit_finish: record success with the row count
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = 'r1' AND job_name = 'stg_events' AND partition_key = '';

@@ -1,7 +1,7 @@
 -- unit stg_events  partition -  (view)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '315e82e827fb26b8', 'g1', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '842ddd2683f5c1b9793718c8', 'r:r1'
+SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'cf8ef769a805925f', 'g1', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '4c56c5e58213a09ecce3a90c', 'r:r1'
 FROM "analytics"."idemc_audit" WHERE job_name = 'stg_events' AND partition_key = '';
 -- 2. begin
 BEGIN;
@@ -18,8 +18,12 @@ FROM (
   FROM "raw"."staging_events" AS e
 ) AS versions
 WHERE version_rank = 1;
--- 5. audit_finish: record success with the row count, in the write's transaction
+-- 5. check: check not_null(source_system, source_id) (error) over the whole view
+SELECT * FROM "analytics"."stg_events" AS t
+WHERE (t."source_system" IS NULL OR t."source_id" IS NULL)
+LIMIT 5;
+-- 6. audit_finish: record success with the row count, in the write's transaction
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = 'r1' AND job_name = 'stg_events' AND partition_key = '';
--- 6. commit
+-- 7. commit
 COMMIT;

@@ -3,9 +3,9 @@
 ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"stg_events"}';
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '2f865baae3006986', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'f0df1aa0ef6a936306ee180a', 'r:r1'
+SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '5f8a2741efd7c82d', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'a915f6bbdb161f42ee5e8301', 'r:r1'
 FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'stg_events' AND partition_key = '';
--- 3. publish: replace the view (DDL commits on its own)
+-- 3. publish: replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)
 CREATE OR REPLACE VIEW "ANALYTICS"."STG_EVENTS" AS
 -- The latest version of every event; late rows arrive with a later loaded_at.
 SELECT source_system, source_id, event_version, event_date, user_id, amount, loaded_at
@@ -16,8 +16,12 @@ FROM (
   FROM "RAW"."STAGING_EVENTS" AS e
 ) AS versions
 WHERE version_rank = 1;
--- 4. audit_finish: record success with the row count
+-- 4. check: check not_null(source_system, source_id) (error) over the whole view
+SELECT * FROM "ANALYTICS"."STG_EVENTS" AS t
+WHERE (t."SOURCE_SYSTEM" IS NULL OR t."SOURCE_ID" IS NULL)
+LIMIT 5;
+-- 5. audit_finish: record success with the row count
 UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = 'r1' AND job_name = 'stg_events' AND partition_key = '';
--- 5. cleanup: untag the pooled session
+-- 6. cleanup: untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;

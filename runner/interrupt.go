@@ -1,0 +1,122 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/compiler/dag"
+)
+
+// An interrupt (SIGINT, SIGTERM: the build's context is cancelled) ends a
+// run as interrupted, not failed (DESIGN §10). A unit in flight rolls back
+// and its audit row becomes abandoned — the status DESIGN §9 gives a unit
+// whose run ended without finishing it, so planning and retry treat it as a
+// killed run's unit — with an error saying it was interrupted. Units that
+// had not started stay without an audit row and are counted, not listed.
+
+// Unit statuses of an interrupted run, besides succeeded, failed, skipped.
+const (
+	// StatusInterrupted: the unit was running when the run was interrupted;
+	// its write was rolled back and its audit row says abandoned.
+	StatusInterrupted = "interrupted"
+	// StatusNotStarted: the run was interrupted before the unit started.
+	StatusNotStarted = "not_started"
+)
+
+// Outcomes of a run, in Result.Outcome and target/run_results.json.
+const (
+	OutcomeSucceeded   = "succeeded"
+	OutcomeFailed      = "failed"
+	OutcomeInterrupted = "interrupted"
+)
+
+// interruptGrace bounds what an interrupted unit still does (rollback,
+// cleanup, its audit row): the user asked to stop, so it must not hang on
+// an unreachable server. A second Ctrl-C exits at once anyway.
+const interruptGrace = 5 * time.Second
+
+// interruptedMsg is the audit error of a unit rolled back by an interrupt.
+const interruptedMsg = "interrupted: the run was stopped (SIGINT or SIGTERM) before this unit committed; its write was rolled back"
+
+// errStopped tells the walk that a unit did not complete because of the
+// interrupt, so that what depends on it counts as not started.
+var errStopped = errors.New("the run was interrupted")
+
+// graceContext is a context that is not cancelled by the interrupt, bounded
+// by interruptGrace.
+func graceContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), interruptGrace)
+}
+
+// interrupted rolls back a unit stopped by the interrupt and records its
+// audit row as abandoned. A driver may close the connection of a cancelled
+// statement, so the audit row falls back to a fresh session: it must not be
+// left running.
+func (r *run) interrupted(ctx context.Context, sess adapters.Session, steps []adapters.Step, row *adapters.AuditRow, st *unitState, ur *UnitResult) {
+	gctx, cancel := graceContext(ctx)
+	defer cancel()
+	if st.inTx {
+		_, _ = sess.Exec(gctx, r.d.Rollback())
+		st.inTx = false
+	}
+	for _, s := range steps {
+		if s.Purpose == adapters.Cleanup {
+			_, _ = sess.Exec(gctx, s.SQL)
+		}
+	}
+	ur.Status, ur.Error = StatusInterrupted, interruptedMsg
+	r.abandonRow(gctx, sess, row, st.audited)
+}
+
+// abandonRow writes the unit's audit row as abandoned (inserting its
+// running row first when the unit had not written it yet).
+func (r *run) abandonRow(ctx context.Context, sess adapters.Session, row *adapters.AuditRow, audited bool) {
+	frow := *row
+	frow.Status, frow.Ended, frow.Error = "abandoned", time.Now().UTC(), interruptedMsg
+	var stmts []string
+	if !audited {
+		stmts = append(stmts, r.d.AuditStart(r.state, row))
+	}
+	stmts = append(stmts, r.d.AuditFinish(r.state, &frow, ""))
+	var fresh adapters.Session
+	defer func() {
+		if fresh != nil {
+			fresh.Close()
+		}
+	}()
+	for _, q := range stmts {
+		if _, err := sess.Exec(ctx, q); err == nil {
+			continue
+		}
+		if fresh == nil {
+			var err error
+			if fresh, err = r.eng.Session(ctx); err != nil {
+				return // the next run marks the row abandoned
+			}
+			sess = fresh
+		}
+		_, _ = sess.Exec(ctx, q)
+	}
+}
+
+// stopped reports whether a unit the walk did not run was kept from
+// starting by the interrupt (rather than skipped after a real failure): it
+// was cancelled before it started, or the root of its skip was stopped too.
+func stopped(w dag.Result, results map[string]*UnitResult) bool {
+	if w.Status == dag.Failed {
+		return errors.Is(w.Err, errStopped)
+	}
+	if w.SkippedBecause == "" {
+		return true // the walk stopped: context cancelled
+	}
+	root := results[w.SkippedBecause]
+	return root == nil || root.Status == StatusInterrupted || root.Status == StatusNotStarted
+}
+
+// notStarted is the result of a unit the interrupt kept from starting.
+func notStarted(u *compiler.Unit) *UnitResult {
+	return &UnitResult{ID: u.ID, Model: u.Model, Partition: u.Partition, Kind: kindOf(u), Status: StatusNotStarted}
+}
