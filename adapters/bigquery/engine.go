@@ -1,7 +1,9 @@
 package bigquery
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +22,7 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -543,23 +546,20 @@ func valueText(v bq.Value) string {
 	}
 }
 
-// LoadCSV replaces r with the CSV file in one load job (WRITE_TRUNCATE),
-// with the column types inferred from the file.
-func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) (int64, error) {
-	f, err := sqlgen.ReadCSV(path)
+// LoadSeed replaces r with the seed in one load job (WRITE_TRUNCATE: the
+// table changes at once or not at all), with the schema from the seed's
+// kinds. The job reads the seed re-encoded as canonical CSV (every value
+// in its kind's text, an empty field for NULL), not the user's file.
+func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Table) (int64, error) {
+	data, err := seedCSV(t)
 	if err != nil {
 		return 0, err
 	}
-	file, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer file.Close()
-	src := bq.NewReaderSource(file)
-	src.SkipLeadingRows = 1
+	src := bq.NewReaderSource(bytes.NewReader(data))
 	src.SourceFormat = bq.CSV
-	for _, c := range f.Columns {
-		src.Schema = append(src.Schema, &bq.FieldSchema{Name: c.Name, Type: seedType(c.Kind)})
+	src.AllowQuotedNewlines = true // a quoted value may hold a line break
+	for _, c := range t.Columns {
+		src.Schema = append(src.Schema, &bq.FieldSchema{Name: c.Name, Type: fieldType(c.Kind)})
 	}
 	project, dataset := r.Database, r.Schema
 	if project == "" {
@@ -587,9 +587,26 @@ func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) 
 		return 0, fmt.Errorf("bigquery: %w", err)
 	}
 	if err := st.Err(); err != nil {
-		return 0, fmt.Errorf("bigquery: loading %s: %w", path, err)
+		return 0, fmt.Errorf("bigquery: loading %s: %w", r.Name, err)
 	}
-	return int64(len(f.Rows)), nil
+	return int64(len(t.Rows)), nil
+}
+
+// seedCSV encodes a seed's rows (no header) as the load job reads them.
+func seedCSV(t *seed.Table) ([]byte, error) {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	rec := make([]string, len(t.Columns))
+	for i := range t.Rows {
+		for j := range t.Columns {
+			rec[j], _ = t.Text(i, j) // NULL is an empty field
+		}
+		if err := w.Write(rec); err != nil {
+			return nil, err
+		}
+	}
+	w.Flush()
+	return b.Bytes(), w.Error()
 }
 
 func isConflict(err error) bool {
@@ -597,17 +614,19 @@ func isConflict(err error) bool {
 	return errors.As(err, &ge) && ge.Code == http.StatusConflict
 }
 
-func seedType(kind string) bq.FieldType {
-	switch kind {
-	case sqlgen.KindBigInt:
+// fieldType is the load job's schema type of a seed kind (the client's
+// names for Dialect.SeedType's types).
+func fieldType(k seed.Kind) bq.FieldType {
+	switch k {
+	case seed.BigInt:
 		return bq.IntegerFieldType
-	case sqlgen.KindDouble:
+	case seed.Double:
 		return bq.FloatFieldType
-	case sqlgen.KindBoolean:
+	case seed.Boolean:
 		return bq.BooleanFieldType
-	case sqlgen.KindDate:
+	case seed.Date:
 		return bq.DateFieldType
-	case sqlgen.KindTimestamp:
+	case seed.Timestamp:
 		return bq.TimestampFieldType
 	}
 	return bq.StringFieldType
