@@ -26,35 +26,38 @@ var inferOrder = []struct {
 	k Kind
 }{{fitBigInt, BigInt}, {fitDouble, Double}, {fitBoolean, Boolean}, {fitDate, Date}, {fitTimestamp, Timestamp}}
 
-// fits reports the kinds inference may read a non-empty value as. Numbers
-// are recognized strictly (an optional '-', digits with no leading zero,
-// an optional fraction; no '+', no exponent, no Inf/NaN), so a value like
-// 00123 or +44 keeps its text. A date also fits timestamp (its midnight),
-// and an integer also fits double, so mixed columns widen.
-func fits(v string) fit {
+// fits reports which of the kinds in want a non-empty value can be read
+// as (only those are tested: a column's candidates shrink as it is read).
+// Numbers are recognized strictly (an optional '-', digits with no leading
+// zero, an optional fraction; no '+', no exponent, no Inf/NaN), so a value
+// like 00123 or +44 keeps its text. A date also fits timestamp (its
+// midnight), and an integer also fits double, so mixed columns widen.
+func fits(v string, want fit) fit {
 	var f fit
-	switch shapeOf(v) {
-	case shapeInt:
-		if _, err := strconv.ParseInt(v, 10, 64); err == nil {
-			f |= fitBigInt | fitDouble
-		}
-		// A longer integer is text: as a double it would lose digits.
-	case shapeDecimal:
-		if x, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(x, 0) {
-			f |= fitDouble
+	if want&(fitBigInt|fitDouble) != 0 {
+		switch shapeOf(v) {
+		case shapeInt:
+			if _, err := strconv.ParseInt(v, 10, 64); err == nil {
+				f |= fitBigInt | fitDouble
+			}
+			// A longer integer is text: as a double it would lose digits.
+		case shapeDecimal:
+			if x, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(x, 0) {
+				f |= fitDouble
+			}
 		}
 	}
-	if isBool(v) {
+	if want&fitBoolean != 0 && isBool(v) {
 		f |= fitBoolean
 	}
-	if len(v) >= 10 && v[4] == '-' {
+	if want&(fitDate|fitTimestamp) != 0 && len(v) >= 10 && v[4] == '-' {
 		if _, ok := parseDate(v); ok {
 			f |= fitDate | fitTimestamp
 		} else if _, ok := parseTimestamp(v); ok {
 			f |= fitTimestamp
 		}
 	}
-	return f
+	return f & want
 }
 
 type shape int

@@ -136,7 +136,7 @@ func (p *parser) typeColumns(t *Table, records [][]string) {
 				continue
 			}
 			seen = true
-			if all &= fits(rec[j]); all == 0 {
+			if all = fits(rec[j], all); all == 0 {
 				break // text: no need to read further
 			}
 		}
