@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxErrors is how many problems Parse reports for one file before it
@@ -25,6 +26,9 @@ const MaxErrors = 10
 // any, the table is nil.
 func Parse(data []byte, types map[string]Kind) (*Table, []*Error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 BOM is not part of the first name
+	if e := checkEncoding(data); e != nil {
+		return nil, []*Error{e}
+	}
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1 // field counts are checked here, to report every bad row
 	header, err := r.Read()
@@ -218,4 +222,31 @@ func Header(data []byte) []string {
 		return nil
 	}
 	return h
+}
+
+// checkEncoding refuses what some engine would refuse only at load time,
+// half-way through a build: bytes that are not UTF-8, and NUL bytes (which
+// PostgreSQL text cannot hold).
+func checkEncoding(data []byte) *Error {
+	at := bytes.IndexByte(data, 0)
+	msg := "a NUL byte: no engine stores it in text portably; remove it"
+	if !utf8.Valid(data) {
+		bad := 0
+		for bad < len(data) {
+			r, size := utf8.DecodeRune(data[bad:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			bad += size
+		}
+		if at < 0 || bad < at {
+			at, msg = bad, "the file is not UTF-8 here: save it as UTF-8"
+		}
+	}
+	if at < 0 {
+		return nil
+	}
+	line := bytes.Count(data[:at], []byte("\n")) + 1
+	col := at - bytes.LastIndexByte(data[:at], '\n')
+	return &Error{Line: line, Col: col, Msg: msg}
 }

@@ -146,6 +146,8 @@ func TestParseErrors(t *testing.T) {
 			`3: column amount: "abc" is not a bigint`, `4: column amount: "1.5" is not a bigint`}},
 		{"declared double refuses NaN", "x\nNaN\n", map[string]Kind{"x": Double}, []string{`2: column x: "NaN" is not a double`}},
 		{"declared date", "d\n2026-07-01\n07/01/2026\n", map[string]Kind{"d": Date}, []string{`3: column d: "07/01/2026" is not a date`}},
+		{"not UTF-8", "a,b\n1,caf\xe9\n", nil, []string{"2:6: the file is not UTF-8 here: save it as UTF-8"}},
+		{"NUL byte", "a,b\n1,x\n2,\x00\n", nil, []string{"3:3: a NUL byte"}},
 		{"declared boolean", "b\nyes\n", map[string]Kind{"b": Boolean}, []string{`2: column b: "yes" is not a boolean`}},
 	}
 	for _, c := range cases {
