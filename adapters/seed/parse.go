@@ -152,11 +152,13 @@ func (p *parser) typeColumns(t *Table, records [][]string) {
 // kind is an error at its line.
 func (p *parser) convert(t *Table, records [][]string, lines []int) [][]any {
 	rows := make([][]any, 0, len(records))
+	width := len(t.Columns)
+	cells := make([]any, len(records)*width) // one allocation for every row's values
 	for i, rec := range records {
 		if rec == nil {
 			continue
 		}
-		row := make([]any, len(rec))
+		row := cells[i*width : (i+1)*width : (i+1)*width]
 		for j, v := range rec {
 			if v == "" {
 				continue // NULL
