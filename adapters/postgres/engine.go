@@ -78,7 +78,9 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 			}
 		} else {
 			if _, err := tx.Exec(ctx, "DROP TABLE IF EXISTS "+e.d.Qualify(r)); err != nil {
-				return fmt.Errorf("replacing %s (its columns changed): %w", e.d.Qualify(r), err)
+				// Typically views read the table: PostgreSQL will not drop it
+				// from under them, and CASCADE would drop them unseen.
+				return fmt.Errorf("replacing %s (its columns or their types changed): %w; drop the views that read it, then run idemc build --full-refresh to load the seed and recreate them", e.d.Qualify(r), err)
 			}
 			if _, err := tx.Exec(ctx, e.d.CreateSeedTable(r, t)); err != nil {
 				return err
