@@ -23,9 +23,9 @@ demo:
 	$(GO) run ./cmd/idemc build --as-of 2026-08-01T00:00:00Z
 	$(GO) run ./cmd/idemc status --select events_daily --start 2026-07-28 --end 2026-08-01
 
-# bench: compile and runner benchmarks (figures go to docs/benchmarks.md).
+# bench: compile, runner and seed-load benchmarks (figures go to docs/benchmarks.md).
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./compiler/... ./runner/...
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./compiler/... ./runner/... ./adapters/duckdb/
 
 # update-golden: rewrite golden files after an intended change; review the diff.
 update-golden:

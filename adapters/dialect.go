@@ -1,6 +1,10 @@
 package adapters
 
-import "time"
+import (
+	"time"
+
+	"github.com/idemc/idemc/adapters/seed"
+)
 
 // Dialect is everything that is SQL text for one engine. Implementations are
 // pure (no connection) so that every engine's SQL can be golden-tested,
@@ -22,6 +26,9 @@ type Dialect interface {
 	Timestamp(t time.Time) string
 	// SurrogateKey renders DESIGN §5's deterministic key over SQL expressions.
 	SurrogateKey(exprs []string) string
+	// SeedType is the column type a seed column of kind k is created with
+	// (text is VARCHAR, TEXT or STRING, a timestamp has no time zone, …).
+	SeedType(k seed.Kind) string
 	// Recipe turns one unit of work into its ordered steps (DESIGN §7).
 	// Schemas are not part of a recipe: a run creates every schema it
 	// writes to once, before its first unit (CreateSchema).

@@ -1,6 +1,10 @@
 package adapters
 
-import "context"
+import (
+	"context"
+
+	"github.com/idemc/idemc/adapters/seed"
+)
 
 // Engine is a live connection to a target. One Engine serves a whole run;
 // Session pins one connection for one unit, so BEGIN … COMMIT and session
@@ -8,9 +12,17 @@ import "context"
 type Engine interface {
 	// Session pins a connection. The caller must Close it.
 	Session(ctx context.Context) (Session, error)
-	// LoadCSV replaces the contents of r with the CSV file at path, in bulk
-	// (DuckDB's reader, PostgreSQL COPY, …), and returns the row count.
-	LoadCSV(ctx context.Context, r Relation, path string) (int64, error)
+	// LoadSeed replaces the contents of r with a parsed, typed seed, in bulk,
+	// and returns the row count. Every engine creates the table's columns
+	// from the seed's kinds (its dialect's SeedType) and receives each value
+	// in its kind, NULL for an empty field; the replacement is atomic, but
+	// how differs: DuckDB appends to a table created in one transaction,
+	// PostgreSQL truncates (or recreates) and COPYs in one transaction,
+	// MySQL/MariaDB and Snowflake fill r__idemc_new with batched INSERTs and
+	// swap it in (RENAME TABLE, SWAP WITH), BigQuery runs one WRITE_TRUNCATE
+	// load job, Spark fills a staging Delta table and publishes it with one
+	// CREATE OR REPLACE.
+	LoadSeed(ctx context.Context, r Relation, t *seed.Table) (int64, error)
 	// Close releases the connection (and, for DuckDB, the database file lock).
 	Close() error
 }

@@ -1,8 +1,6 @@
 package compiler
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,8 +184,7 @@ func (pl *planner) seed(n string, node *Node) error {
 	if err != nil {
 		return diag.Errorf(node.Path, 0, 0, "%v", err)
 	}
-	sum := sha256.Sum256(b)
-	hash := hex.EncodeToString(sum[:8])
+	hash := SeedHash(b, pl.p.Seed(n))
 	node.CodeHash = hash
 	fp := fingerprintOf(hash, pl.target, node.Relation, nil)
 	exists := pl.opts.State.Exists(node.Relation)

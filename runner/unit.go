@@ -402,7 +402,12 @@ func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *compiler.Un
 		return
 	}
 	node := r.plan.Nodes[u.Model]
-	n, err := r.eng.LoadCSV(ctx, node.Relation, r.p.Root+"/"+u.SeedPath)
+	var n int64
+	s := r.p.Seed(u.Model)
+	err := fmt.Errorf("seed %s was not parsed when the project loaded", u.Model) // only a project built by hand
+	if s != nil && s.Table != nil {
+		n, err = r.eng.LoadSeed(ctx, node.Relation, s.Table)
+	}
 	frow := *row
 	frow.Ended = time.Now().UTC()
 	if err != nil && ctx.Err() != nil {

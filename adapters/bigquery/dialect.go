@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -441,6 +442,24 @@ func plainName(r adapters.Relation) string {
 		}
 	}
 	return strings.Join(parts, ".")
+}
+
+// SeedType maps a seed kind to BigQuery's type. A timestamp is TIMESTAMP
+// (UTC), as every timestamp the dialect writes.
+func (d Dialect) SeedType(k seed.Kind) string {
+	switch k {
+	case seed.BigInt:
+		return "INT64"
+	case seed.Double:
+		return "FLOAT64"
+	case seed.Boolean:
+		return "BOOL"
+	case seed.Date:
+		return "DATE"
+	case seed.Timestamp:
+		return "TIMESTAMP"
+	}
+	return "STRING"
 }
 
 var _ adapters.Dialect = Dialect{}

@@ -543,74 +543,9 @@ func valueText(v bq.Value) string {
 	}
 }
 
-// LoadCSV replaces r with the CSV file in one load job (WRITE_TRUNCATE),
-// with the column types inferred from the file.
-func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) (int64, error) {
-	f, err := sqlgen.ReadCSV(path)
-	if err != nil {
-		return 0, err
-	}
-	file, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer file.Close()
-	src := bq.NewReaderSource(file)
-	src.SkipLeadingRows = 1
-	src.SourceFormat = bq.CSV
-	for _, c := range f.Columns {
-		src.Schema = append(src.Schema, &bq.FieldSchema{Name: c.Name, Type: seedType(c.Kind)})
-	}
-	project, dataset := r.Database, r.Schema
-	if project == "" {
-		project = e.project
-	}
-	if dataset == "" {
-		dataset = e.dataset
-	}
-	ds := e.client.DatasetInProject(project, dataset)
-	if _, err := ds.Metadata(ctx); err != nil {
-		if err := ds.Create(ctx, &bq.DatasetMetadata{Location: e.location}); err != nil && !isConflict(err) {
-			return 0, fmt.Errorf("bigquery: creating dataset %s: %w", dataset, err)
-		}
-	}
-	l := ds.Table(r.Name).LoaderFrom(src)
-	l.WriteDisposition = bq.WriteTruncate
-	l.CreateDisposition = bq.CreateIfNeeded
-	l.Location = e.location
-	j, err := l.Run(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("bigquery: %w", err)
-	}
-	st, err := j.Wait(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("bigquery: %w", err)
-	}
-	if err := st.Err(); err != nil {
-		return 0, fmt.Errorf("bigquery: loading %s: %w", path, err)
-	}
-	return int64(len(f.Rows)), nil
-}
-
 func isConflict(err error) bool {
 	var ge *googleapi.Error
 	return errors.As(err, &ge) && ge.Code == http.StatusConflict
-}
-
-func seedType(kind string) bq.FieldType {
-	switch kind {
-	case sqlgen.KindBigInt:
-		return bq.IntegerFieldType
-	case sqlgen.KindDouble:
-		return bq.FloatFieldType
-	case sqlgen.KindBoolean:
-		return bq.BooleanFieldType
-	case sqlgen.KindDate:
-		return bq.DateFieldType
-	case sqlgen.KindTimestamp:
-		return bq.TimestampFieldType
-	}
-	return bq.StringFieldType
 }
 
 var _ adapters.Engine = (*Engine)(nil)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -45,7 +47,9 @@ type fakeJob struct {
 	Err      string
 	Cols     []string
 	Rows     [][]string
-	Pre      bool // created by the test, not by the engine
+	Pre      bool           // created by the test, not by the engine
+	Load     map[string]any // configuration.load of a load job
+	Data     string         // the data a load job uploaded
 	Stmt     string
 }
 
@@ -75,10 +79,12 @@ func apiError(w http.ResponseWriter, code int, reason, msg string) {
 }
 
 func (f *fakeBigQuery) serve(w http.ResponseWriter, r *http.Request) {
-	path := strings.TrimPrefix(r.URL.Path, "/bigquery/v2")
+	path := strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, "/upload"), "/bigquery/v2")
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	w.Header().Set("Content-Type", "application/json")
 	switch {
+	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/upload/") && len(parts) == 3 && parts[2] == "jobs":
+		f.upload(w, r, parts[1])
 	case r.Method == http.MethodPost && len(parts) == 3 && parts[0] == "projects" && parts[2] == "jobs":
 		f.insert(w, r, parts[1])
 	case r.Method == http.MethodGet && len(parts) == 4 && parts[2] == "jobs":
@@ -125,6 +131,8 @@ func (f *fakeBigQuery) serve(w http.ResponseWriter, r *http.Request) {
 			res["rows"] = rows
 		}
 		_ = json.NewEncoder(w).Encode(res)
+	case r.Method == http.MethodGet && len(parts) == 4 && parts[2] == "datasets":
+		_ = json.NewEncoder(w).Encode(map[string]any{"datasetReference": map[string]any{"projectId": parts[1], "datasetId": parts[3]}, "location": "EU"})
 	case r.Method == http.MethodGet && len(parts) == 6 && parts[2] == "datasets" && parts[4] == "tables":
 		f.mu.Lock()
 		cols, ok := f.tables[parts[3]+"."+parts[5]]
@@ -181,6 +189,43 @@ func (f *fakeBigQuery) insert(w http.ResponseWriter, r *http.Request, project st
 	_ = json.NewEncoder(w).Encode(f.jobJSON(j))
 }
 
+// upload records a load job sent as multipart/related: the job, then the data.
+func (f *fakeBigQuery) upload(w http.ResponseWriter, r *http.Request, project string) {
+	_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil {
+		apiError(w, 400, "invalid", err.Error())
+		return
+	}
+	mr := multipart.NewReader(r.Body, params["boundary"])
+	var parts [][]byte
+	for {
+		p, err := mr.NextPart()
+		if err != nil {
+			break
+		}
+		b, _ := io.ReadAll(p)
+		parts = append(parts, b)
+	}
+	var req struct {
+		JobReference  struct{ ProjectId, JobId, Location string } `json:"jobReference"`
+		Configuration struct {
+			Load map[string]any `json:"load"`
+		} `json:"configuration"`
+	}
+	if len(parts) != 2 || json.Unmarshal(parts[0], &req) != nil {
+		apiError(w, 400, "invalid", fmt.Sprintf("a load job upload has 2 parts, got %d", len(parts)))
+		return
+	}
+	j := &fakeJob{ID: req.JobReference.JobId, Project: project, Location: req.JobReference.Location, Load: req.Configuration.Load, Data: string(parts[1])}
+	f.mu.Lock()
+	f.jobs = append(f.jobs, j)
+	if j.ID != "" {
+		f.byID[j.ID] = j
+	}
+	f.mu.Unlock()
+	_ = json.NewEncoder(w).Encode(f.jobJSON(j))
+}
+
 // preJob records a job as if an earlier submission had created it.
 func (f *fakeBigQuery) preJob(id, run, state string) {
 	f.mu.Lock()
@@ -219,6 +264,12 @@ func (f *fakeBigQuery) jobJSON(j *fakeJob) map[string]any {
 			map[string]any{"name": "event_key", "type": "STRING"}, map[string]any{"name": "amount", "type": "NUMERIC"}}}
 	}
 	cfg := map[string]any{"query": j.Config, "labels": j.Labels, "dryRun": j.DryRun}
+	if j.Load != nil {
+		cfg = map[string]any{"load": j.Load}
+		return map[string]any{"kind": "bigquery#job", "id": j.Project + ":" + j.Location + "." + j.ID,
+			"jobReference":  map[string]any{"projectId": j.Project, "jobId": j.ID, "location": j.Location},
+			"configuration": cfg, "status": status, "statistics": map[string]any{"load": map[string]any{"outputRows": "0"}}}
+	}
 	if j.Config == nil {
 		cfg["query"] = map[string]any{"query": j.SQL}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -30,6 +31,23 @@ func NewDialect() Dialect {
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: true, Merge: true, MergeBySource: true, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "database file lock (one writer process)", SingleWriter: true,
+}
+
+// SeedType maps a seed kind to DuckDB's type.
+func (d Dialect) SeedType(k seed.Kind) string {
+	switch k {
+	case seed.BigInt:
+		return "BIGINT"
+	case seed.Double:
+		return "DOUBLE"
+	case seed.Boolean:
+		return "BOOLEAN"
+	case seed.Date:
+		return "DATE"
+	case seed.Timestamp:
+		return "TIMESTAMP"
+	}
+	return "VARCHAR"
 }
 
 // Recipe follows DESIGN §7 for DuckDB.

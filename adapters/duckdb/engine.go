@@ -3,14 +3,16 @@ package duckdb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" database/sql driver
+	"github.com/duckdb/duckdb-go/v2" // also registers the "duckdb" database/sql driver
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -69,13 +71,11 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 	return &sqlgen.Session{Conn: c, Gen: e.d.Gen}, nil
 }
 
-// LoadCSV replaces r with the CSV file's rows in one statement, read by
-// DuckDB's own CSV reader (never row by row).
-func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) (int64, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return 0, err
-	}
+// LoadSeed replaces r with the seed's rows: the table is created from the
+// seed's kinds and filled through DuckDB's appender (never row by row in
+// SQL), all in one transaction on one connection, so a failure leaves the
+// previous table as it was.
+func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Table) (int64, error) {
 	c, err := e.db.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -86,13 +86,43 @@ func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) 
 			return 0, err
 		}
 	}
-	q := fmt.Sprintf("CREATE OR REPLACE TABLE %s AS SELECT * FROM read_csv(%s, header = true, auto_detect = true)", e.d.Qualify(r), e.d.String(abs))
-	if _, err := c.ExecContext(ctx, q); err != nil {
+	if _, err := c.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
 		return 0, err
 	}
-	var n int64
-	err = c.QueryRowContext(ctx, "SELECT count(*) FROM "+e.d.Qualify(r)).Scan(&n)
-	return n, err
+	err = e.fillSeed(ctx, c, r, t)
+	if err == nil {
+		_, err = c.ExecContext(ctx, "COMMIT")
+	}
+	if err != nil {
+		_, _ = c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		return 0, err
+	}
+	return int64(len(t.Rows)), nil
+}
+
+// fillSeed creates the table and appends every row, inside the caller's
+// transaction (the appender writes in its connection's transaction).
+func (e *Engine) fillSeed(ctx context.Context, c *sql.Conn, r adapters.Relation, t *seed.Table) error {
+	if _, err := c.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", e.d.Qualify(r), sqlgen.SeedColumnDefs(e.d, t))); err != nil {
+		return err
+	}
+	return c.Raw(func(dc any) error {
+		a, err := duckdb.NewAppender(dc.(driver.Conn), r.Database, r.Schema, r.Name)
+		if err != nil {
+			return err
+		}
+		vals := make([]driver.Value, len(t.Columns))
+		for _, row := range t.Rows {
+			for j, v := range row {
+				vals[j] = v
+			}
+			if err := a.AppendRow(vals...); err != nil {
+				_ = a.Close()
+				return fmt.Errorf("appending to %s: %w", e.d.Qualify(r), err)
+			}
+		}
+		return a.Close() // flushes the last rows
+	})
 }
 
 // Close releases the file lock.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -155,6 +156,23 @@ func columnType(t string) string {
 		return "DECIMAL(38, 10)"
 	}
 	return t
+}
+
+// SeedType maps a seed kind to MySQL's and MariaDB's type; timestamps keep microseconds (DATETIME(6)), as on the other engines.
+func (d Dialect) SeedType(k seed.Kind) string {
+	switch k {
+	case seed.BigInt:
+		return "BIGINT"
+	case seed.Double:
+		return "DOUBLE"
+	case seed.Boolean:
+		return "BOOLEAN"
+	case seed.Date:
+		return "DATE"
+	case seed.Timestamp:
+		return "DATETIME(6)"
+	}
+	return "TEXT"
 }
 
 var _ adapters.Dialect = Dialect{}

@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -70,13 +70,10 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 // seedBatch rows go in one multi-row INSERT.
 const seedBatch = 500
 
-// LoadCSV builds <table>__idemc_new from the CSV in multi-row INSERTs, then
-// swaps it in with one atomic RENAME TABLE.
-func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) (int64, error) {
-	f, err := sqlgen.ReadCSV(path)
-	if err != nil {
-		return 0, err
-	}
+// LoadSeed builds <table>__idemc_new from the seed in multi-row INSERTs
+// with values bound in their kinds, then swaps it in with one atomic RENAME
+// TABLE (MySQL has no transactional DDL).
+func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Table) (int64, error) {
 	c, err := e.db.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -85,12 +82,6 @@ func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) 
 	newRel, oldRel := r, r
 	newRel.Name += "__idemc_new"
 	oldRel.Name += "__idemc_old"
-	defs := make([]string, len(f.Columns))
-	names := make([]string, len(f.Columns))
-	for i, col := range f.Columns {
-		defs[i] = e.d.Quote(col.Name) + " " + seedType(col.Kind)
-		names[i] = e.d.Quote(col.Name)
-	}
 	exec := func(q string, args ...any) error {
 		_, err := c.ExecContext(ctx, q, args...)
 		return err
@@ -98,10 +89,10 @@ func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) 
 	if err := exec("DROP TABLE IF EXISTS " + e.d.Qualify(newRel)); err != nil {
 		return 0, err
 	}
-	if err := exec(fmt.Sprintf("CREATE TABLE %s (%s)", e.d.Qualify(newRel), strings.Join(defs, ", "))); err != nil {
+	if err := exec(fmt.Sprintf("CREATE TABLE %s (%s)", e.d.Qualify(newRel), sqlgen.SeedColumnDefs(e.d, t))); err != nil {
 		return 0, err
 	}
-	if err := f.InsertBatches(exec, e.d.Qualify(newRel), names, seedBatch); err != nil {
+	if err := sqlgen.InsertSeed(exec, e.d.Qualify(newRel), sqlgen.SeedColumnNames(e.d.Quote, t), t, seedBatch); err != nil {
 		return 0, err
 	}
 	if err := exec(fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s LIKE %s", e.d.Qualify(r), e.d.Qualify(newRel))); err != nil {
@@ -116,23 +107,7 @@ func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) 
 	if err := exec("DROP TABLE IF EXISTS " + e.d.Qualify(oldRel)); err != nil {
 		return 0, err
 	}
-	return int64(len(f.Rows)), nil
-}
-
-func seedType(kind string) string {
-	switch kind {
-	case sqlgen.KindBigInt:
-		return "BIGINT"
-	case sqlgen.KindDouble:
-		return "DOUBLE"
-	case sqlgen.KindBoolean:
-		return "BOOLEAN"
-	case sqlgen.KindDate:
-		return "DATE"
-	case sqlgen.KindTimestamp:
-		return "DATETIME"
-	}
-	return "TEXT"
+	return int64(len(t.Rows)), nil
 }
 
 // HoldRun takes GET_LOCK('idemc-run:<id>') on a dedicated connection.

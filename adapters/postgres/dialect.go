@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -83,4 +84,28 @@ func (d Dialect) insertSelect(w *adapters.Write) string {
 	}
 	cols := d.ColumnList(w.Columns, "")
 	return fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM (\n%s\n) AS idemc_batch", dest, cols, cols, w.Select)
+}
+
+// SeedType maps a seed kind to PostgreSQL's type, spelled as
+// information_schema.columns reports it (LoadSeed compares the two to keep
+// a table whose columns did not change).
+func (d Dialect) SeedType(k seed.Kind) string {
+	switch k {
+	case seed.BigInt:
+		return "bigint"
+	case seed.Double:
+		return "double precision"
+	case seed.Boolean:
+		return "boolean"
+	case seed.Date:
+		return "date"
+	case seed.Timestamp:
+		return "timestamp without time zone"
+	}
+	return "text"
+}
+
+// CreateSeedTable creates a seed's table from its kinds.
+func (d Dialect) CreateSeedTable(r adapters.Relation, t *seed.Table) string {
+	return fmt.Sprintf("CREATE TABLE %s (%s)", d.Qualify(r), sqlgen.SeedColumnDefs(d, t))
 }

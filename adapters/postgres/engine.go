@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -13,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -50,15 +50,11 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 	return &sqlgen.Session{Conn: c, Gen: e.d.Gen}, nil
 }
 
-// LoadCSV replaces r's rows with the CSV file through COPY, in one
-// transaction. An existing table with the same columns is truncated (so
-// views on it survive); otherwise it is dropped and created with the kinds
-// inferred from the file.
-func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) (int64, error) {
-	f, err := sqlgen.ReadCSV(path)
-	if err != nil {
-		return 0, err
-	}
+// LoadSeed replaces r's rows with the seed's through COPY (pgx CopyFrom,
+// values in their kinds), in one transaction. An existing table with the
+// same columns and types is truncated (so views on it survive); otherwise
+// it is dropped and created from the seed's kinds.
+func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Table) (int64, error) {
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -72,7 +68,7 @@ func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) 
 			return err
 		}
 		defer tx.Rollback(ctx)
-		same, err := e.sameColumns(ctx, tx, r, f)
+		same, err := e.sameColumns(ctx, tx, r, t)
 		if err != nil {
 			return err
 		}
@@ -82,32 +78,39 @@ func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) 
 			}
 		} else {
 			if _, err := tx.Exec(ctx, "DROP TABLE IF EXISTS "+e.d.Qualify(r)); err != nil {
-				return fmt.Errorf("replacing %s (its columns changed): %w", e.d.Qualify(r), err)
+				// Typically views read the table: PostgreSQL will not drop it
+				// from under them, and CASCADE would drop them unseen.
+				return fmt.Errorf("replacing %s (its columns or their types changed): %w; drop the views that read it, then run idemc build --full-refresh to load the seed and recreate them", e.d.Qualify(r), err)
 			}
-			if _, err := tx.Exec(ctx, e.d.CreateSeedTable(r, f.Columns)); err != nil {
+			if _, err := tx.Exec(ctx, e.d.CreateSeedTable(r, t)); err != nil {
 				return err
 			}
 		}
-		file, err := os.Open(path)
+		cols := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			cols[i] = c.Name
+		}
+		n, err = tx.CopyFrom(ctx, identifier(r), cols, pgx.CopyFromRows(t.Rows))
 		if err != nil {
 			return err
 		}
-		defer file.Close()
-		cols := make([]string, len(f.Columns))
-		for i, c := range f.Columns {
-			cols[i] = e.d.Quote(c.Name)
-		}
-		tag, err := tx.Conn().PgConn().CopyFrom(ctx, file, fmt.Sprintf("COPY %s (%s) FROM STDIN WITH (FORMAT csv, HEADER true)", e.d.Qualify(r), strings.Join(cols, ", ")))
-		if err != nil {
-			return err
-		}
-		n = tag.RowsAffected()
 		return tx.Commit(ctx)
 	})
 	return n, err
 }
 
-func (e *Engine) sameColumns(ctx context.Context, tx pgx.Tx, r adapters.Relation, f *sqlgen.CSVFile) (bool, error) {
+// identifier is r as pgx quotes it for COPY.
+func identifier(r adapters.Relation) pgx.Identifier {
+	var id pgx.Identifier
+	for _, part := range []string{r.Database, r.Schema} {
+		if part != "" {
+			id = append(id, part)
+		}
+	}
+	return append(id, r.Name)
+}
+
+func (e *Engine) sameColumns(ctx context.Context, tx pgx.Tx, r adapters.Relation, t *seed.Table) (bool, error) {
 	rows, err := tx.Query(ctx, "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position", r.Schema, r.Name)
 	if err != nil {
 		return false, err
@@ -119,12 +122,12 @@ func (e *Engine) sameColumns(ctx context.Context, tx pgx.Tx, r adapters.Relation
 		if err := rows.Scan(&name, &typ); err != nil {
 			return false, err
 		}
-		if i >= len(f.Columns) || f.Columns[i].Name != name || !strings.EqualFold(seedType(f.Columns[i].Kind), typ) {
+		if i >= len(t.Columns) || t.Columns[i].Name != name || !strings.EqualFold(e.d.SeedType(t.Columns[i].Kind), typ) {
 			return false, nil
 		}
 		i++
 	}
-	return i == len(f.Columns) && i > 0, rows.Err()
+	return i == len(t.Columns) && i > 0, rows.Err()
 }
 
 // HoldRun takes a session advisory lock named by the run id on a dedicated
@@ -163,32 +166,6 @@ func (e *Engine) RunAlive(ctx context.Context, runID string) (bool, error) {
 
 // Close closes the pool.
 func (e *Engine) Close() error { return e.db.Close() }
-
-// seedType is the PostgreSQL type of an inferred seed kind.
-func seedType(kind string) string {
-	switch kind {
-	case sqlgen.KindBigInt:
-		return "bigint"
-	case sqlgen.KindDouble:
-		return "double precision"
-	case sqlgen.KindBoolean:
-		return "boolean"
-	case sqlgen.KindDate:
-		return "date"
-	case sqlgen.KindTimestamp:
-		return "timestamp without time zone"
-	}
-	return "text"
-}
-
-// CreateSeedTable creates a seed's table from its inferred kinds.
-func (d Dialect) CreateSeedTable(r adapters.Relation, cols []sqlgen.CSVColumn) string {
-	parts := make([]string, len(cols))
-	for i, c := range cols {
-		parts[i] = d.Quote(c.Name) + " " + seedType(c.Kind)
-	}
-	return fmt.Sprintf("CREATE TABLE %s (%s)", d.Qualify(r), strings.Join(parts, ", "))
-}
 
 // Retryable reports serialization failures and deadlocks.
 func (e *Engine) Retryable(err error) bool {

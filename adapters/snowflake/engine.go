@@ -16,6 +16,7 @@ import (
 	sf "github.com/snowflakedb/gosnowflake"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	_ "github.com/idemc/idemc/adapters/snowflake/internal/nominicore" // before gosnowflake's init
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
@@ -178,13 +179,10 @@ func (s *session) Columns(ctx context.Context, q string) ([]adapters.Column, err
 // seedBatch rows go in one multi-row INSERT.
 const seedBatch = 500
 
-// LoadCSV builds <table>__idemc_new from the CSV in multi-row INSERTs with
-// bound values, then swaps it in with ALTER TABLE … SWAP WITH (atomic).
-func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) (int64, error) {
-	f, err := sqlgen.ReadCSV(path)
-	if err != nil {
-		return 0, err
-	}
+// LoadSeed builds <table>__idemc_new from the seed in multi-row INSERTs
+// with values bound in their kinds, then swaps it in with ALTER TABLE …
+// SWAP WITH (atomic).
+func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Table) (int64, error) {
 	c, err := e.db.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -192,12 +190,6 @@ func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) 
 	defer c.Close()
 	newRel := r
 	newRel.Name += "__idemc_new"
-	defs := make([]string, len(f.Columns))
-	names := make([]string, len(f.Columns))
-	for i, col := range f.Columns {
-		defs[i] = e.d.Quote(col.Name) + " " + seedType(col.Kind)
-		names[i] = e.d.Quote(col.Name)
-	}
 	exec := func(q string, args ...any) error {
 		_, err := c.ExecContext(ctx, q, args...)
 		return err
@@ -207,10 +199,10 @@ func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) 
 			return 0, err
 		}
 	}
-	if err := exec(fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", e.d.Qualify(newRel), strings.Join(defs, ", "))); err != nil {
+	if err := exec(fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", e.d.Qualify(newRel), sqlgen.SeedColumnDefs(e.d, t))); err != nil {
 		return 0, err
 	}
-	if err := f.InsertBatches(exec, e.d.Qualify(newRel), names, seedBatch); err != nil {
+	if err := sqlgen.InsertSeed(exec, e.d.Qualify(newRel), sqlgen.SeedColumnNames(e.d.Quote, t), t, seedBatch); err != nil {
 		return 0, err
 	}
 	if err := exec(fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s LIKE %s", e.d.Qualify(r), e.d.Qualify(newRel))); err != nil {
@@ -222,23 +214,7 @@ func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) 
 	if err := exec("DROP TABLE IF EXISTS " + e.d.Qualify(newRel)); err != nil {
 		return 0, err
 	}
-	return int64(len(f.Rows)), nil
-}
-
-func seedType(kind string) string {
-	switch kind {
-	case sqlgen.KindBigInt:
-		return "BIGINT"
-	case sqlgen.KindDouble:
-		return "DOUBLE"
-	case sqlgen.KindBoolean:
-		return "BOOLEAN"
-	case sqlgen.KindDate:
-		return "DATE"
-	case sqlgen.KindTimestamp:
-		return "TIMESTAMP_NTZ"
-	}
-	return "VARCHAR"
+	return int64(len(t.Rows)), nil
 }
 
 // Retryable reports a transaction Snowflake aborted because of a deadlock or

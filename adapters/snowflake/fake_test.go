@@ -33,7 +33,8 @@ type fakeSnowflake struct {
 type stmt struct {
 	Session string
 	SQL     string
-	Tag     string // QUERY_TAG in force on the session when it ran
+	Tag     string   // QUERY_TAG in force on the session when it ran
+	Binds   []string // bound values in order, as "TYPE value" (NULL: "TYPE <nil>")
 }
 
 func newFakeSnowflake(t *testing.T) *fakeSnowflake {
@@ -64,7 +65,11 @@ func newFakeSnowflake(t *testing.T) *fakeSnowflake {
 			}})
 		case "/queries/v1/query-request":
 			var req struct {
-				SQLText string `json:"sqlText"`
+				SQLText  string `json:"sqlText"`
+				Bindings map[string]struct {
+					Type  string `json:"type"`
+					Value any    `json:"value"`
+				} `json:"bindings"`
 			}
 			_ = json.Unmarshal(body, &req)
 			tok := sessionToken(r.Header.Get("Authorization"))
@@ -76,7 +81,12 @@ func newFakeSnowflake(t *testing.T) *fakeSnowflake {
 			case q == "ALTER SESSION UNSET QUERY_TAG":
 				delete(tags, tok)
 			}
-			f.stmts = append(f.stmts, stmt{Session: tok, SQL: q, Tag: tags[tok]})
+			binds := make([]string, len(req.Bindings))
+			for i := range binds {
+				b := req.Bindings[strconv.Itoa(i+1)]
+				binds[i] = fmt.Sprintf("%s %v", b.Type, b.Value)
+			}
+			f.stmts = append(f.stmts, stmt{Session: tok, SQL: q, Tag: tags[tok], Binds: binds})
 			answer := f.answer
 			f.mu.Unlock()
 			writeJSON(w, queryResponse(q, answer))

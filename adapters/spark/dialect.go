@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -267,6 +268,42 @@ func (d Dialect) markStep(w *adapters.Write, stage string) adapters.Step {
 	return adapters.Step{Purpose: adapters.StateStep, Comment: "record the batch's maximum " + w.Watermark.Column + " (an empty batch keeps the old mark)",
 		SQL: fmt.Sprintf("MERGE INTO %s AS t\nUSING (SELECT %s AS job_name, CAST(max(%s) AS STRING) AS high_water FROM %s HAVING max(%s) IS NOT NULL) AS s\nON t.job_name = s.job_name\nWHEN MATCHED THEN UPDATE SET high_water = s.high_water, run_id = %s, updated_at = %s\nWHEN NOT MATCHED THEN INSERT (job_name, high_water, run_id, updated_at) VALUES (s.job_name, s.high_water, %s, %s)",
 			d.Qualify(w.State.Marks), d.String(w.Model), col, stage, col, d.String(run), ts, d.String(run), ts)}
+}
+
+// SeedType maps a seed kind to Spark's (Delta) type.
+func (d Dialect) SeedType(k seed.Kind) string {
+	switch k {
+	case seed.BigInt:
+		return "BIGINT"
+	case seed.Double:
+		return "DOUBLE"
+	case seed.Boolean:
+		return "BOOLEAN"
+	case seed.Date:
+		return "DATE"
+	case seed.Timestamp:
+		return "TIMESTAMP"
+	}
+	return "STRING"
+}
+
+// SeedInsert renders rows [start, end) of a seed as one INSERT of typed
+// literals: each value's canonical text cast to its column's type, NULL
+// for an empty field. (Spark Connect has no bound parameters here.)
+func (d Dialect) SeedInsert(r adapters.Relation, t *seed.Table, start, end int) string {
+	rows := make([]string, 0, end-start)
+	vals := make([]string, len(t.Columns))
+	for i := start; i < end; i++ {
+		for j, c := range t.Columns {
+			if s, ok := t.Text(i, j); ok {
+				vals[j] = fmt.Sprintf("CAST(%s AS %s)", d.String(s), d.SeedType(c.Kind))
+			} else {
+				vals[j] = "NULL"
+			}
+		}
+		rows = append(rows, "("+strings.Join(vals, ", ")+")")
+	}
+	return fmt.Sprintf("INSERT INTO %s VALUES %s", d.Qualify(r), strings.Join(rows, ", "))
 }
 
 var _ adapters.Dialect = Dialect{}

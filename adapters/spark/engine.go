@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -161,13 +162,10 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 	return s, nil
 }
 
-// LoadCSV replaces r with the CSV file's rows: a staging Delta table filled
-// by multi-row INSERTs, then published with one CREATE OR REPLACE TABLE.
-func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) (int64, error) {
-	f, err := sqlgen.ReadCSV(path)
-	if err != nil {
-		return 0, err
-	}
+// LoadSeed replaces r with the seed's rows: a staging Delta table filled
+// by multi-row INSERTs of typed literals, then published with one CREATE
+// OR REPLACE TABLE (a single Delta commit).
+func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Table) (int64, error) {
 	x, err := e.open(ctx)
 	if err != nil {
 		return 0, err
@@ -175,33 +173,16 @@ func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) 
 	d := NewDialect()
 	newRel := r
 	newRel.Name += "__idemc_new"
-	defs := make([]string, len(f.Columns))
-	for i, c := range f.Columns {
-		defs[i] = d.Quote(c.Name) + " " + seedType(c.Kind)
-	}
 	if sc := d.CreateSchema(r); sc != "" {
 		if err := x.exec(ctx, sc); err != nil {
 			return 0, err
 		}
 	}
-	if err := x.exec(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s) USING DELTA", d.Qualify(newRel), strings.Join(defs, ", "))); err != nil {
+	if err := x.exec(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s) USING DELTA", d.Qualify(newRel), sqlgen.SeedColumnDefs(d, t))); err != nil {
 		return 0, err
 	}
-	for start := 0; start < len(f.Rows); start += 500 {
-		end := min(start+500, len(f.Rows))
-		rows := make([]string, 0, end-start)
-		for _, rec := range f.Rows[start:end] {
-			vals := make([]string, len(f.Columns))
-			for i, c := range f.Columns {
-				if i >= len(rec) || rec[i] == "" {
-					vals[i] = "NULL"
-				} else {
-					vals[i] = fmt.Sprintf("CAST(%s AS %s)", d.String(rec[i]), seedType(c.Kind))
-				}
-			}
-			rows = append(rows, "("+strings.Join(vals, ", ")+")")
-		}
-		if err := x.exec(ctx, fmt.Sprintf("INSERT INTO %s VALUES %s", d.Qualify(newRel), strings.Join(rows, ", "))); err != nil {
+	for start := 0; start < len(t.Rows); start += seedBatch {
+		if err := x.exec(ctx, d.SeedInsert(newRel, t, start, min(start+seedBatch, len(t.Rows)))); err != nil {
 			return 0, err
 		}
 	}
@@ -211,24 +192,11 @@ func (e *Engine) LoadCSV(ctx context.Context, r adapters.Relation, path string) 
 	if err := x.exec(ctx, "DROP TABLE IF EXISTS "+d.Qualify(newRel)); err != nil {
 		return 0, err
 	}
-	return int64(len(f.Rows)), nil
+	return int64(len(t.Rows)), nil
 }
 
-func seedType(kind string) string {
-	switch kind {
-	case sqlgen.KindBigInt:
-		return "BIGINT"
-	case sqlgen.KindDouble:
-		return "DOUBLE"
-	case sqlgen.KindBoolean:
-		return "BOOLEAN"
-	case sqlgen.KindDate:
-		return "DATE"
-	case sqlgen.KindTimestamp:
-		return "TIMESTAMP"
-	}
-	return "STRING"
-}
+// seedBatch rows go in one multi-row INSERT.
+const seedBatch = 500
 
 // Retryable reports a Delta commit that lost to a concurrent writer: it
 // committed nothing, and the unit may run again (a publish already made is

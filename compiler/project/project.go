@@ -42,6 +42,8 @@ type Project struct {
 	Macros        []File   // sorted by path
 	Seeds         []*Seed  // sorted by name
 	Tests         []File   // sorted by path
+
+	seedConfigs map[string]*seedConfig // [seeds.NAME] tables, by name
 }
 
 // Target is one [targets.NAME] table. Values may hold ${VAR} references,
@@ -67,12 +69,6 @@ type Source struct {
 type File struct {
 	Path string // slash-separated, relative to the root
 	Text string
-}
-
-// Seed is a CSV file loaded into a table of the same name.
-type Seed struct {
-	Name string
-	Path string
 }
 
 // Model is one models/**/NAME.sql file with its merged settings.
@@ -108,9 +104,7 @@ type rawProject struct {
 		Database string   `toml:"database"`
 		Tables   []string `toml:"tables"`
 	} `toml:"sources"`
-	Seeds struct {
-		Schema string `toml:"schema"`
-	} `toml:"seeds"`
+	Seeds  map[string]toml.Primitive `toml:"seeds"` // schema, and [seeds.NAME] tables
 	Vars   map[string]any            `toml:"vars"`
 	Models map[string]toml.Primitive `toml:"models"`
 	Run    struct {
@@ -164,7 +158,7 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 		p.Vars = map[string]any{}
 	}
 	p.Threads = raw.Run.Threads
-	p.SeedSchema = raw.Seeds.Schema
+	p.parseSeedTables(md, text, raw.Seeds, errs)
 	if p.Name == "" {
 		errs.Add(FileName, 1, 0, "name is required: add name = \"my_project\"")
 	}
@@ -260,8 +254,15 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 		}
 		folders = append(folders, fl)
 	}
-	// Undecoded keys are misspellings; report each with the nearest valid key.
+	// Undecoded keys are misspellings; report each with the nearest valid
+	// key, once: not again for every key inside a misspelled table.
+	reported := map[string]bool{}
 	for _, k := range md.Undecoded() {
+		if len(k) > 1 && reported[k[:len(k)-1].String()] {
+			reported[k.String()] = true
+			continue
+		}
+		reported[k.String()] = true
 		reportUnknown(errs, FileName, text, 0, k)
 	}
 	checkTables := func(prefix toml.Key) {
@@ -428,8 +429,9 @@ func (p *Project) loadFiles(base *layer, folders []folderLayer, errs *diag.List)
 			errs.Add(rel, 1, 0, "seed %q has the same name as model %s; rename one of them", name, prev.Path)
 			return
 		}
-		p.Seeds = append(p.Seeds, &Seed{Name: name, Path: rel})
+		p.Seeds = append(p.Seeds, p.loadSeed(rel, name, []byte(text), errs))
 	})
+	p.checkSeedTables(errs)
 	sort.Slice(p.Models, func(i, j int) bool { return p.Models[i].Name < p.Models[j].Name })
 	sort.Slice(p.Seeds, func(i, j int) bool { return p.Seeds[i].Name < p.Seeds[j].Name })
 	sort.Slice(p.Macros, func(i, j int) bool { return p.Macros[i].Path < p.Macros[j].Path })
@@ -596,6 +598,8 @@ func reportUnknown(errs *diag.List, file, text string, lineOffset int, k toml.Ke
 		valid = []string{"schema", "database", "tables"}
 	case len(k) == 2 && k[0] == "seeds":
 		valid = []string{"schema"}
+	case len(k) == 3 && k[0] == "seeds":
+		valid = seedKeys
 	case len(k) == 2 && k[0] == "run":
 		valid = []string{"threads"}
 	default:

@@ -1,0 +1,44 @@
+package bigquery
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
+)
+
+// TestLoadSeedOneLoadJob: a seed is one WRITE_TRUNCATE load job with the
+// schema from its kinds and its rows re-encoded as canonical CSV.
+func TestLoadSeedOneLoadJob(t *testing.T) {
+	f := newFakeBigQuery(t)
+	e := f.engine(t, "EU")
+	tab, errs := seed.Parse([]byte("id,amount,ok,d,ts,zip,note\n1,2.5,true,2026-07-01,2026-07-01 10:00:00.5,00123,\"a,\nb\"\n2,,false,,,,\n"), nil)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	n, err := e.LoadSeed(context.Background(), adapters.Relation{Schema: "raw", Name: "s"}, tab)
+	if err != nil || n != 2 {
+		t.Fatalf("loaded %d: %v", n, err)
+	}
+	jobs := f.submitted()
+	if len(jobs) != 1 || jobs[0].Load == nil {
+		t.Fatalf("jobs: %+v", jobs)
+	}
+	load := jobs[0].Load
+	cfg, _ := json.Marshal(map[string]any{"dest": load["destinationTable"], "write": load["writeDisposition"], "create": load["createDisposition"],
+		"schema": load["schema"], "newlines": load["allowQuotedNewlines"], "skip": load["skipLeadingRows"], "format": load["sourceFormat"]})
+	want := `{"create":"CREATE_IF_NEEDED","dest":{"datasetId":"raw","projectId":"proj","tableId":"s"},"format":"CSV","newlines":true,` +
+		`"schema":{"fields":[{"name":"id","type":"INTEGER"},{"name":"amount","type":"FLOAT"},{"name":"ok","type":"BOOLEAN"},{"name":"d","type":"DATE"},` +
+		`{"name":"ts","type":"TIMESTAMP"},{"name":"zip","type":"STRING"},{"name":"note","type":"STRING"}]},"skip":null,"write":"WRITE_TRUNCATE"}`
+	if string(cfg) != want {
+		t.Errorf("load config\n got %s\nwant %s", cfg, want)
+	}
+	// The canonical re-encoding: no header, values in their kind's text,
+	// NULL as an empty field, quoting kept.
+	wantData := "1,2.5,true,2026-07-01,2026-07-01 10:00:00.5,00123,\"a,\nb\"\n2,,false,,,,\n"
+	if jobs[0].Data != wantData {
+		t.Errorf("data\n got %q\nwant %q", jobs[0].Data, wantData)
+	}
+}

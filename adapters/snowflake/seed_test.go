@@ -1,0 +1,57 @@
+package snowflake
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
+)
+
+// TestLoadSeedBindsTypedValues: the seed is built aside from its kinds,
+// filled by batched INSERTs whose values are bound in their Snowflake
+// types (NULL for an empty field), then swapped in.
+func TestLoadSeedBindsTypedValues(t *testing.T) {
+	f := newFakeSnowflake(t)
+	e, _ := openFake(t, f)
+	f.reset()
+	tab, errs := seed.Parse([]byte("id,amount,ok,d,ts,zip\n1,2.5,true,2026-07-01,2026-07-01 10:00:00,00123\n2,,false,,,\n"), nil)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	n, err := e.LoadSeed(context.Background(), adapters.Relation{Schema: "raw", Name: "s"}, tab)
+	if err != nil || n != 2 {
+		t.Fatalf("loaded %d: %v", n, err)
+	}
+	var sqls []string
+	var insert stmt
+	for _, s := range f.statements() {
+		if strings.HasPrefix(s.SQL, "ALTER SESSION") || strings.HasPrefix(s.SQL, "SELECT") {
+			continue // session setup
+		}
+		sqls = append(sqls, s.SQL)
+		if strings.HasPrefix(s.SQL, "INSERT") {
+			insert = s
+		}
+	}
+	want := []string{
+		`CREATE SCHEMA IF NOT EXISTS "RAW"`,
+		`CREATE OR REPLACE TABLE "RAW"."S__IDEMC_NEW" ("ID" BIGINT, "AMOUNT" DOUBLE, "OK" BOOLEAN, "D" DATE, "TS" TIMESTAMP_NTZ, "ZIP" VARCHAR)`,
+		`INSERT INTO "RAW"."S__IDEMC_NEW" ("ID", "AMOUNT", "OK", "D", "TS", "ZIP") VALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)`,
+		`CREATE TABLE IF NOT EXISTS "RAW"."S" LIKE "RAW"."S__IDEMC_NEW"`,
+		`ALTER TABLE "RAW"."S" SWAP WITH "RAW"."S__IDEMC_NEW"`,
+		`DROP TABLE IF EXISTS "RAW"."S__IDEMC_NEW"`,
+	}
+	if !reflect.DeepEqual(sqls, want) {
+		t.Errorf("statements:\n%s\nwant\n%s", strings.Join(sqls, "\n"), strings.Join(want, "\n"))
+	}
+	// A date travels as its midnight (TIMESTAMP_NTZ, in nanoseconds) and
+	// Snowflake stores it in the DATE column; NULLs are typed as text.
+	wantBinds := []string{"FIXED 1", "REAL 2.5", "BOOLEAN true", "TIMESTAMP_NTZ 1782864000000000000", "TIMESTAMP_NTZ 1782900000000000000", "TEXT 00123",
+		"FIXED 2", "TEXT <nil>", "BOOLEAN false", "TEXT <nil>", "TEXT <nil>", "TEXT <nil>"}
+	if !reflect.DeepEqual(insert.Binds, wantBinds) {
+		t.Errorf("binds %q, want %q", insert.Binds, wantBinds)
+	}
+}

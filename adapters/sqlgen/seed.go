@@ -1,0 +1,61 @@
+package sqlgen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemc/idemc/adapters/seed"
+)
+
+// maxParams bounds the bound values of one statement: MySQL and MariaDB
+// refuse a prepared statement with more than 65,535 placeholders.
+const maxParams = 65535
+
+// InsertSeed writes a seed's typed rows into table (a qualified name) with
+// multi-row INSERTs of up to batch rows each (fewer for a wide seed, to stay
+// under maxParams), through exec with "?" parameters. Values are bound as
+// their Go types (int64, float64, bool, time.Time, string; nil is NULL), so
+// the driver sends each in its kind. For engines without a bulk path of
+// their own (MySQL/MariaDB, Snowflake).
+func InsertSeed(exec func(q string, args ...any) error, table string, quotedCols []string, t *seed.Table, batch int) error {
+	width := len(t.Columns)
+	if width == 0 {
+		return nil
+	}
+	batch = max(1, min(batch, maxParams/width))
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + ")"
+	prefix := fmt.Sprintf("INSERT INTO %s (%s) VALUES ", table, strings.Join(quotedCols, ", "))
+	for start := 0; start < len(t.Rows); start += batch {
+		end := min(start+batch, len(t.Rows))
+		args := make([]any, 0, (end-start)*width)
+		for _, rec := range t.Rows[start:end] {
+			args = append(args, rec...)
+		}
+		if err := exec(prefix+strings.TrimSuffix(strings.Repeat(row+", ", end-start), ", "), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SeedColumnDefs renders a seed's column definitions ("id" BIGINT, …) with
+// the dialect's quoting and seed types, for its CREATE TABLE.
+func SeedColumnDefs(d interface {
+	Quote(string) string
+	SeedType(seed.Kind) string
+}, t *seed.Table) string {
+	defs := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		defs[i] = d.Quote(c.Name) + " " + d.SeedType(c.Kind)
+	}
+	return strings.Join(defs, ", ")
+}
+
+// SeedColumnNames are a seed's quoted column names, in order.
+func SeedColumnNames(quote func(string) string, t *seed.Table) []string {
+	out := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		out[i] = quote(c.Name)
+	}
+	return out
+}
