@@ -11,7 +11,11 @@ import (
 // under stepN/, every file that operation N changes. Schemas are named
 // with the prefix "fz"; DuckDB writes warehouse.duckdb in the folder.
 func (f *Failure) Repro() string {
-	w := &Warehouse{Engine: &Engine{Name: f.Engine, DSNVar: dsnVar(f.Engine)}, Schemas: Schemas{Prefix: "fz"}}
+	engine := f.Engine
+	if engine == "" {
+		engine = "duckdb"
+	}
+	w := &Warehouse{Engine: &Engine{Name: engine, DSNVar: dsnVar(engine)}, Schemas: Schemas{Prefix: "fz"}}
 	var script, files strings.Builder
 	fmt.Fprintf(&script, "# statefuzz: engine %s, seed %d, %d threads.\n", f.Engine, f.Seed, f.Threads)
 	fmt.Fprintf(&script, "# Expected at the last command (%s): %s\n", f.After, f.Diffs[0].String())
