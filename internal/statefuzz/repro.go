@@ -96,6 +96,21 @@ func (f *Failure) Summary() string {
 	fmt.Fprintf(&b, "%s seed %d (%d threads, %d operations): after %s:\n", f.Engine, f.Seed, f.Threads, f.Step, where)
 	for _, d := range f.Diffs {
 		fmt.Fprintf(&b, "  %s\n", d)
+		if d.What == "exit" || d.What == "interrupt" {
+			fmt.Fprintf(&b, "  its output:\n%s\n", indent(lastLines(f.Output, 30), "    | "))
+		}
 	}
 	return b.String()
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{"…"}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }

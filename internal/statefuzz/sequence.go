@@ -3,6 +3,7 @@ package statefuzz
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"syscall"
 	"time"
@@ -75,6 +76,10 @@ type sequenceRun struct {
 	p       *Project
 	threads int
 	seen    map[string]map[string]bool // merge model -> every key any oracle had
+	// last is the warehouse as the last comparison read it, at lastLoc;
+	// valid until a command or engine SQL touches the warehouse.
+	last    Dump
+	lastLoc map[string]Location
 }
 
 // Replay builds p, then applies each operation and compares after every
@@ -120,7 +125,7 @@ func (s *sequenceRun) buildArgs(extra ...string) []string {
 // checkpoint runs one idemc command and compares the warehouse after it
 // with the oracle of the current files.
 func (s *sequenceRun) checkpoint(ctx context.Context, what string, args ...string) ([]Difference, string, error) {
-	prev, err := s.w.Dump(ctx, s.p)
+	prev, err := s.previous(ctx)
 	if err != nil {
 		return nil, "", fmt.Errorf("dump before %s: %w", what, err)
 	}
@@ -136,12 +141,24 @@ func (s *sequenceRun) compare(ctx context.Context, prev Dump, out Outcome) ([]Di
 	if err != nil {
 		return nil, out.Output, fmt.Errorf("dump: %w", err)
 	}
+	s.last, s.lastLoc = got, s.p.Locations(s.w.Schemas)
 	o, err := s.c.Oracle.Build(ctx, s.p)
 	if err != nil {
 		return nil, out.Output, err
 	}
 	s.remember(o)
 	return Compare(s.p, got, prev, out.Exit, o, s.seen), out.Output, nil
+}
+
+// previous is the warehouse now: the last comparison's reading when
+// nothing touched the warehouse since and every relation is where it was
+// (editing files does not touch it), else a new reading. It saves a
+// reading per file operation.
+func (s *sequenceRun) previous(ctx context.Context) (Dump, error) {
+	if s.last != nil && maps.Equal(s.lastLoc, s.p.Locations(s.w.Schemas)) {
+		return s.last, nil
+	}
+	return s.w.Dump(ctx, s.p)
 }
 
 // remember adds the oracle's merge keys to the keys seen in this sequence.
@@ -163,6 +180,9 @@ func (s *sequenceRun) remember(o *OracleResult) {
 // kill and interrupt with Retry it compares after the retry too: a retry
 // must finish the interrupted run, which was a full build of these files.
 func (s *sequenceRun) act(ctx context.Context, op Op) (after string, diffs []Difference, out string, err error) {
+	if !op.ChangesFiles() {
+		s.last = nil
+	}
 	switch op.Kind {
 	case OpDropOutside:
 		for _, q := range s.w.dropStatements(s.p, op.Node, op.S) {

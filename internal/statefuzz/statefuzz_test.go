@@ -155,3 +155,34 @@ func report(t *testing.T, ctx context.Context, c *Config, failures []*Failure) {
 		}
 	}
 }
+
+// TestStateFuzzSeed replays one sequence, for debugging a reported seed:
+// IDEMC_STATEFUZZ_SEED=N [IDEMC_STATEFUZZ_ENGINE=postgres|mysql]
+// [IDEMC_STATEFUZZ_SHRINK=0] go test -run TestStateFuzzSeed -v.
+func TestStateFuzzSeed(t *testing.T) {
+	seed := envInt(t, "IDEMC_STATEFUZZ_SEED", 0)
+	if seed == 0 {
+		t.Skip("set IDEMC_STATEFUZZ_SEED to replay one sequence")
+	}
+	e := &Engine{Name: "duckdb"}
+	switch os.Getenv("IDEMC_STATEFUZZ_ENGINE") {
+	case "postgres":
+		e = &Engine{Name: "postgres", DSNVar: "IDEMC_PG_DSN", DSN: conformance.Live(t, "postgres", "IDEMC_PG_DSN", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable")}
+	case "mysql":
+		e = &Engine{Name: "mysql", DSNVar: "IDEMC_MYSQL_DSN", DSN: conformance.Live(t, "mysql", "IDEMC_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/test")}
+	}
+	bin := idemcBinary(t)
+	root := t.TempDir()
+	c := &Config{Engine: e, Bin: bin, Root: root, Oracle: &Oracle{Engine: e, Bin: bin, Root: root}, Ops: opsPerSequence}
+	f, err := c.Run(context.Background(), uint64(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil {
+		return
+	}
+	if envInt(t, "IDEMC_STATEFUZZ_SHRINK", 1) > 0 {
+		f = Shrink(context.Background(), c.Replay, f, envInt(t, "IDEMC_STATEFUZZ_SHRINK_BUDGET", 24))
+	}
+	t.Errorf("%s\noutput of the last command:\n%s\n%s", f.Summary(), f.Output, f.Repro())
+}
