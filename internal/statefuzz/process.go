@@ -53,19 +53,22 @@ func outcome(w *Warehouse, cmd *exec.Cmd, out *bytes.Buffer, err error) Outcome 
 }
 
 // runSignalled starts a command and sends sig after delay unless it has
-// ended by then. signalled says whether the signal was sent.
-func runSignalled(ctx context.Context, bin string, w *Warehouse, env []string, sig syscall.Signal, delay time.Duration, args ...string) (o Outcome, signalled bool) {
+// ended by then. signalled says whether the signal was sent; lag is how
+// long the process lived after it.
+func runSignalled(ctx context.Context, bin string, w *Warehouse, env []string, sig syscall.Signal, delay time.Duration, args ...string) (o Outcome, signalled bool, lag time.Duration) {
 	cmd, out := command(ctx, bin, w, env, args...)
 	if err := cmd.Start(); err != nil {
-		return Outcome{Exit: -1, Output: err.Error()}, false
+		return Outcome{Exit: -1, Output: err.Error()}, false, 0
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		return outcome(w, cmd, out, err), false
+		return outcome(w, cmd, out, err), false, 0
 	case <-time.After(delay):
 		_ = cmd.Process.Signal(sig)
 	}
-	return outcome(w, cmd, out, <-done), true
+	sent := time.Now()
+	err := <-done
+	return outcome(w, cmd, out, err), true, time.Since(sent)
 }
