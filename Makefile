@@ -39,9 +39,12 @@ lint:
 # one unit of every model, then 60 random trials (kill -9 by rule and by timer,
 # server-side session kills, failed steps) per engine, each followed by a rerun
 # that must give a clean run's tables. IDEMC_FAULT_TRIALS and IDEMC_FAULT_SEED
-# override the count and the seed; the SUMMARY lines give the outcomes.
+# override the count and the seed; the SUMMARY lines give the outcomes. Then
+# the differential state fuzzer: IDEMC_STATE_SEQUENCES sequences (default
+# 1000) per engine, each compared with from-scratch builds after every step.
 soak:
 	IDEMC_SOAK=1 $(GO) test -p 1 -run '^TestFaults$$' -count=1 -v -timeout 60m ./adapters/duckdb/ ./adapters/postgres/ ./adapters/mysql/
+	IDEMC_STATE_SEQUENCES=$${IDEMC_STATE_SEQUENCES:-1000} $(GO) test -run '^TestStateFuzz$$' -count=1 -v -timeout 120m ./internal/statefuzz/
 
 # services: install (Debian packages, as root) and start PostgreSQL, MariaDB
 # and Redis on loopback; `eval "$$(scripts/services.sh)"` also exports the DSNs.

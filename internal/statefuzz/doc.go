@@ -1,0 +1,80 @@
+// Package statefuzz is the differential state fuzzer of DESIGN §9 and
+// issue 10: it proves (or refutes) that "up to date" means "what a full
+// rebuild would leave".
+//
+// A sequence is generated from one seed (math/rand/v2, PCG, fixed stream):
+// a small project (generator.go: 1–3 CSV seeds, 2–7 models — views,
+// tables, ephemerals, day-partitioned delete_insert and insert_overwrite,
+// merge on ["id"] or on ["k", "id"] whose k is often NULL; ref() chains up
+// to 4 deep; not_null, unique, accepted_values, min_rows and relationships
+// checks) and 6 operations (operations.go): edit, append or delete seed
+// rows, retype a seed column, add or drop a seed column, edit a model's
+// SQL, revert to an earlier version of the files, add/drop/retype a model
+// column, toggle a model's schema or alias or the [seeds] schema, make a
+// check fail and pass again, drop or empty a destination with engine SQL,
+// kill -9 a build (IDEMC_FAULT crash rule or a timer), SIGINT a build, each
+// optionally followed by `idemc retry`, `idemc verify`, and a build of a
+// selection. The SQL is the subset DuckDB, PostgreSQL and MariaDB share.
+//
+// idemc runs as a user runs it: the compiled binary in the project folder,
+// always with --as-of 2026-07-06T00:00:00Z. After the first build, after
+// every operation's plain `idemc build`, and after every `idemc retry`, the
+// warehouse is compared with an oracle: a from-scratch build of the same
+// files by the same binary into a fresh warehouse (a new DuckDB file, or
+// new schemas on the server), cached by file content (oracle.go).
+//
+// What is compared (compare.go), for every seed and every model that has
+// a relation, at the location the current files give it:
+//
+//   - The exit code must be the oracle's (0, 1 or 2).
+//   - Where every unit of the node succeeded in the oracle: the relation
+//     must exist exactly when the oracle's does, a view must be readable
+//     when the oracle's is, the columns (name and type, sorted by name:
+//     order is not data) must be equal, and the sorted rows must be equal.
+//     Values are compared as text, floats in one printed form.
+//   - Merge models are compared by their own contract, because a merge
+//     never deletes a key that left the batch: on the keys the oracle has,
+//     idemc's rows must be exactly the oracle's; any other key idemc holds
+//     must have been in the output of some oracle earlier in the same
+//     sequence (a key no version of the files ever produced is a bug).
+//   - Where a unit failed or was skipped in the oracle (a failing check, a
+//     duplicate merge key, an upstream failure), the promise is "all or
+//     nothing": idemc's unit must fail too and leave the previous state. So
+//     an unpartitioned node must hold the rows it held just before that
+//     command (the warehouse is read before every command); a partitioned
+//     model must hold the oracle's rows in the partitions the oracle built
+//     and its previous rows in the others. Here a missing relation counts
+//     as empty (the oracle creates a destination before a unit's checks
+//     fail; the previous state may not have had it) and rows are compared
+//     on the columns both sides have (a sync may have added columns before
+//     the failed write).
+//   - An interrupted build must exit 130, not die of the signal nor exit 1.
+//
+// Not compared: idemc's own tables (idemc_audit, idemc_runs, idemc_state)
+// and relations the current files do not define (after a schema or alias
+// change the old relation is an orphan, which `idemc ls --orphans` reports;
+// a rebuild would not have it but it is no one's data).
+//
+// Watermark models are not generated: their contract (each run reads the
+// window after the stored high-water mark) is intentionally not rebuild
+// equivalent, and the conformance suite's watermark_reread scenario tests
+// it. Checks on views are not generated either: whether a view whose
+// check fails exists afterwards depends on the engine's DDL (MariaDB
+// cannot roll a view back), so neither rule above would hold. Incremental
+// models use on_schema_change = "sync_all_columns": "fail" is a stated
+// refusal, not rebuild equivalent by design.
+//
+// A failing sequence is shrunk (shrink.go): delta debugging over the
+// operations, then simpler projects (fewer models, seeds, rows, checks),
+// keeping candidates that fail with the same class (difference kind and
+// the operation after which it shows). Repro (repro.go) prints it as a
+// txtar archive: a testscript-style script and every version of the files.
+//
+// TestStateFuzz runs the fixed corpus: seeds 1..200 on DuckDB and 1..30
+// on PostgreSQL and MariaDB (skipped without servers, required with
+// IDEMC_REQUIRE_LIVE=1). IDEMC_STATE_SEQUENCES overrides the counts,
+// IDEMC_STATEFUZZ_PARALLEL the sequences run at once (4),
+// IDEMC_STATEFUZZ_SHRINK how many failure classes are shrunk (3),
+// IDEMC_STATEFUZZ_SHRINK_BUDGET the replays each may use (24) and
+// IDEMC_STATEFUZZ_OUT a folder for the txtar files.
+package statefuzz

@@ -1,0 +1,191 @@
+package statefuzz
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Tests of the fuzzer itself: they pass whatever state idemc is in.
+
+func TestSequenceIsDeterministic(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		p1, ops1, th1 := Sequence(seed, 6)
+		p2, ops2, th2 := Sequence(seed, 6)
+		s := Schemas{Prefix: "fz"}
+		if fmt.Sprint(p1.Files(s, "")) != fmt.Sprint(p2.Files(s, "")) || fmt.Sprint(ops1) != fmt.Sprint(ops2) || th1 != th2 {
+			t.Fatalf("seed %d: two generations differ", seed)
+		}
+	}
+}
+
+// TestGeneratedProjectsBuild: every generated project builds cleanly from
+// scratch (its checks pass on its data), so a difference is idemc's.
+func TestGeneratedProjectsBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	bin := idemcBinary(t)
+	e := &Engine{Name: "duckdb"}
+	o := &Oracle{Engine: e, Bin: bin, Root: t.TempDir()}
+	for seed := uint64(1); seed <= 10; seed++ {
+		p, _, _ := Sequence(seed, 0)
+		res, err := o.Build(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Exit != 0 {
+			t.Errorf("seed %d: a fresh build exits %d:\n%s", seed, res.Exit, res.Output)
+		}
+	}
+}
+
+// TestCompareDetectsInjectedDifference builds a project twice (idemc's
+// warehouse and the oracle), damages idemc's outside idemc, and requires
+// Compare to see each kind of damage, and nothing on the intact warehouse.
+func TestCompareDetectsInjectedDifference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	ctx := context.Background()
+	bin := idemcBinary(t)
+	e := &Engine{Name: "duckdb"}
+	o := &Oracle{Engine: e, Bin: bin, Root: t.TempDir()}
+	p := &Project{
+		Seeds: []*Seed{{Name: "s1", Rows: []SeedRow{{1, "2026-07-01", "k1", 5, "a"}, {2, "2026-07-02", "", 7, "b"}}}},
+		Models: []*Model{
+			{Name: "m1", Kind: KindTable, Shape: ShapePass, Refs: []string{"s1"}},
+			{Name: "m2", Kind: KindDeleteInsert, Shape: ShapePass, Refs: []string{"m1"}, Start: "2026-07-01"},
+			{Name: "m3", Kind: KindMerge, Shape: ShapePass, Refs: []string{"s1"}, Key: []string{"k", "id"}},
+		},
+	}
+	want, err := o.Build(ctx, p)
+	if err != nil || want.Exit != 0 {
+		t.Fatalf("oracle: %v %+v", err, want)
+	}
+	w := e.NewWarehouse(t.TempDir())
+	if err := w.Write(p); err != nil {
+		t.Fatal(err)
+	}
+	if out := runIdemc(ctx, bin, w, nil, "build", "--as-of", AsOf); out.Exit != 0 {
+		t.Fatalf("build: %s", out.Output)
+	}
+	intact, err := w.Dump(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := Compare(p, intact, intact, 0, want, nil); d != nil {
+		t.Fatalf("an intact warehouse differs: %v", d)
+	}
+	if d := Compare(p, intact, intact, 1, want, nil); len(d) != 1 || d[0].What != "exit" {
+		t.Errorf("a wrong exit code: got %v", d)
+	}
+	sch := w.Schemas
+	damage := []struct{ what, sql string }{
+		{"rows", fmt.Sprintf(`UPDATE "%s"."m1" SET amount = 99 WHERE id = 1`, sch.Target())},
+		{"rows", fmt.Sprintf(`DELETE FROM "%s"."m2" WHERE id = 2`, sch.Target())},
+		{"merge", fmt.Sprintf(`INSERT INTO "%s"."m3" (id, day, k, amount, cat) VALUES (42, DATE '2026-07-01', NULL, 1, 'a')`, sch.Target())},
+		{"columns", fmt.Sprintf(`ALTER TABLE "%s"."s1" ADD COLUMN junk INTEGER`, sch.Seeds())},
+		{"missing", fmt.Sprintf(`DROP TABLE "%s"."m1"`, sch.Target())},
+	}
+	for _, dmg := range damage {
+		if err := w.Exec(ctx, dmg.sql); err != nil {
+			t.Fatal(err)
+		}
+		got, err := w.Dump(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diffs := Compare(p, got, intact, 0, want, nil)
+		found := false
+		for _, d := range diffs {
+			found = found || d.What == dmg.what
+		}
+		if !found {
+			t.Errorf("after %s: want a %q difference, got %v", dmg.sql, dmg.what, diffs)
+		}
+	}
+}
+
+// TestComparePreviousStateWhenOracleFails: where the oracle's unit failed,
+// idemc must keep its previous rows, and changed rows are a difference.
+func TestComparePreviousStateWhenOracleFails(t *testing.T) {
+	p := &Project{Models: []*Model{{Name: "m1", Kind: KindTable, Shape: ShapePass, Refs: []string{"s1"}}}}
+	rel := func(vals ...string) *Rel {
+		r := &Rel{Exists: true, Names: []string{"id"}, Cols: []string{"id bigint"}}
+		for _, v := range vals {
+			r.Rows = append(r.Rows, []string{v})
+		}
+		return r
+	}
+	o := &OracleResult{Outcome: Outcome{Exit: 1, Units: map[string]map[string]string{"m1": {"": "failed"}}}, Dump: Dump{"m1": {}}}
+	if d := Compare(p, Dump{"m1": rel("1")}, Dump{"m1": rel("1")}, 1, o, nil); d != nil {
+		t.Errorf("previous state kept: %v", d)
+	}
+	if d := Compare(p, Dump{"m1": rel("1", "2")}, Dump{"m1": rel("1")}, 1, o, nil); len(d) != 1 || d[0].What != "rows" {
+		t.Errorf("a failed unit that changed rows: %v", d)
+	}
+}
+
+// TestShrinkReducesSyntheticFailure: a replay that fails exactly when m3
+// exists and its relation is dropped is shrunk to that one operation and
+// to m3 and what it reads.
+func TestShrinkReducesSyntheticFailure(t *testing.T) {
+	p, _, _ := Sequence(5, 0)
+	for len(p.Models) < 4 {
+		p, _, _ = Sequence(uint64(len(p.Models)*100+7), 0)
+	}
+	target := p.Models[2].Name
+	ops := []Op{
+		{Kind: OpVerify}, {Kind: OpSeedAppend, Node: p.Seeds[0].Name, Row: SeedRow{Day: "2026-07-01", Cat: "a"}},
+		{Kind: OpDropOutside, Node: target, S: "drop"}, {Kind: OpModelEdit, Node: p.Models[0].Name, N: 3},
+		{Kind: OpKill, N: 10}, {Kind: OpVerify},
+	}
+	replays := 0
+	replay := func(_ context.Context, q *Project, ops []Op, threads int) (*Failure, error) {
+		replays++
+		for i, op := range ops {
+			if op.Kind == OpDropOutside && op.Node == target && q.Model(target) != nil {
+				return &Failure{Project: q, Ops: ops, Step: i + 1, Threads: threads, After: "build", Diffs: []Difference{{Node: target, What: "missing"}}}, nil
+			}
+		}
+		return nil, nil
+	}
+	f, _ := replay(context.Background(), p, ops, 1)
+	small := Shrink(context.Background(), replay, f, 500)
+	if small.Step != 1 || small.Ops[0].Kind != OpDropOutside {
+		t.Errorf("operations not shrunk: %v", small.Ops[:small.Step])
+	}
+	for _, m := range small.Project.Models {
+		if m.Name != target && !ancestor(small.Project, m.Name, target) {
+			t.Errorf("model %s is left although %s does not read it", m.Name, target)
+		}
+	}
+	for _, s := range small.Project.Seeds {
+		if len(s.Rows) > 0 {
+			t.Errorf("seed %s keeps %d rows", s.Name, len(s.Rows))
+		}
+	}
+	repro := small.Repro()
+	for _, want := range []string{"-- project.toml --", "-- models/" + target + ".sql --", "sql 'DROP", "exec idemc build"} {
+		if !strings.Contains(repro, want) {
+			t.Errorf("the reproduction lacks %q:\n%s", want, repro)
+		}
+	}
+	t.Logf("%d replays; reproduction:\n%s", replays, repro)
+}
+
+// ancestor reports whether a is read, directly or not, by b.
+func ancestor(p *Project, a, b string) bool {
+	m := p.Model(b)
+	if m == nil {
+		return false
+	}
+	for _, r := range m.Refs {
+		if r == a || ancestor(p, a, r) {
+			return true
+		}
+	}
+	return false
+}
