@@ -160,7 +160,13 @@ func (pl *planner) waitFor(c *compiled, part string) []string {
 				continue
 			}
 			seen[k] = true
-			if us := upstreamUnits(pl.unitsOf, pl.models, up, part, c); len(us) > 0 {
+			us := upstreamUnits(pl.unitsOf, pl.models, up, part, c)
+			if len(us) == 0 {
+				// Partitioned alike but without this partition (it starts
+				// later): its relation must still exist before this reads it.
+				us = pl.unitsOf[up]
+			}
+			if len(us) > 0 {
 				for _, u := range us {
 					out = append(out, u.ID)
 				}
