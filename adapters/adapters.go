@@ -37,6 +37,16 @@ type Capabilities struct {
 	// grants and dependent views survive); the runner first syncs its
 	// columns to the model's.
 	TableInPlace bool
+	// ReplaceDefinition: a write that rebuilds a whole relation can also
+	// replace its definition (its column types) atomically with its rows —
+	// DDL inside the write's transaction (DuckDB, PostgreSQL) or one Delta
+	// commit (Spark). Elsewhere a type change of a full rebuild retypes the
+	// columns in place first (on_schema_change = "sync_all_columns").
+	ReplaceDefinition bool
+	// ReplaceDropsViews: replacing a definition drops the views that read
+	// the relation (PostgreSQL binds views to columns; DuckDB and Delta
+	// views bind by name when queried).
+	ReplaceDropsViews bool
 }
 
 // Relation is a fully named table or view.

@@ -78,7 +78,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 		ur.Status = "failed"
 		ur.Error = e.Error()
 		ur.SQLFile = compiledPath(u)
-		_ = writeUnitSQL(filepath.Join(r.p.Root, "target", "compiled"), u, w.Columns, r.d)
+		_ = writeUnitSQL(filepath.Join(r.p.Root, "target", "compiled"), u, &w, r.d)
 		if !st.audited {
 			// The unit failed before its running row: record it now, so
 			// every attempt has its row.
@@ -108,7 +108,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 		}
 	}
 	if w.Materialized == adapters.Incremental || w.Materialized == adapters.Table && r.ad.Capabilities.TableInPlace {
-		cols, err := r.syncSchema(ctx, sess, &w)
+		cols, note, err := r.syncSchema(ctx, sess, &w, steps[:i])
 		if err != nil {
 			lock.Unlock()
 			fail(&unitError{step: i + 1, purp: "schema", err: err})
@@ -116,6 +116,9 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 		}
 		w.Columns = cols
 		steps = r.d.Recipe(&w) // now with the batch's real columns
+		if note != "" {
+			ur.Note = note
+		}
 	}
 	lock.Unlock()
 
@@ -300,81 +303,6 @@ func checksJSON(cs []CheckResult) string {
 	}
 	b, _ := json.Marshal(cs)
 	return string(b)
-}
-
-// syncSchema compares the batch's columns with the destination's and
-// applies on_schema_change. It returns the batch's columns.
-func (r *run) syncSchema(ctx context.Context, s adapters.Session, w *adapters.Write) ([]string, error) {
-	batch, err := s.Columns(ctx, r.d.DescribeQuery(w.Select))
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(batch))
-	for i, c := range batch {
-		names[i] = c.Name
-	}
-	dest, ok, err := s.Relation(ctx, w.Target)
-	if err != nil || !ok {
-		return names, err
-	}
-	have := map[string]bool{}
-	for _, c := range dest {
-		have[strings.ToLower(c.Name)] = true
-	}
-	want := map[string]bool{}
-	var added []adapters.Column
-	for _, c := range batch {
-		want[strings.ToLower(c.Name)] = true
-		if !have[strings.ToLower(c.Name)] {
-			added = append(added, c)
-		}
-	}
-	var removed []string
-	for _, c := range dest {
-		if !want[strings.ToLower(c.Name)] {
-			removed = append(removed, c.Name)
-		}
-	}
-	if len(added) == 0 && len(removed) == 0 {
-		return names, nil
-	}
-	mode := r.plan.Nodes[w.Model].OnSchemaChange
-	if w.FullRefresh || w.Materialized == adapters.Table {
-		mode = "sync_all_columns" // a table is rebuilt whole: it takes the model's columns
-	}
-	switch mode {
-	case "append_new_columns", "sync_all_columns":
-		for _, c := range added {
-			if _, err := s.Exec(ctx, r.d.AddColumn(w.Target, c)); err != nil {
-				return nil, err
-			}
-		}
-		if mode == "sync_all_columns" {
-			for _, c := range removed {
-				if _, err := s.Exec(ctx, r.d.DropColumn(w.Target, c)); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if mode == "append_new_columns" && len(removed) > 0 {
-			// Columns the batch no longer has stay in the table and get NULL.
-			return names, nil
-		}
-		return names, nil
-	default:
-		var parts []string
-		if len(added) > 0 {
-			an := make([]string, len(added))
-			for i, c := range added {
-				an[i] = c.Name
-			}
-			parts = append(parts, "new columns "+strings.Join(an, ", "))
-		}
-		if len(removed) > 0 {
-			parts = append(parts, "missing columns "+strings.Join(removed, ", "))
-		}
-		return nil, fmt.Errorf("the model's columns changed (%s) and on_schema_change is \"fail\": set on_schema_change = \"append_new_columns\" or \"sync_all_columns\", or rebuild with --full-refresh", strings.Join(parts, "; "))
-	}
 }
 
 // runSeed loads a CSV in bulk and records it in the audit table.

@@ -3,6 +3,7 @@ package postgres
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
@@ -23,13 +24,46 @@ func NewDialect() Dialect {
 			return "CREATE INDEX IF NOT EXISTS " + index + " ON " + table + " (" + column + ")"
 		},
 		DropSchemaCascade: true, HexToInt: func(h string) string { return "('x' || " + h + ")::bit(32)::bigint" },
+		TypeFamily: typeFamily,
 	}}}
+}
+
+// typeFamilies are PostgreSQL's type names by family, as pgx names a
+// result column (INT8, BPCHAR, TIMESTAMPTZ) and as information_schema does
+// (bigint, character, timestamp with time zone). Every string type is one
+// family and lengths are not compared: pgx does not report a result's
+// varchar length, and a value too long for the destination fails the
+// insert (the unit rolls back). Types not listed (enums, domains,
+// extensions) are unknown: information_schema says USER-DEFINED.
+var typeFamilies = map[string][]string{
+	"smallint": {"SMALLINT", "INT2", "SMALLSERIAL"}, "integer": {"INTEGER", "INT", "INT4", "SERIAL"},
+	"bigint": {"BIGINT", "INT8", "BIGSERIAL"}, "numeric": {"NUMERIC", "DECIMAL"},
+	"real": {"REAL", "FLOAT4"}, "double": {"DOUBLE PRECISION", "FLOAT8", "FLOAT"},
+	"text":    {"TEXT", "VARCHAR", "CHARACTER VARYING", "BPCHAR", "CHARACTER", "CHAR", "NAME"},
+	"boolean": {"BOOLEAN", "BOOL"}, "date": {"DATE"},
+	"time": {"TIME", "TIME WITHOUT TIME ZONE"}, "timetz": {"TIMETZ", "TIME WITH TIME ZONE"},
+	"timestamp":   {"TIMESTAMP", "TIMESTAMP WITHOUT TIME ZONE"},
+	"timestamptz": {"TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE"},
+	"interval":    {"INTERVAL"}, "uuid": {"UUID"}, "bytea": {"BYTEA"}, "json": {"JSON"}, "jsonb": {"JSONB"},
+	"inet": {"INET"}, "cidr": {"CIDR"}, "money": {"MONEY"}, "array": {"ARRAY"},
+}
+
+var families = sqlgen.Families(typeFamilies, false)
+
+// typeFamily also reads pgx's array names (_INT4): information_schema only
+// says ARRAY, so arrays are compared as arrays, whatever their elements.
+func typeFamily(t string) string {
+	if base, _ := sqlgen.TypeName(t); strings.HasPrefix(base, "_") || strings.HasSuffix(base, "[]") {
+		return "array"
+	}
+	return families(t)
 }
 
 // Capabilities of PostgreSQL.
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: true, Merge: true, MergeBySource: false, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "pg_advisory_xact_lock per unit", TableInPlace: true,
+	ReplaceDefinition: true, ReplaceDropsViews: true,
 }
 
 // Recipe follows DESIGN §7 for PostgreSQL.
@@ -59,6 +93,9 @@ func (d Dialect) hooks() sqlgen.Hooks {
 		DropStage: func(stage string) string { return "" }, // ON COMMIT DROP
 		Table: func(w *adapters.Write) ([]adapters.Step, string) {
 			dest := d.Qualify(w.Target)
+			if w.Recreate {
+				return d.recreateTable(w), "SELECT count(*) FROM " + dest
+			}
 			return []adapters.Step{
 				{Purpose: adapters.Prepare, Comment: "the table, empty, if it does not exist yet", SQL: d.CreateIfMissing(w)},
 				{Purpose: adapters.Delete, Comment: "TRUNCATE + INSERT keeps grants and dependent views", SQL: "TRUNCATE " + dest},
@@ -69,7 +106,40 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			return []adapters.Step{{Purpose: adapters.Publish, Comment: "replace the view",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
 		},
-		Upsert: d.MergeSteps,
+		Upsert:   d.MergeSteps,
+		Recreate: d.recreate,
+	}
+}
+
+// DropTable drops a table with the views that read it (CASCADE): they are
+// bound to its columns, so they cannot outlive its old definition; they
+// come back when their models run (docs/engines.md).
+func (d Dialect) DropTable(r adapters.Relation) string {
+	return "DROP TABLE IF EXISTS " + d.Qualify(r) + " CASCADE"
+}
+
+// dropForRecreate drops the destination inside the write's transaction.
+func (d Dialect) dropForRecreate(w *adapters.Write) adapters.Step {
+	return adapters.Step{Purpose: adapters.Delete, Comment: "column types changed: drop the table to recreate it, with the views that depend on it (CASCADE)",
+		SQL: d.DropTable(w.Target)}
+}
+
+// recreateTable rebuilds a table model whose column types changed: its new
+// definition and rows in the transaction, so a failed check keeps the old table.
+func (d Dialect) recreateTable(w *adapters.Write) []adapters.Step {
+	return []adapters.Step{
+		d.dropForRecreate(w),
+		{Purpose: adapters.Insert, Comment: "recreate the table with the model's columns and rows", SQL: fmt.Sprintf("CREATE TABLE %s AS\n%s", d.Qualify(w.Target), w.Select)},
+	}
+}
+
+// recreate is an unpartitioned full refresh whose column types changed: the
+// staged batch becomes the table, in the transaction.
+func (d Dialect) recreate(w *adapters.Write, stage string) []adapters.Step {
+	return []adapters.Step{
+		d.dropForRecreate(w),
+		{Purpose: adapters.Insert, Comment: "full refresh: recreate the table with the batch's columns and rows",
+			SQL: fmt.Sprintf("CREATE TABLE %s AS\nSELECT %s FROM %s", d.Qualify(w.Target), d.ColumnList(w.Columns, ""), stage)},
 	}
 }
 
