@@ -131,11 +131,13 @@ func (r *run) alterColumns(ctx context.Context, s adapters.Session, w *adapters.
 }
 
 // rebuildsAll reports whether this run rewrites every row the unit's
-// relation may keep: a full refresh of an unpartitioned model, or of a
-// partitioned one over its whole range (no --partition, --start or --end).
+// relation may keep: a table, a full refresh of an unpartitioned model, or
+// of a partitioned one over its whole range (no --partition, --start or
+// --end).
 func (r *run) rebuildsAll(w *adapters.Write) bool {
 	c := r.o.Compile
-	return w.FullRefresh && (w.Window == nil || c.Partition == "" && c.Start == "" && c.End == "")
+	rebuild := w.FullRefresh || w.Materialized == adapters.Table
+	return rebuild && (w.Window == nil || c.Partition == "" && c.Start == "" && c.End == "")
 }
 
 // recreateEmpty drops the destination and runs the unit's prepare steps
