@@ -33,9 +33,11 @@ type Capabilities struct {
 	// SingleWriter: one process holds the whole database while it runs, so
 	// a running audit row of another run can only be left by a dead run.
 	SingleWriter bool
-	// TableInPlace: a full rebuild keeps the table (TRUNCATE + INSERT, so
-	// grants and dependent views survive); the runner first syncs its
-	// columns to the model's.
+	// TableInPlace: a full rebuild keeps the table (TRUNCATE + INSERT on
+	// PostgreSQL and BigQuery, INSERT OVERWRITE on Snowflake, so grants,
+	// options and dependent views survive); the runner first syncs its
+	// columns to the model's (added, dropped and retyped) and the rows are
+	// inserted by column name.
 	TableInPlace bool
 	// ReplaceDefinition: a write that rebuilds a whole relation can also
 	// replace its definition (its column types) atomically with its rows —

@@ -71,6 +71,7 @@ func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, change
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: false, Merge: true, MergeBySource: true, PartitionOverwrite: true,
 	ChecksInWrite: true, Lock: "none: conflicting script transactions abort and are retried; deterministic job ids per unit and attempt",
+	TableInPlace: true,
 }
 
 // quoteIdent quotes with backticks; BigQuery escapes ` and \ with a backslash.
@@ -286,7 +287,7 @@ func (d Dialect) scriptRecipe(w *adapters.Write) []adapters.Step {
 	case w.Materialized == adapters.Table:
 		begin()
 		add(adapters.Delete, "rebuild: empty the table inside the transaction (keeps its options and grants)", "TRUNCATE TABLE "+dest)
-		add(adapters.Insert, "rebuild the rows", fmt.Sprintf("INSERT INTO %s\n%s", dest, w.Select))
+		add(adapters.Insert, "rebuild the rows", d.insertByName(w))
 		count = "SELECT count(*) FROM " + dest
 	case partition:
 		begin()
@@ -328,6 +329,18 @@ func (d Dialect) scriptRecipe(w *adapters.Write) []adapters.Step {
 		add(adapters.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
 	}
 	return steps
+}
+
+// insertByName inserts the model's rows by column name when the columns
+// are known: the runner first syncs the table's columns to the model's
+// (TableInPlace), which appends new ones at the end.
+func (d Dialect) insertByName(w *adapters.Write) string {
+	dest := d.Qualify(w.Target)
+	if w.Columns == nil {
+		return fmt.Sprintf("INSERT INTO %s\n%s", dest, w.Select)
+	}
+	cols := d.ColumnList(w.Columns, "")
+	return fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM (\n%s\n) AS idemc_batch", dest, cols, cols, w.Select)
 }
 
 // checkQuery is the check's query with the batch read from the unit's

@@ -64,6 +64,7 @@ func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, change
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: false, Merge: true, MergeBySource: false, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "none needed: Snowflake's table locks serialize DML on one table (the run id is the QUERY_TAG)",
+	TableInPlace: true,
 }
 
 // quoteIdent quotes an identifier. Snowflake stores an unquoted name in
@@ -203,7 +204,7 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			return []adapters.Step{
 				{Purpose: adapters.Prepare, Comment: "the table, empty, if it does not exist yet (DDL, before BEGIN)", SQL: d.CreateIfMissing(w)},
 				{Purpose: adapters.Publish, Comment: "replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)",
-					SQL: fmt.Sprintf("INSERT OVERWRITE INTO %s\n%s", dest, w.Select)},
+					SQL: "INSERT OVERWRITE INTO " + d.byName(w)},
 			}, "SELECT count(*) FROM " + dest
 		},
 		Upsert: d.MergeSteps,
@@ -215,6 +216,18 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			}
 		},
 	}
+}
+
+// byName is the destination and the model's rows for an INSERT, by column
+// name when the columns are known: the runner first syncs the table's
+// columns to the model's (TableInPlace), which appends new ones at the end.
+func (d Dialect) byName(w *adapters.Write) string {
+	dest := d.Qualify(w.Target)
+	if w.Columns == nil {
+		return dest + "\n" + w.Select
+	}
+	cols := d.ColumnList(w.Columns, "")
+	return fmt.Sprintf("%s (%s)\nSELECT %s FROM (\n%s\n) AS idemc_batch", dest, cols, cols, w.Select)
 }
 
 // columnType maps gosnowflake's result type names (FIXED, REAL, TEXT, …)

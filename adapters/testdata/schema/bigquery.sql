@@ -70,8 +70,10 @@ BEGIN TRANSACTION;
 -- [delete] rebuild: empty the table inside the transaction (keeps its options and grants)
 TRUNCATE TABLE `analytics`.`totals`;
 -- [insert] rebuild the rows
-INSERT INTO `analytics`.`totals`
-SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id;
+INSERT INTO `analytics`.`totals` (`user_id`, `n`)
+SELECT `user_id`, `n` FROM (
+SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id
+) AS idemc_batch;
 -- [audit_finish] record success, in the script transaction
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';

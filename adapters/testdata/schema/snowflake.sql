@@ -64,8 +64,10 @@ FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'totals' AND partition_key = '';
 -- [begin] 
 BEGIN TRANSACTION;
 -- [publish] replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)
-INSERT OVERWRITE INTO "ANALYTICS"."TOTALS"
-SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id;
+INSERT OVERWRITE INTO "ANALYTICS"."TOTALS" ("USER_ID", "N")
+SELECT "USER_ID", "N" FROM (
+SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id
+) AS idemc_batch;
 -- [audit_finish] record success with the row count, in the write's transaction
 UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."TOTALS"), ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
