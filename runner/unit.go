@@ -63,7 +63,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	w := *u.Write
 	w.Audit = row
 	st := &unitState{}
-	var steps []adapters.Step
+	var steps []adapters.Step // what the failure path cleans up after
 	fail := func(e *unitError) {
 		if st.inTx {
 			_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.Rollback())
@@ -90,42 +90,15 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 		_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.AuditFinish(r.state, &frow, ""))
 	}
 
-	// DDL phase: idempotent statements before the transaction, serialized
-	// per relation; then the batch's columns and on_schema_change.
-	steps = r.d.Recipe(&w)
-	lock := r.ddlLock(w.Target)
-	lock.Lock()
-	i := 0
-	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
-		_, err := sess.Exec(ctx, steps[i].SQL)
-		if err == nil && r.faults != nil {
-			err = r.faults.after(u.ID, steps[i].Purpose)
-		}
-		if err != nil {
-			lock.Unlock()
-			fail(&unitError{step: i + 1, purp: steps[i].Purpose, err: err})
-			return ur
-		}
+	steps, begin, ue := r.ddlPhase(ctx, sess, u, &w, ur)
+	if ue != nil {
+		fail(ue)
+		return ur
 	}
-	if w.Materialized == adapters.Incremental || w.Materialized == adapters.Table && r.ad.Capabilities.TableInPlace {
-		cols, note, err := r.syncSchema(ctx, sess, &w, steps[:i])
-		if err != nil {
-			lock.Unlock()
-			fail(&unitError{step: i + 1, purp: "schema", err: err})
-			return ur
-		}
-		w.Columns = cols
-		steps = r.d.Recipe(&w) // now with the batch's real columns
-		if note != "" {
-			ur.Note = note
-		}
-	}
-	lock.Unlock()
 
 	// The transactional part is retried when the engine reports a
 	// retryable conflict (a deadlock, a serialization failure): it was
 	// rolled back, so running it again is safe.
-	begin := i
 	for attempt := 1; ; attempt++ {
 		ue := r.execSteps(ctx, sess, u, &w, steps, begin, ur, row, st)
 		if ue == nil {
@@ -148,6 +121,40 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 		fail(ue)
 		return ur
 	}
+}
+
+// ddlPhase runs a unit's idempotent statements before its transaction,
+// serialized per relation, then reads the batch's columns and applies
+// on_schema_change. It returns the unit's recipe, built with the batch's
+// real columns, and the index of its first step after the DDL phase; on
+// failure, the recipe as far as it was built.
+func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, ur *UnitResult) ([]adapters.Step, int, *unitError) {
+	steps := r.d.Recipe(w)
+	lock := r.ddlLock(w.Target)
+	lock.Lock()
+	defer lock.Unlock()
+	i := 0
+	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
+		_, err := sess.Exec(ctx, steps[i].SQL)
+		if err == nil && r.faults != nil {
+			err = r.faults.after(u.ID, steps[i].Purpose)
+		}
+		if err != nil {
+			return steps, i, &unitError{step: i + 1, purp: steps[i].Purpose, err: err}
+		}
+	}
+	if w.Materialized == adapters.Incremental || w.Materialized == adapters.Table && r.ad.Capabilities.TableInPlace {
+		cols, note, err := r.syncSchema(ctx, sess, w, steps[:i])
+		if err != nil {
+			return steps, i, &unitError{step: i + 1, purp: "schema", err: err}
+		}
+		w.Columns = cols
+		steps = r.d.Recipe(w) // now with the batch's real columns
+		if note != "" {
+			ur.Note = note
+		}
+	}
+	return steps, i, nil
 }
 
 // maxTxAttempts bounds retries of a unit's transaction after conflicts.
