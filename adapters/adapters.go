@@ -45,10 +45,6 @@ type Capabilities struct {
 	// commit (Spark). Elsewhere a type change of a full rebuild retypes the
 	// columns in place first (on_schema_change = "sync_all_columns").
 	ReplaceDefinition bool
-	// ReplaceDropsViews: replacing a definition drops the views that read
-	// the relation (PostgreSQL binds views to columns; DuckDB and Delta
-	// views bind by name when queried).
-	ReplaceDropsViews bool
 }
 
 // Relation is a fully named table or view.

@@ -108,6 +108,27 @@ type Column struct {
 	Type string // the engine's type name; "" when unknown
 }
 
+// ViewBinder is implemented by dialects whose views are bound to their
+// tables' columns (PostgreSQL): a view reading a column blocks its new
+// type, and dropping a table drops the views that read it (CASCADE). So a
+// write that recreates a table recreates those views from their
+// definitions, in the same transaction. Dialects whose views bind by name
+// when queried (DuckDB, MySQL, Snowflake, BigQuery, Spark) need nothing.
+type ViewBinder interface {
+	// DependentViewsQuery lists the views that read r, directly or through
+	// other views, as (schema, name, definition) rows, in an order they
+	// can be created in.
+	DependentViewsQuery(r Relation) string
+	// CreateView creates a view from its definition.
+	CreateView(v ViewDef) string
+}
+
+// ViewDef is a view's definition, read from the catalog to recreate it.
+type ViewDef struct {
+	Relation Relation
+	SQL      string // the SELECT
+}
+
 // ColumnChange is a destination column whose type is not the batch's.
 type ColumnChange struct {
 	Name string
@@ -199,8 +220,11 @@ type Write struct {
 	// its rows, atomically (Capabilities.ReplaceDefinition), instead of
 	// replacing only its rows. Set by the runner after comparing columns.
 	Recreate bool
-	State    State
-	Audit    *AuditRow // the unit's audit row as far as it is known
+	// Views, with Recreate, are the views that read the relation, recreated
+	// after it (ViewBinder dialects).
+	Views []ViewDef
+	State State
+	Audit *AuditRow // the unit's audit row as far as it is known
 }
 
 // WatermarkWrite is the state a watermark model keeps.

@@ -66,6 +66,10 @@ func schemaSQL(ad *adapters.Adapter) string {
 	table := adapters.Write{Model: "totals", Materialized: adapters.Table, Target: adapters.Relation{Schema: "analytics", Name: "totals"},
 		Select: "SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id", Columns: []string{"user_id", "n"}, State: state,
 		Recreate: ad.Capabilities.TableInPlace && ad.Capabilities.ReplaceDefinition}
+	if vb, ok := d.(adapters.ViewBinder); ok {
+		section("the views that read a table the write recreates (read before the write)", vb.DependentViewsQuery(table.Target))
+		table.Views = []adapters.ViewDef{{Relation: adapters.Relation{Schema: "analytics", Name: "totals_v"}, SQL: " SELECT totals.user_id,\n    totals.n\n   FROM analytics.totals;"}}
+	}
 	fmt.Fprintf(&b, "-- table model whose column types changed (recreate in the write: %v)\n", table.Recreate)
 	steps(&b, d.Recipe(&table))
 	return b.String()

@@ -33,7 +33,7 @@ func writeUnitSQL(dir string, u *compiler.Unit, ran *adapters.Write, d adapters.
 	steps := u.Steps
 	if ran.Columns != nil || ran.Recreate {
 		w := *u.Write
-		w.Columns, w.Recreate = ran.Columns, ran.Recreate
+		w.Columns, w.Recreate, w.Views = ran.Columns, ran.Recreate, ran.Views
 		steps = d.Recipe(&w)
 	}
 	cu := *u

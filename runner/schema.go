@@ -82,7 +82,10 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, w *adapters.Wr
 			// definition with the rows, so a value the new type cannot
 			// hold does not matter and a failed check keeps the old table.
 			w.Recreate = true
-			return names, r.recreatedNote(), nil
+			if w.Views, err = r.dependentViews(ctx, s, w.Target); err != nil {
+				return nil, "", err
+			}
+			return names, r.recreatedNote(w.Views, nil), nil
 		}
 	}
 	if err := schemaRefusal(w.Model, mode, diff); err != nil {
@@ -96,10 +99,11 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, w *adapters.Wr
 		// when the types cannot change in place (old values that do not
 		// cast, a view), the table is recreated empty before any of its
 		// units writes (they all wait on this DDL phase).
-		if err := r.recreateEmpty(ctx, s, w, prepare); err != nil {
+		note, err := r.recreateEmpty(ctx, s, w, prepare)
+		if err != nil {
 			return nil, "", err
 		}
-		return names, r.recreatedNote(), nil
+		return names, note, nil
 	}
 	return names, "", nil
 }
@@ -141,23 +145,59 @@ func (r *run) rebuildsAll(w *adapters.Write) bool {
 }
 
 // recreateEmpty drops the destination and runs the unit's prepare steps
-// again, which create it, empty, with the batch's columns.
-func (r *run) recreateEmpty(ctx context.Context, s adapters.Session, w *adapters.Write, prepare []adapters.Step) error {
+// again, which create it, empty, with the batch's columns; then it
+// recreates the views that read it (ViewBinder dialects), reporting those
+// that no longer compile in the note.
+func (r *run) recreateEmpty(ctx context.Context, s adapters.Session, w *adapters.Write, prepare []adapters.Step) (string, error) {
+	views, err := r.dependentViews(ctx, s, w.Target)
+	if err != nil {
+		return "", err
+	}
 	if _, err := s.Exec(ctx, r.d.DropTable(w.Target)); err != nil {
-		return fmt.Errorf("model %s: full refresh: dropping the table to recreate it with the model's column types: %w", w.Model, err)
+		return "", fmt.Errorf("model %s: full refresh: dropping the table to recreate it with the model's column types: %w", w.Model, err)
 	}
 	for _, st := range prepare {
 		if _, err := s.Exec(ctx, st.SQL); err != nil {
-			return err
+			return "", err
 		}
 	}
-	return nil
+	var lost []string
+	for _, v := range views {
+		if _, err := s.Exec(ctx, r.views.CreateView(v)); err != nil {
+			lost = append(lost, fmt.Sprintf("%s.%s (%v)", v.Relation.Schema, v.Relation.Name, firstLine(err.Error())))
+		}
+	}
+	return r.recreatedNote(views, lost), nil
 }
 
-func (r *run) recreatedNote() string {
+// dependentViews reads the definitions of the views that read rel, on
+// dialects whose views bind to columns.
+func (r *run) dependentViews(ctx context.Context, s adapters.Session, rel adapters.Relation) ([]adapters.ViewDef, error) {
+	if r.views == nil {
+		return nil, nil
+	}
+	_, rows, err := s.Query(ctx, r.views.DependentViewsQuery(rel), 0)
+	if err != nil {
+		return nil, fmt.Errorf("reading the views that depend on %s: %w", r.d.Qualify(rel), err)
+	}
+	out := make([]adapters.ViewDef, len(rows))
+	for i, row := range rows {
+		out[i] = adapters.ViewDef{Relation: adapters.Relation{Database: rel.Database, Schema: row[0], Name: row[1]}, SQL: row[2]}
+	}
+	return out, nil
+}
+
+func (r *run) recreatedNote(views []adapters.ViewDef, lost []string) string {
 	n := "column types changed: the table was recreated with the model's columns"
-	if r.ad.Capabilities.ReplaceDropsViews {
-		n += "; views that read it were dropped with it and come back when their models run"
+	if len(views) > 0 {
+		names := make([]string, len(views))
+		for i, v := range views {
+			names[i] = v.Relation.Schema + "." + v.Relation.Name
+		}
+		n += "; the views that read it were recreated (" + strings.Join(names, ", ") + ")"
+	}
+	if len(lost) > 0 {
+		n += "; these could not be and were dropped: " + strings.Join(lost, "; ")
 	}
 	return n
 }

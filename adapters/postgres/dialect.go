@@ -63,7 +63,7 @@ func typeFamily(t string) string {
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: true, Merge: true, MergeBySource: false, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "pg_advisory_xact_lock per unit", TableInPlace: true,
-	ReplaceDefinition: true, ReplaceDropsViews: true,
+	ReplaceDefinition: true,
 }
 
 // Recipe follows DESIGN §7 for PostgreSQL.
@@ -112,35 +112,64 @@ func (d Dialect) hooks() sqlgen.Hooks {
 }
 
 // DropTable drops a table with the views that read it (CASCADE): they are
-// bound to its columns, so they cannot outlive its old definition; they
-// come back when their models run (docs/engines.md).
+// bound to its columns and cannot outlive its old definition. The runner
+// reads them first (DependentViewsQuery) and recreates them.
 func (d Dialect) DropTable(r adapters.Relation) string {
 	return "DROP TABLE IF EXISTS " + d.Qualify(r) + " CASCADE"
 }
 
-// dropForRecreate drops the destination inside the write's transaction.
-func (d Dialect) dropForRecreate(w *adapters.Write) adapters.Step {
-	return adapters.Step{Purpose: adapters.Delete, Comment: "column types changed: drop the table to recreate it, with the views that depend on it (CASCADE)",
-		SQL: d.DropTable(w.Target)}
+// DependentViewsQuery lists the views that read r, directly or through
+// other views, deepest last: a view is created after every view it reads.
+// Materialized views are not listed (CASCADE drops them, and their data
+// would have to be rebuilt).
+func (d Dialect) DependentViewsQuery(r adapters.Relation) string {
+	return fmt.Sprintf(`WITH RECURSIVE deps (oid, depth) AS (
+  SELECT rw.ev_class, 1 FROM pg_depend dep JOIN pg_rewrite rw ON rw.oid = dep.objid
+  WHERE dep.classid = 'pg_rewrite'::regclass AND dep.refobjid = to_regclass(%s) AND rw.ev_class <> dep.refobjid
+  UNION
+  SELECT rw.ev_class, deps.depth + 1 FROM deps JOIN pg_depend dep ON dep.refobjid = deps.oid JOIN pg_rewrite rw ON rw.oid = dep.objid
+  WHERE dep.classid = 'pg_rewrite'::regclass AND rw.ev_class <> dep.refobjid
+)
+SELECT n.nspname, c.relname, pg_get_viewdef(c.oid) FROM deps
+JOIN pg_class c ON c.oid = deps.oid JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind = 'v'
+GROUP BY n.nspname, c.relname, c.oid
+ORDER BY max(deps.depth), n.nspname, c.relname`, d.String(d.Qualify(r)))
+}
+
+// CreateView creates a view from its catalog definition (pg_get_viewdef
+// ends it with a semicolon).
+func (d Dialect) CreateView(v adapters.ViewDef) string {
+	return fmt.Sprintf("CREATE VIEW %s AS\n%s", d.Qualify(v.Relation), strings.TrimRight(strings.TrimSpace(v.SQL), ";"))
+}
+
+var _ adapters.ViewBinder = Dialect{}
+
+// recreateSteps drop the destination inside the write's transaction, create
+// it with create, and recreate the views that read it.
+func (d Dialect) recreateSteps(w *adapters.Write, create, comment string) []adapters.Step {
+	steps := []adapters.Step{
+		{Purpose: adapters.Delete, Comment: "column types changed: drop the table to recreate it, with the views that read it (CASCADE)", SQL: d.DropTable(w.Target)},
+		{Purpose: adapters.Insert, Comment: comment, SQL: create},
+	}
+	for _, v := range w.Views {
+		steps = append(steps, adapters.Step{Purpose: adapters.Publish, Comment: "recreate the view " + v.Relation.Schema + "." + v.Relation.Name + ", dropped with the table", SQL: d.CreateView(v)})
+	}
+	return steps
 }
 
 // recreateTable rebuilds a table model whose column types changed: its new
-// definition and rows in the transaction, so a failed check keeps the old table.
+// definition and rows in the transaction, so a failed check keeps the old
+// table and its views.
 func (d Dialect) recreateTable(w *adapters.Write) []adapters.Step {
-	return []adapters.Step{
-		d.dropForRecreate(w),
-		{Purpose: adapters.Insert, Comment: "recreate the table with the model's columns and rows", SQL: fmt.Sprintf("CREATE TABLE %s AS\n%s", d.Qualify(w.Target), w.Select)},
-	}
+	return d.recreateSteps(w, fmt.Sprintf("CREATE TABLE %s AS\n%s", d.Qualify(w.Target), w.Select), "recreate the table with the model's columns and rows")
 }
 
 // recreate is an unpartitioned full refresh whose column types changed: the
 // staged batch becomes the table, in the transaction.
 func (d Dialect) recreate(w *adapters.Write, stage string) []adapters.Step {
-	return []adapters.Step{
-		d.dropForRecreate(w),
-		{Purpose: adapters.Insert, Comment: "full refresh: recreate the table with the batch's columns and rows",
-			SQL: fmt.Sprintf("CREATE TABLE %s AS\nSELECT %s FROM %s", d.Qualify(w.Target), d.ColumnList(w.Columns, ""), stage)},
-	}
+	return d.recreateSteps(w, fmt.Sprintf("CREATE TABLE %s AS\nSELECT %s FROM %s", d.Qualify(w.Target), d.ColumnList(w.Columns, ""), stage),
+		"full refresh: recreate the table with the batch's columns and rows")
 }
 
 // insertSelect inserts the model's rows by column name when the columns are

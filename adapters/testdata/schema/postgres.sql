@@ -34,7 +34,7 @@ SELECT "id", count(*) AS n FROM "events__idemc_stage"
 GROUP BY "id"
 HAVING count(*) > 1
 LIMIT 5;
--- [delete] column types changed: drop the table to recreate it, with the views that depend on it (CASCADE)
+-- [delete] column types changed: drop the table to recreate it, with the views that read it (CASCADE)
 DROP TABLE IF EXISTS "analytics"."events" CASCADE;
 -- [insert] full refresh: recreate the table with the batch's columns and rows
 CREATE TABLE "analytics"."events" AS
@@ -45,6 +45,20 @@ WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
 -- [commit] 
 COMMIT;
 
+-- the views that read a table the write recreates (read before the write)
+WITH RECURSIVE deps (oid, depth) AS (
+  SELECT rw.ev_class, 1 FROM pg_depend dep JOIN pg_rewrite rw ON rw.oid = dep.objid
+  WHERE dep.classid = 'pg_rewrite'::regclass AND dep.refobjid = to_regclass('"analytics"."totals"') AND rw.ev_class <> dep.refobjid
+  UNION
+  SELECT rw.ev_class, deps.depth + 1 FROM deps JOIN pg_depend dep ON dep.refobjid = deps.oid JOIN pg_rewrite rw ON rw.oid = dep.objid
+  WHERE dep.classid = 'pg_rewrite'::regclass AND rw.ev_class <> dep.refobjid
+)
+SELECT n.nspname, c.relname, pg_get_viewdef(c.oid) FROM deps
+JOIN pg_class c ON c.oid = deps.oid JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind = 'v'
+GROUP BY n.nspname, c.relname, c.oid
+ORDER BY max(deps.depth), n.nspname, c.relname;
+
 -- table model whose column types changed (recreate in the write: true)
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
@@ -54,11 +68,16 @@ FROM "analytics"."idemc_audit" WHERE job_name = 'totals' AND partition_key = '';
 BEGIN;
 -- [lock] serialize writers of this unit until commit
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."totals"', 0));
--- [delete] column types changed: drop the table to recreate it, with the views that depend on it (CASCADE)
+-- [delete] column types changed: drop the table to recreate it, with the views that read it (CASCADE)
 DROP TABLE IF EXISTS "analytics"."totals" CASCADE;
 -- [insert] recreate the table with the model's columns and rows
 CREATE TABLE "analytics"."totals" AS
 SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id;
+-- [publish] recreate the view analytics.totals_v, dropped with the table
+CREATE VIEW "analytics"."totals_v" AS
+SELECT totals.user_id,
+    totals.n
+   FROM analytics.totals;
 -- [audit_finish] record success with the row count, in the write's transaction
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "analytics"."totals"), ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
