@@ -110,9 +110,10 @@ type Column struct {
 
 // ViewBinder is implemented by dialects whose views are bound to their
 // tables' columns (PostgreSQL): a view reading a column blocks its new
-// type, and dropping a table drops the views that read it (CASCADE). So a
-// write that recreates a table recreates those views from their
-// definitions, in the same transaction. Dialects whose views bind by name
+// type, dropping a table drops the views that read it (CASCADE), and
+// CREATE OR REPLACE VIEW cannot rename, drop or retype a view's columns. So
+// a write that recreates a table or a view (Write.Recreate) recreates the
+// views that read it from their definitions, in the same transaction. Dialects whose views bind by name
 // when queried (DuckDB, MySQL, Snowflake, BigQuery, Spark) need nothing.
 type ViewBinder interface {
 	// DependentViewsQuery lists the views that read r, directly or through

@@ -72,6 +72,13 @@ func schemaSQL(ad *adapters.Adapter) string {
 	}
 	fmt.Fprintf(&b, "-- table model whose column types changed (recreate in the write: %v)\n", table.Recreate)
 	steps(&b, d.Recipe(&table))
+	if _, ok := d.(adapters.ViewBinder); ok {
+		view := adapters.Write{Model: "totals_v", Materialized: adapters.View, Target: adapters.Relation{Schema: "analytics", Name: "totals_v"},
+			Select: "SELECT user_id, n FROM analytics.totals", State: state, Recreate: true,
+			Views: []adapters.ViewDef{{Relation: adapters.Relation{Schema: "analytics", Name: "top"}, SQL: " SELECT totals_v.user_id\n   FROM analytics.totals_v;"}}}
+		b.WriteString("-- view model whose columns changed in a way CREATE OR REPLACE VIEW cannot take\n")
+		steps(&b, d.Recipe(&view))
+	}
 	return b.String()
 }
 

@@ -8,6 +8,8 @@ import (
 	"github.com/idemc/idemc/adapters"
 )
 
+const tableRecreated = "column types changed: the table was recreated with the model's columns"
+
 // schemaDiff is how a batch's columns differ from its destination's.
 type schemaDiff struct {
 	added   []adapters.Column
@@ -85,7 +87,7 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, w *adapters.Wr
 			if w.Views, err = r.dependentViews(ctx, s, w.Target); err != nil {
 				return nil, "", err
 			}
-			return names, r.recreatedNote(w.Views, nil), nil
+			return names, r.recreatedNote(tableRecreated, w.Views, nil), nil
 		}
 	}
 	if err := schemaRefusal(w.Model, mode, diff); err != nil {
@@ -167,7 +169,33 @@ func (r *run) recreateEmpty(ctx context.Context, s adapters.Session, w *adapters
 			lost = append(lost, fmt.Sprintf("%s.%s (%v)", v.Relation.Schema, v.Relation.Name, firstLine(err.Error())))
 		}
 	}
-	return r.recreatedNote(views, lost), nil
+	return r.recreatedNote(tableRecreated, views, lost), nil
+}
+
+// syncView marks a view model for recreation when its columns changed in a
+// way CREATE OR REPLACE VIEW cannot take (ViewBinder dialects): the view's
+// columns must stay, in order, with their types; new ones may follow.
+func (r *run) syncView(ctx context.Context, s adapters.Session, w *adapters.Write) (string, error) {
+	dest, ok, err := s.Relation(ctx, w.Target)
+	if err != nil || !ok {
+		return "", err
+	}
+	batch, err := s.Columns(ctx, r.d.DescribeQuery(w.Select))
+	if err != nil {
+		return "", err
+	}
+	same := len(batch) >= len(dest)
+	for i := 0; same && i < len(dest); i++ {
+		same = strings.EqualFold(dest[i].Name, batch[i].Name) && r.d.SameType(dest[i].Type, batch[i].Type)
+	}
+	if same {
+		return "", nil
+	}
+	w.Recreate = true
+	if w.Views, err = r.dependentViews(ctx, s, w.Target); err != nil {
+		return "", err
+	}
+	return r.recreatedNote("the view's columns changed: the view was recreated", w.Views, nil), nil
 }
 
 // dependentViews reads the definitions of the views that read rel, on
@@ -187,8 +215,9 @@ func (r *run) dependentViews(ctx context.Context, s adapters.Session, rel adapte
 	return out, nil
 }
 
-func (r *run) recreatedNote(views []adapters.ViewDef, lost []string) string {
-	n := "column types changed: the table was recreated with the model's columns"
+// recreatedNote is the unit's note after a recreate: what, the views that
+// read it and were recreated, and those that could not be.
+func (r *run) recreatedNote(n string, views []adapters.ViewDef, lost []string) string {
 	if len(views) > 0 {
 		names := make([]string, len(views))
 		for i, v := range views {

@@ -154,6 +154,15 @@ func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *compiler.U
 			ur.Note = note
 		}
 	}
+	if w.Materialized == adapters.View && r.views != nil {
+		note, err := r.syncView(ctx, sess, w)
+		if err != nil {
+			return steps, i, &unitError{step: i + 1, purp: "schema", err: err}
+		}
+		if note != "" {
+			steps, ur.Note = r.d.Recipe(w), note
+		}
+	}
 	return steps, i, nil
 }
 

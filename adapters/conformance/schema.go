@@ -110,6 +110,8 @@ func typeFullRefresh(t *testing.T, tgt Target) {
 		"models/daily.sql":  typeModel("", "concat('n', amount)"),
 		"models/totals.sql": "/* idemc\nmaterialized = \"table\"\n*/\nSELECT user_id, count(*) AS n FROM {{ source(\"raw\", \"events\") }} GROUP BY user_id",
 		"models/v.sql":      `SELECT user_id, n FROM {{ ref("totals") }}`,
+		"models/w.sql":      `SELECT id, amount FROM {{ source("raw", "events") }}`,
+		"models/w2.sql":     `SELECT id, amount FROM {{ ref("w") }}`,
 		"models/dim.sql":    "/* idemc\nmaterialized = \"incremental\"\nunique_key = \"id\"\n*/\nSELECT id, name FROM {{ source(\"raw\", \"users\") }}",
 	}))
 	e.mustSucceed(e.build(asOf, nil))
@@ -124,9 +126,14 @@ func typeFullRefresh(t *testing.T, tgt Target) {
 	equal(t, "v after the failed rebuild", e.fingerprint("v"), view)
 	// A plain build of the table alone: the view, not rebuilt (its model is
 	// up to date), still reads it, with the new type.
-	e.write(map[string]string{"models/totals.sql": "/* idemc\nmaterialized = \"table\"\n*/\nSELECT user_id, concat('x', count(*)) AS n FROM {{ source(\"raw\", \"events\") }} GROUP BY user_id"})
-	e.mustSucceed(e.build(asOf, func(o *compiler.Options) { o.Select = []string{"totals"} }))
+	// So does a view model whose column changed type, and the view on it.
+	e.write(map[string]string{
+		"models/totals.sql": "/* idemc\nmaterialized = \"table\"\n*/\nSELECT user_id, concat('x', count(*)) AS n FROM {{ source(\"raw\", \"events\") }} GROUP BY user_id",
+		"models/w.sql":      `SELECT id, concat('n', amount) AS amount FROM {{ source("raw", "events") }}`,
+	})
+	e.mustSucceed(e.build(asOf, func(o *compiler.Options) { o.Select = []string{"totals", "w"} }))
 	equal(t, "v after the table's rebuild", strings.Join(flatten(e.query("SELECT user_id, n FROM "+e.rel("v")+" ORDER BY user_id")), " "), "a,x3 b,x2 c,x2")
+	equal(t, "w2 after w's rebuild", strings.Join(flatten(e.query("SELECT amount FROM "+e.rel("w2")+" WHERE id = 1")), " "), "n10")
 	e.write(map[string]string{
 		"models/daily.sql": typeModel("", "amount"),
 		"models/dim.sql":   "/* idemc\nmaterialized = \"incremental\"\nunique_key = \"id\"\n*/\nSELECT id, length(name) AS name FROM {{ source(\"raw\", \"users\") }}",

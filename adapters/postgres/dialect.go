@@ -103,6 +103,9 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			}, "SELECT count(*) FROM " + dest
 		},
 		View: func(w *adapters.Write) []adapters.Step {
+			if w.Recreate {
+				return d.recreateView(w)
+			}
 			return []adapters.Step{{Purpose: adapters.Publish, Comment: "replace the view",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
 		},
@@ -154,6 +157,19 @@ func (d Dialect) recreateSteps(w *adapters.Write, create, comment string) []adap
 	}
 	for _, v := range w.Views {
 		steps = append(steps, adapters.Step{Purpose: adapters.Publish, Comment: "recreate the view " + v.Relation.Schema + "." + v.Relation.Name + ", dropped with the table", SQL: d.CreateView(v)})
+	}
+	return steps
+}
+
+// recreateView replaces a view whose columns changed (CREATE OR REPLACE
+// VIEW can only add columns at the end), with the views that read it.
+func (d Dialect) recreateView(w *adapters.Write) []adapters.Step {
+	steps := []adapters.Step{
+		{Purpose: adapters.Delete, Comment: "the view's columns changed: drop it, with the views that read it (CASCADE)", SQL: "DROP VIEW IF EXISTS " + d.Qualify(w.Target) + " CASCADE"},
+		{Purpose: adapters.Publish, Comment: "create the view with its new columns", SQL: fmt.Sprintf("CREATE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)},
+	}
+	for _, v := range w.Views {
+		steps = append(steps, adapters.Step{Purpose: adapters.Publish, Comment: "recreate the view " + v.Relation.Schema + "." + v.Relation.Name + ", dropped with it", SQL: d.CreateView(v)})
 	}
 	return steps
 }

@@ -84,3 +84,27 @@ WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
 -- [commit] 
 COMMIT;
 
+-- view model whose columns changed in a way CREATE OR REPLACE VIEW cannot take
+-- [audit_start] record the unit as running (committed on its own)
+INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks)
+SELECT '<run_id>', 'totals_v', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL
+FROM "analytics"."idemc_audit" WHERE job_name = 'totals_v' AND partition_key = '';
+-- [begin] 
+BEGIN;
+-- [lock] serialize writers of this unit until commit
+SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."totals_v"', 0));
+-- [delete] the view's columns changed: drop it, with the views that read it (CASCADE)
+DROP VIEW IF EXISTS "analytics"."totals_v" CASCADE;
+-- [publish] create the view with its new columns
+CREATE VIEW "analytics"."totals_v" AS
+SELECT user_id, n FROM analytics.totals;
+-- [publish] recreate the view analytics.top, dropped with it
+CREATE VIEW "analytics"."top" AS
+SELECT totals_v.user_id
+   FROM analytics.totals_v;
+-- [audit_finish] record success with the row count, in the write's transaction
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = '<run_id>' AND job_name = 'totals_v' AND partition_key = '';
+-- [commit] 
+COMMIT;
+
