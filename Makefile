@@ -29,7 +29,7 @@ bench:
 
 # update-golden: rewrite golden files after an intended change; review the diff.
 update-golden:
-	$(GO) test ./compiler/ ./compiler/dag/ ./compiler/analyze/ -update
+	$(GO) test ./compiler/ ./compiler/dag/ ./compiler/analyze/ ./adapters/ -update
 
 # lint: lint the demo project's models.
 lint:

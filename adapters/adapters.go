@@ -33,10 +33,18 @@ type Capabilities struct {
 	// SingleWriter: one process holds the whole database while it runs, so
 	// a running audit row of another run can only be left by a dead run.
 	SingleWriter bool
-	// TableInPlace: a full rebuild keeps the table (TRUNCATE + INSERT, so
-	// grants and dependent views survive); the runner first syncs its
-	// columns to the model's.
+	// TableInPlace: a full rebuild keeps the table (TRUNCATE + INSERT on
+	// PostgreSQL and BigQuery, INSERT OVERWRITE on Snowflake, so grants,
+	// options and dependent views survive); the runner first syncs its
+	// columns to the model's (added, dropped and retyped) and the rows are
+	// inserted by column name.
 	TableInPlace bool
+	// ReplaceDefinition: a write that rebuilds a whole relation can also
+	// replace its definition (its column types) atomically with its rows —
+	// DDL inside the write's transaction (DuckDB, PostgreSQL) or one Delta
+	// commit (Spark). Elsewhere a type change of a full rebuild retypes the
+	// columns in place first (on_schema_change = "sync_all_columns").
+	ReplaceDefinition bool
 }
 
 // Relation is a fully named table or view.

@@ -80,6 +80,26 @@ type Dialect interface {
 	// (on_schema_change).
 	AddColumn(r Relation, c Column) string
 	DropColumn(r Relation, name string) string
+	// SameType reports whether a destination column of type dest takes the
+	// batch's values of type batch without a type change: types are
+	// compared by family per engine (int4 and int8 differ; text and varchar
+	// are one family on PostgreSQL; lengths are not compared, a DuckDB
+	// DECIMAL must hold the batch's precision and scale). A type unknown to
+	// the dialect on either side is never a change. docs/engines.md lists
+	// the families.
+	SameType(dest, batch string) bool
+	// RetypeColumns changes destination columns to the batch's types and
+	// keeps the rows (on_schema_change = "sync_all_columns"); cols are the
+	// destination's columns, in order. The statements run in order before
+	// the write's transaction and leave the table unchanged when a value
+	// cannot be cast: one ALTER TABLE on PostgreSQL (… TYPE … USING) and
+	// MySQL (MODIFY COLUMN), a transaction of ALTERs on DuckDB, a rewrite
+	// of the table from itself with CASTs on Snowflake, BigQuery and Spark.
+	RetypeColumns(w *Write, cols []Column, changes []ColumnChange) []string
+	// DropTable drops a table that a full refresh recreates because its
+	// column types cannot change in place. PostgreSQL drops the views that
+	// read it with it (CASCADE); DuckDB's and Delta's views bind by name.
+	DropTable(r Relation) string
 	// CreateSchema creates a relation's schema if it is missing ("" when
 	// the relation names no schema).
 	CreateSchema(r Relation) string
@@ -138,6 +158,35 @@ type RunRow struct {
 type Column struct {
 	Name string
 	Type string // the engine's type name; "" when unknown
+}
+
+// ViewBinder is implemented by dialects whose views are bound to their
+// tables' columns (PostgreSQL): a view reading a column blocks its new
+// type, dropping a table drops the views that read it (CASCADE), and
+// CREATE OR REPLACE VIEW cannot rename, drop or retype a view's columns. So
+// a write that recreates a table or a view (Write.Recreate) recreates the
+// views that read it from their definitions, in the same transaction. Dialects whose views bind by name
+// when queried (DuckDB, MySQL, Snowflake, BigQuery, Spark) need nothing.
+type ViewBinder interface {
+	// DependentViewsQuery lists the views that read r, directly or through
+	// other views, as (schema, name, definition) rows, in an order they
+	// can be created in.
+	DependentViewsQuery(r Relation) string
+	// CreateView creates a view from its definition.
+	CreateView(v ViewDef) string
+}
+
+// ViewDef is a view's definition, read from the catalog to recreate it.
+type ViewDef struct {
+	Relation Relation
+	SQL      string // the SELECT
+}
+
+// ColumnChange is a destination column whose type is not the batch's.
+type ColumnChange struct {
+	Name string
+	From string // the destination's type
+	To   string // the batch's type
 }
 
 // AuditRow is one unit's audit record (DESIGN §9).
@@ -225,8 +274,17 @@ type Write struct {
 	Watermark      *WatermarkWrite
 	Checks         []*Check
 	FullRefresh    bool
-	State          State
-	Audit          *AuditRow // the unit's audit row as far as it is known
+	// Recreate: the unit rebuilds the whole relation (a table, or an
+	// unpartitioned full refresh) and the destination's column types cannot
+	// take the batch, so the write replaces the relation's definition with
+	// its rows, atomically (Capabilities.ReplaceDefinition), instead of
+	// replacing only its rows. Set by the runner after comparing columns.
+	Recreate bool
+	// Views, with Recreate, are the views that read the relation, recreated
+	// after it (ViewBinder dialects).
+	Views []ViewDef
+	State State
+	Audit *AuditRow // the unit's audit row as far as it is known
 }
 
 // WatermarkWrite is the state a watermark model keeps.

@@ -27,13 +27,13 @@ func compiledPath(u *compiler.Unit) string {
 	return filepath.Join("target", "compiled", unitFile(u))
 }
 
-// writeUnitSQL writes one unit's statements (with the columns the run saw)
-// under dir.
-func writeUnitSQL(dir string, u *compiler.Unit, cols []string, d adapters.Dialect) error {
+// writeUnitSQL writes one unit's statements (with the columns the run saw,
+// and whether it recreated the relation) under dir.
+func writeUnitSQL(dir string, u *compiler.Unit, ran *adapters.Write, d adapters.Dialect) error {
 	steps := u.Steps
-	if cols != nil {
+	if ran.Columns != nil || ran.Recreate {
 		w := *u.Write
-		w.Columns = cols
+		w.Columns, w.Recreate, w.Views = ran.Columns, ran.Recreate, ran.Views
 		steps = d.Recipe(&w)
 	}
 	cu := *u

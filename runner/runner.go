@@ -134,6 +134,7 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 	}
 	defer eng.Close()
 	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[adapters.Relation]*sync.Mutex{}, faults: loadFaults()}
+	r.views, _ = ad.Dialect.(adapters.ViewBinder)
 	if os.Getenv("IDEMC_TRACE") != "" {
 		r.trace = os.Stderr
 	}
@@ -152,7 +153,9 @@ type run struct {
 	eng adapters.Engine
 	ad  *adapters.Adapter
 	d   adapters.Dialect
-	res *Result
+	// views is the dialect's ViewBinder, nil when its views bind by name.
+	views adapters.ViewBinder
+	res   *Result
 
 	plan   *compiler.Plan
 	state  adapters.State

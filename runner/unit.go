@@ -66,42 +66,18 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	w := *u.Write
 	w.Audit = row
 	st := &unitState{}
-	var steps []adapters.Step
+	var steps []adapters.Step // what the failure path cleans up after
 	fail := func(e *unitError) { r.failUnit(ctx, sess, u, &w, steps, row, st, ur, e) }
 
-	// DDL phase: idempotent statements before the transaction, serialized
-	// per relation; then the batch's columns and on_schema_change.
-	steps = r.d.Recipe(&w)
-	lock := r.ddlLock(w.Target)
-	lock.Lock()
-	i := 0
-	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
-		_, err := sess.Exec(ctx, steps[i].SQL)
-		if err == nil && r.faults != nil {
-			err = r.faults.after(ctx, u.ID, steps[i].Purpose)
-		}
-		if err != nil {
-			lock.Unlock()
-			fail(&unitError{step: i + 1, purp: steps[i].Purpose, err: err})
-			return ur
-		}
+	steps, begin, ue := r.ddlPhase(ctx, sess, u, &w, ur)
+	if ue != nil {
+		fail(ue)
+		return ur
 	}
-	if w.Materialized == adapters.Incremental || w.Materialized == adapters.Table && r.ad.Capabilities.TableInPlace {
-		cols, err := r.syncSchema(ctx, sess, &w)
-		if err != nil {
-			lock.Unlock()
-			fail(&unitError{step: i + 1, purp: "schema", err: err})
-			return ur
-		}
-		w.Columns = cols
-		steps = r.d.Recipe(&w) // now with the batch's real columns
-	}
-	lock.Unlock()
 
 	// The transactional part is retried when the engine reports a
 	// retryable conflict (a deadlock, a serialization failure): it was
 	// rolled back, so running it again is safe.
-	begin := i
 	for attempt := 1; ; attempt++ {
 		ue := r.execSteps(ctx, sess, u, &w, steps, begin, ur, row, st)
 		if ue == nil {
@@ -148,7 +124,7 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *compiler.U
 	ur.Status = "failed"
 	ur.Error = e.Error()
 	ur.SQLFile = compiledPath(u)
-	_ = writeUnitSQL(filepath.Join(r.p.Root, "target", "compiled"), u, w.Columns, r.d)
+	_ = writeUnitSQL(filepath.Join(r.p.Root, "target", "compiled"), u, w, r.d)
 	if !st.audited {
 		// The unit failed before its running row: record it now, so
 		// every attempt has its row.
@@ -158,6 +134,49 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *compiler.U
 	frow.Status, frow.Ended, frow.Error = "failed", time.Now().UTC(), ur.Error
 	frow.Checks = checksJSON(ur.Checks)
 	_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.AuditFinish(r.state, &frow, ""))
+}
+
+// ddlPhase runs a unit's idempotent statements before its transaction,
+// serialized per relation, then reads the batch's columns and applies
+// on_schema_change. It returns the unit's recipe, built with the batch's
+// real columns, and the index of its first step after the DDL phase; on
+// failure, the recipe as far as it was built.
+func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, ur *UnitResult) ([]adapters.Step, int, *unitError) {
+	steps := r.d.Recipe(w)
+	lock := r.ddlLock(w.Target)
+	lock.Lock()
+	defer lock.Unlock()
+	i := 0
+	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
+		_, err := sess.Exec(ctx, steps[i].SQL)
+		if err == nil && r.faults != nil {
+			err = r.faults.after(ctx, u.ID, steps[i].Purpose)
+		}
+		if err != nil {
+			return steps, i, &unitError{step: i + 1, purp: steps[i].Purpose, err: err}
+		}
+	}
+	if w.Materialized == adapters.Incremental || w.Materialized == adapters.Table && r.ad.Capabilities.TableInPlace {
+		cols, note, err := r.syncSchema(ctx, sess, w, steps[:i])
+		if err != nil {
+			return steps, i, &unitError{step: i + 1, purp: "schema", err: err}
+		}
+		w.Columns = cols
+		steps = r.d.Recipe(w) // now with the batch's real columns
+		if note != "" {
+			ur.Note = note
+		}
+	}
+	if w.Materialized == adapters.View && r.views != nil {
+		note, err := r.syncView(ctx, sess, w)
+		if err != nil {
+			return steps, i, &unitError{step: i + 1, purp: "schema", err: err}
+		}
+		if note != "" {
+			steps, ur.Note = r.d.Recipe(w), note
+		}
+	}
+	return steps, i, nil
 }
 
 // maxTxAttempts bounds retries of a unit's transaction after conflicts.
@@ -313,81 +332,6 @@ func checksJSON(cs []CheckResult) string {
 	}
 	b, _ := json.Marshal(cs)
 	return string(b)
-}
-
-// syncSchema compares the batch's columns with the destination's and
-// applies on_schema_change. It returns the batch's columns.
-func (r *run) syncSchema(ctx context.Context, s adapters.Session, w *adapters.Write) ([]string, error) {
-	batch, err := s.Columns(ctx, r.d.DescribeQuery(w.Select))
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(batch))
-	for i, c := range batch {
-		names[i] = c.Name
-	}
-	dest, ok, err := s.Relation(ctx, w.Target)
-	if err != nil || !ok {
-		return names, err
-	}
-	have := map[string]bool{}
-	for _, c := range dest {
-		have[strings.ToLower(c.Name)] = true
-	}
-	want := map[string]bool{}
-	var added []adapters.Column
-	for _, c := range batch {
-		want[strings.ToLower(c.Name)] = true
-		if !have[strings.ToLower(c.Name)] {
-			added = append(added, c)
-		}
-	}
-	var removed []string
-	for _, c := range dest {
-		if !want[strings.ToLower(c.Name)] {
-			removed = append(removed, c.Name)
-		}
-	}
-	if len(added) == 0 && len(removed) == 0 {
-		return names, nil
-	}
-	mode := r.plan.Nodes[w.Model].OnSchemaChange
-	if w.FullRefresh || w.Materialized == adapters.Table {
-		mode = "sync_all_columns" // a table is rebuilt whole: it takes the model's columns
-	}
-	switch mode {
-	case "append_new_columns", "sync_all_columns":
-		for _, c := range added {
-			if _, err := s.Exec(ctx, r.d.AddColumn(w.Target, c)); err != nil {
-				return nil, err
-			}
-		}
-		if mode == "sync_all_columns" {
-			for _, c := range removed {
-				if _, err := s.Exec(ctx, r.d.DropColumn(w.Target, c)); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if mode == "append_new_columns" && len(removed) > 0 {
-			// Columns the batch no longer has stay in the table and get NULL.
-			return names, nil
-		}
-		return names, nil
-	default:
-		var parts []string
-		if len(added) > 0 {
-			an := make([]string, len(added))
-			for i, c := range added {
-				an[i] = c.Name
-			}
-			parts = append(parts, "new columns "+strings.Join(an, ", "))
-		}
-		if len(removed) > 0 {
-			parts = append(parts, "missing columns "+strings.Join(removed, ", "))
-		}
-		return nil, fmt.Errorf("the model's columns changed (%s) and on_schema_change is \"fail\": set on_schema_change = \"append_new_columns\" or \"sync_all_columns\", or rebuild with --full-refresh", strings.Join(parts, "; "))
-	}
 }
 
 // runSeed loads a CSV in bulk and records it in the audit table.

@@ -41,13 +41,38 @@ func NewDialect() Dialect {
 		DateLit:      func(s string) string { return "DATE '" + s + "'" },
 		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" }, // UTC
 		BigInt:       "INT64", Timestamp: "TIMESTAMP", Text: "STRING",
+		TypeFamily: sqlgen.Families(typeFamilies, true),
+		ColumnType: columnType,
 	}}}
+}
+
+// typeFamilies are BigQuery's type names by family. A dry run and a
+// table's metadata both give the API's names (INTEGER, FLOAT, BOOLEAN,
+// RECORD); GoogleSQL's (INT64, FLOAT64, BOOL, STRUCT) are listed too.
+// NUMERIC and BIGNUMERIC differ; parameters (STRING(10)) are not compared.
+var typeFamilies = map[string][]string{
+	"int64": {"INT64", "INTEGER", "INT", "BIGINT", "SMALLINT", "TINYINT", "BYTEINT"}, "float64": {"FLOAT64", "FLOAT"},
+	"numeric": {"NUMERIC", "DECIMAL"}, "bignumeric": {"BIGNUMERIC", "BIGDECIMAL"},
+	"string": {"STRING"}, "bool": {"BOOL", "BOOLEAN"}, "struct": {"STRUCT", "RECORD"},
+}
+
+// RetypeColumns rewrites the table from itself with the changed columns
+// cast (ALTER COLUMN … SET DATA TYPE only widens), partitioned as idemc
+// creates it. CREATE OR REPLACE TABLE is one atomic job: a value that
+// cannot be cast fails it and leaves the table as it was.
+func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) []string {
+	part := ""
+	if w.Window != nil && w.PartitionBy != "" {
+		part = "\nPARTITION BY " + d.PartitionExpr(w.PartitionBy, w.Window.Granularity)
+	}
+	return []string{fmt.Sprintf("CREATE OR REPLACE TABLE %s%s AS\n%s", d.Qualify(w.Target), part, d.RewriteSelect(w, cols, changes))}
 }
 
 // Capabilities of BigQuery.
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: false, Merge: true, MergeBySource: true, PartitionOverwrite: true,
 	ChecksInWrite: true, Lock: "none: conflicting script transactions abort and are retried; deterministic job ids per unit and attempt",
+	TableInPlace: true,
 }
 
 // quoteIdent quotes with backticks; BigQuery escapes ` and \ with a backslash.
@@ -96,12 +121,8 @@ func (d Dialect) RelationsQuery() string {
 	return "SELECT table_schema, table_name FROM INFORMATION_SCHEMA.TABLES"
 }
 
-// AddColumn adds a column; API type names (INTEGER, FLOAT, BOOLEAN) are
-// spelled as GoogleSQL types.
-func (d Dialect) AddColumn(r adapters.Relation, c adapters.Column) string {
-	return fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", d.Qualify(r), d.Quote(c.Name), columnType(c.Type))
-}
-
+// columnType spells API type names (INTEGER, FLOAT, BOOLEAN) as GoogleSQL
+// types, for ADD COLUMN and CAST.
 func columnType(t string) string {
 	switch strings.ToUpper(t) {
 	case "INTEGER":
@@ -267,7 +288,7 @@ func (d Dialect) scriptRecipe(w *adapters.Write) []adapters.Step {
 	case w.Materialized == adapters.Table:
 		begin()
 		add(adapters.Delete, "rebuild: empty the table inside the transaction (keeps its options and grants)", "TRUNCATE TABLE "+dest)
-		add(adapters.Insert, "rebuild the rows", fmt.Sprintf("INSERT INTO %s\n%s", dest, w.Select))
+		add(adapters.Insert, "rebuild the rows", d.insertByName(w))
 		count = "SELECT count(*) FROM " + dest
 	case partition:
 		begin()
@@ -309,6 +330,18 @@ func (d Dialect) scriptRecipe(w *adapters.Write) []adapters.Step {
 		add(adapters.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
 	}
 	return steps
+}
+
+// insertByName inserts the model's rows by column name when the columns
+// are known: the runner first syncs the table's columns to the model's
+// (TableInPlace), which appends new ones at the end.
+func (d Dialect) insertByName(w *adapters.Write) string {
+	dest := d.Qualify(w.Target)
+	if w.Columns == nil {
+		return fmt.Sprintf("INSERT INTO %s\n%s", dest, w.Select)
+	}
+	cols := d.ColumnList(w.Columns, "")
+	return fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM (\n%s\n) AS idemc_batch", dest, cols, cols, w.Select)
 }
 
 // checkQuery is the check's query with the batch read from the unit's

@@ -85,7 +85,10 @@ func Run(t *testing.T, tgt Target) {
 	t.Run("duplicate_batch_keys", func(t *testing.T) { duplicateBatchKeys(t, tgt) })
 	t.Run("merge_exclude_columns", func(t *testing.T) { mergeExclude(t, tgt) })
 	t.Run("empty_partition_min_rows", func(t *testing.T) { emptyPartition(t, tgt) })
-	t.Run("on_schema_change", func(t *testing.T) { schemaChange(t, tgt) })
+	t.Run("on_schema_change", func(t *testing.T) {
+		t.Run("columns", func(t *testing.T) { schemaChange(t, tgt) })
+		schemaTypeChanges(t, tgt)
+	})
 	t.Run("watermark_reread", func(t *testing.T) { watermarkReread(t, tgt) })
 	t.Run("concurrent_runs", func(t *testing.T) { concurrentRuns(t, tgt) })
 	t.Run("special_column_names", func(t *testing.T) { specialNames(t, tgt) })

@@ -24,13 +24,54 @@ func NewDialect() Dialect {
 		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
 		BigInt:       "BIGINT", Timestamp: "TIMESTAMP", Text: "VARCHAR",
 		DropSchemaCascade: true,
+		TypeFamily:        sqlgen.Families(typeFamilies, true),
+		TypeFits:          sqlgen.DecimalFits,
 	}}}
+}
+
+// typeFamilies are DuckDB's type names by family: the driver and the
+// catalog both give canonical names (INTEGER, DECIMAL(18,3), VARCHAR), so a
+// name not listed (a LIST, a STRUCT) is its own family. NULL, the type of a
+// bare NULL literal, is unknown. Varchar lengths are not enforced by DuckDB;
+// decimals are compared by precision and scale (DecimalFits).
+var typeFamilies = map[string][]string{
+	"tinyint": {"TINYINT", "INT1"}, "smallint": {"SMALLINT", "INT2", "SHORT"},
+	"integer": {"INTEGER", "INT", "INT4", "SIGNED"}, "bigint": {"BIGINT", "INT8", "LONG"},
+	"hugeint": {"HUGEINT", "INT128"}, "decimal": {"DECIMAL", "NUMERIC"},
+	"float": {"FLOAT", "FLOAT4", "REAL"}, "double": {"DOUBLE", "FLOAT8"},
+	"varchar": {"VARCHAR", "TEXT", "STRING", "CHAR", "BPCHAR"}, "boolean": {"BOOLEAN", "BOOL", "LOGICAL"},
+	"timestamp": {"TIMESTAMP", "DATETIME"}, "timestamptz": {"TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE"},
+	"blob": {"BLOB", "BYTEA", "BINARY", "VARBINARY"},
+	"":     {"NULL"},
+}
+
+// RetypeColumns alters one column per statement (DuckDB's ALTER TABLE takes
+// one command); several changes run in one transaction, so a value that
+// cannot be cast leaves every column as it was (the runner rolls back).
+func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) []string {
+	var out []string
+	for _, c := range changes {
+		q := d.Quote(c.Name)
+		out = append(out, fmt.Sprintf("ALTER TABLE %s ALTER %s SET DATA TYPE %s USING CAST(%s AS %s)", d.Qualify(w.Target), q, c.To, q, c.To))
+	}
+	if len(out) > 1 {
+		out = append([]string{"BEGIN TRANSACTION"}, append(out, "COMMIT")...)
+	}
+	return out
+}
+
+// recreate replaces the destination's definition and rows with the staged
+// batch, inside the write's transaction (full refresh, column types changed).
+func (d Dialect) recreate(w *adapters.Write, stage string) []adapters.Step {
+	return []adapters.Step{{Purpose: adapters.Publish, Comment: "full refresh, column types changed: replace the table's definition and rows inside the transaction",
+		SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s AS\nSELECT %s FROM %s", d.Qualify(w.Target), d.ColumnList(w.Columns, ""), stage)}}
 }
 
 // Capabilities of DuckDB.
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: true, Merge: true, MergeBySource: true, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "database file lock (one writer process)", SingleWriter: true,
+	ReplaceDefinition: true,
 }
 
 // SeedType maps a seed kind to DuckDB's type.
@@ -71,6 +112,7 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			return []adapters.Step{{Purpose: adapters.Publish, Comment: "replace the view",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
 		},
-		Upsert: d.MergeSteps,
+		Upsert:   d.MergeSteps,
+		Recreate: d.recreate,
 	}
 }

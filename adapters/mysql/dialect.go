@@ -29,7 +29,27 @@ func NewDialect() Dialect {
 		HexToInt:              func(h string) string { return "CAST(conv(" + h + ", 16, 10) AS UNSIGNED)" },
 		StringEscapeBackslash: true,
 		DeleteFrom:            func(dest, alias string) string { return "DELETE " + alias + " FROM " + dest + " AS " + alias },
+		TypeFamily:            sqlgen.Families(typeFamilies, false),
+		ColumnType:            columnType,
 	}}}
+}
+
+// typeFamilies are MySQL's and MariaDB's type names by family, as
+// go-sql-driver/mysql names a result column (VARCHAR, UNSIGNED INT) and as
+// information_schema.columns.data_type does (varchar, int). Strings of any
+// length are one family (a VARCHAR batch column is added as TEXT);
+// DECIMAL precision is not compared (the driver does not report it);
+// signedness is not compared (data_type does not report it). A value that
+// does not fit fails the insert in strict mode (the unit rolls back).
+var typeFamilies = map[string][]string{
+	"tinyint": {"TINYINT", "UNSIGNED TINYINT"}, "smallint": {"SMALLINT", "UNSIGNED SMALLINT"},
+	"mediumint": {"MEDIUMINT", "UNSIGNED MEDIUMINT"}, "int": {"INT", "INTEGER", "UNSIGNED INT"},
+	"bigint": {"BIGINT", "UNSIGNED BIGINT"}, "decimal": {"DECIMAL", "NUMERIC"},
+	"float": {"FLOAT"}, "double": {"DOUBLE", "REAL", "DOUBLE PRECISION"},
+	"text":   {"CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT"},
+	"binary": {"BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB"},
+	"date":   {"DATE"}, "datetime": {"DATETIME"}, "timestamp": {"TIMESTAMP"}, "time": {"TIME"},
+	"year": {"YEAR"}, "json": {"JSON"}, "bit": {"BIT"}, "enum": {"ENUM"}, "set": {"SET"},
 }
 
 // Capabilities of MySQL and MariaDB.
@@ -143,17 +163,23 @@ func (d Dialect) tableRecipe(w *adapters.Write) []adapters.Step {
 	return steps
 }
 
-// AddColumn adds a column; driver type names without a size get one.
-func (d Dialect) AddColumn(r adapters.Relation, c adapters.Column) string {
-	return fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", d.Qualify(r), d.Quote(c.Name), columnType(c.Type))
-}
-
+// columnType is the column type of a driver type name: the driver gives no
+// sizes, so strings become TEXT, decimals DECIMAL(38, 10) and times keep
+// microseconds; "UNSIGNED INT" is spelled INT UNSIGNED.
 func columnType(t string) string {
-	switch strings.ToUpper(t) {
+	u := strings.ToUpper(t)
+	switch u {
 	case "VARCHAR", "CHAR", "TEXT", "":
 		return "TEXT"
 	case "DECIMAL":
 		return "DECIMAL(38, 10)"
+	case "DATETIME", "TIME":
+		return u + "(6)"
+	case "TIMESTAMP":
+		return "TIMESTAMP(6) NULL"
+	}
+	if rest, ok := strings.CutPrefix(u, "UNSIGNED "); ok {
+		return rest + " UNSIGNED"
 	}
 	return t
 }
@@ -173,6 +199,18 @@ func (d Dialect) SeedType(k seed.Kind) string {
 		return "DATETIME(6)"
 	}
 	return "TEXT"
+}
+
+// RetypeColumns is one ALTER TABLE … MODIFY COLUMN per change, in one
+// statement: InnoDB copies the table and, in strict mode, a value that
+// cannot be converted fails it with the table unchanged. It commits on its
+// own, so it runs before START TRANSACTION like the other DDL.
+func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) []string {
+	parts := make([]string, len(changes))
+	for i, c := range changes {
+		parts[i] = fmt.Sprintf("MODIFY COLUMN %s %s", d.Quote(c.Name), columnType(c.To))
+	}
+	return []string{fmt.Sprintf("ALTER TABLE %s\n  %s", d.Qualify(w.Target), strings.Join(parts, ",\n  "))}
 }
 
 var _ adapters.Dialect = Dialect{}

@@ -3,6 +3,7 @@ package postgres
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/seed"
@@ -25,13 +26,46 @@ func NewDialect() Dialect {
 			return "CREATE INDEX IF NOT EXISTS " + index + " ON " + table + " (" + column + ")"
 		},
 		DropSchemaCascade: true, HexToInt: func(h string) string { return "('x' || " + h + ")::bit(32)::bigint" },
+		TypeFamily: typeFamily,
 	}}}
+}
+
+// typeFamilies are PostgreSQL's type names by family, as pgx names a
+// result column (INT8, BPCHAR, TIMESTAMPTZ) and as information_schema does
+// (bigint, character, timestamp with time zone). Every string type is one
+// family and lengths are not compared: pgx does not report a result's
+// varchar length, and a value too long for the destination fails the
+// insert (the unit rolls back). Types not listed (enums, domains,
+// extensions) are unknown: information_schema says USER-DEFINED.
+var typeFamilies = map[string][]string{
+	"smallint": {"SMALLINT", "INT2", "SMALLSERIAL"}, "integer": {"INTEGER", "INT", "INT4", "SERIAL"},
+	"bigint": {"BIGINT", "INT8", "BIGSERIAL"}, "numeric": {"NUMERIC", "DECIMAL"},
+	"real": {"REAL", "FLOAT4"}, "double": {"DOUBLE PRECISION", "FLOAT8", "FLOAT"},
+	"text":    {"TEXT", "VARCHAR", "CHARACTER VARYING", "BPCHAR", "CHARACTER", "CHAR", "NAME"},
+	"boolean": {"BOOLEAN", "BOOL"}, "date": {"DATE"},
+	"time": {"TIME", "TIME WITHOUT TIME ZONE"}, "timetz": {"TIMETZ", "TIME WITH TIME ZONE"},
+	"timestamp":   {"TIMESTAMP", "TIMESTAMP WITHOUT TIME ZONE"},
+	"timestamptz": {"TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE"},
+	"interval":    {"INTERVAL"}, "uuid": {"UUID"}, "bytea": {"BYTEA"}, "json": {"JSON"}, "jsonb": {"JSONB"},
+	"inet": {"INET"}, "cidr": {"CIDR"}, "money": {"MONEY"}, "array": {"ARRAY"},
+}
+
+var families = sqlgen.Families(typeFamilies, false)
+
+// typeFamily also reads pgx's array names (_INT4): information_schema only
+// says ARRAY, so arrays are compared as arrays, whatever their elements.
+func typeFamily(t string) string {
+	if base, _ := sqlgen.TypeName(t); strings.HasPrefix(base, "_") || strings.HasSuffix(base, "[]") {
+		return "array"
+	}
+	return families(t)
 }
 
 // Capabilities of PostgreSQL.
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: true, Merge: true, MergeBySource: false, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "pg_advisory_xact_lock per unit", TableInPlace: true,
+	ReplaceDefinition: true,
 }
 
 // Recipe follows DESIGN §7 for PostgreSQL.
@@ -61,6 +95,9 @@ func (d Dialect) hooks() sqlgen.Hooks {
 		DropStage: func(stage string) string { return "" }, // ON COMMIT DROP
 		Table: func(w *adapters.Write) ([]adapters.Step, string) {
 			dest := d.Qualify(w.Target)
+			if w.Recreate {
+				return d.recreateTable(w), "SELECT count(*) FROM " + dest
+			}
 			return []adapters.Step{
 				{Purpose: adapters.Prepare, Comment: "the table, empty, if it does not exist yet", SQL: d.CreateIfMissing(w)},
 				{Purpose: adapters.Delete, Comment: "TRUNCATE + INSERT keeps grants and dependent views", SQL: "TRUNCATE " + dest},
@@ -68,11 +105,89 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			}, "SELECT count(*) FROM " + dest
 		},
 		View: func(w *adapters.Write) []adapters.Step {
+			if w.Recreate {
+				return d.recreateView(w)
+			}
 			return []adapters.Step{{Purpose: adapters.Publish, Comment: "replace the view",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
 		},
-		Upsert: d.MergeSteps,
+		Upsert:   d.MergeSteps,
+		Recreate: d.recreate,
 	}
+}
+
+// DropTable drops a table with the views that read it (CASCADE): they are
+// bound to its columns and cannot outlive its old definition. The runner
+// reads them first (DependentViewsQuery) and recreates them.
+func (d Dialect) DropTable(r adapters.Relation) string {
+	return "DROP TABLE IF EXISTS " + d.Qualify(r) + " CASCADE"
+}
+
+// DependentViewsQuery lists the views that read r, directly or through
+// other views, deepest last: a view is created after every view it reads.
+// Materialized views are not listed (CASCADE drops them, and their data
+// would have to be rebuilt).
+func (d Dialect) DependentViewsQuery(r adapters.Relation) string {
+	return fmt.Sprintf(`WITH RECURSIVE deps (oid, depth) AS (
+  SELECT rw.ev_class, 1 FROM pg_depend dep JOIN pg_rewrite rw ON rw.oid = dep.objid
+  WHERE dep.classid = 'pg_rewrite'::regclass AND dep.refobjid = to_regclass(%s) AND rw.ev_class <> dep.refobjid
+  UNION
+  SELECT rw.ev_class, deps.depth + 1 FROM deps JOIN pg_depend dep ON dep.refobjid = deps.oid JOIN pg_rewrite rw ON rw.oid = dep.objid
+  WHERE dep.classid = 'pg_rewrite'::regclass AND rw.ev_class <> dep.refobjid
+)
+SELECT n.nspname, c.relname, pg_get_viewdef(c.oid) FROM deps
+JOIN pg_class c ON c.oid = deps.oid JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind = 'v'
+GROUP BY n.nspname, c.relname, c.oid
+ORDER BY max(deps.depth), n.nspname, c.relname`, d.String(d.Qualify(r)))
+}
+
+// CreateView creates a view from its catalog definition (pg_get_viewdef
+// ends it with a semicolon).
+func (d Dialect) CreateView(v adapters.ViewDef) string {
+	return fmt.Sprintf("CREATE VIEW %s AS\n%s", d.Qualify(v.Relation), strings.TrimRight(strings.TrimSpace(v.SQL), ";"))
+}
+
+var _ adapters.ViewBinder = Dialect{}
+
+// recreateSteps drop the destination inside the write's transaction, create
+// it with create, and recreate the views that read it.
+func (d Dialect) recreateSteps(w *adapters.Write, create, comment string) []adapters.Step {
+	steps := []adapters.Step{
+		{Purpose: adapters.Delete, Comment: "column types changed: drop the table to recreate it, with the views that read it (CASCADE)", SQL: d.DropTable(w.Target)},
+		{Purpose: adapters.Insert, Comment: comment, SQL: create},
+	}
+	for _, v := range w.Views {
+		steps = append(steps, adapters.Step{Purpose: adapters.Publish, Comment: "recreate the view " + v.Relation.Schema + "." + v.Relation.Name + ", dropped with the table", SQL: d.CreateView(v)})
+	}
+	return steps
+}
+
+// recreateView replaces a view whose columns changed (CREATE OR REPLACE
+// VIEW can only add columns at the end), with the views that read it.
+func (d Dialect) recreateView(w *adapters.Write) []adapters.Step {
+	steps := []adapters.Step{
+		{Purpose: adapters.Delete, Comment: "the view's columns changed: drop it, with the views that read it (CASCADE)", SQL: "DROP VIEW IF EXISTS " + d.Qualify(w.Target) + " CASCADE"},
+		{Purpose: adapters.Publish, Comment: "create the view with its new columns", SQL: fmt.Sprintf("CREATE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)},
+	}
+	for _, v := range w.Views {
+		steps = append(steps, adapters.Step{Purpose: adapters.Publish, Comment: "recreate the view " + v.Relation.Schema + "." + v.Relation.Name + ", dropped with it", SQL: d.CreateView(v)})
+	}
+	return steps
+}
+
+// recreateTable rebuilds a table model whose column types changed: its new
+// definition and rows in the transaction, so a failed check keeps the old
+// table and its views.
+func (d Dialect) recreateTable(w *adapters.Write) []adapters.Step {
+	return d.recreateSteps(w, fmt.Sprintf("CREATE TABLE %s AS\n%s", d.Qualify(w.Target), w.Select), "recreate the table with the model's columns and rows")
+}
+
+// recreate is an unpartitioned full refresh whose column types changed: the
+// staged batch becomes the table, in the transaction.
+func (d Dialect) recreate(w *adapters.Write, stage string) []adapters.Step {
+	return d.recreateSteps(w, fmt.Sprintf("CREATE TABLE %s AS\nSELECT %s FROM %s", d.Qualify(w.Target), d.ColumnList(w.Columns, ""), stage),
+		"full refresh: recreate the table with the batch's columns and rows")
 }
 
 // insertSelect inserts the model's rows by column name when the columns are

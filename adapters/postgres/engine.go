@@ -47,7 +47,22 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	return &sqlgen.Session{Conn: c, Gen: e.d.Gen}, nil
+	return &session{Session: sqlgen.Session{Conn: c, Gen: e.d.Gen}}, nil
+}
+
+// session adds PostgreSQL's DETAIL to a failed statement's error: it names
+// what pgx's message leaves out ("rule _RETURN on view v depends on column
+// "a"" when a view blocks a column's new type).
+type session struct{ sqlgen.Session }
+
+// Exec runs one statement.
+func (s *session) Exec(ctx context.Context, q string) (int64, error) {
+	n, err := s.Session.Exec(ctx, q)
+	var pe *pgconn.PgError
+	if err != nil && errors.As(err, &pe) && pe.Detail != "" {
+		err = fmt.Errorf("%w: %s", err, pe.Detail)
+	}
+	return n, err
 }
 
 // LoadSeed replaces r's rows with the seed's through COPY (pgx CopyFrom,

@@ -34,13 +34,39 @@ func NewDialect() Dialect {
 		// Snowflake reads \ as an escape inside '…'.
 		StringEscapeBackslash: true,
 		DeleteFrom:            func(dest, alias string) string { return "DELETE FROM " + dest + " " + alias },
+		TypeFamily:            sqlgen.Families(typeFamilies, false),
+		TypeFits:              sqlgen.DecimalFits,
+		ColumnType:            columnType,
 	}}}
+}
+
+// typeFamilies are Snowflake's type names by family, as the engine reports
+// a result column (NUMBER(p, s) for the driver's FIXED, REAL, TEXT) and as
+// ColumnsQuery does (NUMBER(p, s), FLOAT, TEXT). Every integer is a NUMBER;
+// a NUMBER destination must hold the batch's integer digits and scale
+// (DecimalFits). Strings of any length are one family.
+var typeFamilies = map[string][]string{
+	"number": {"NUMBER", "FIXED", "DECIMAL", "NUMERIC", "INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "BYTEINT"},
+	"float":  {"FLOAT", "FLOAT4", "FLOAT8", "DOUBLE", "DOUBLE PRECISION", "REAL"},
+	"text":   {"VARCHAR", "TEXT", "STRING", "CHAR", "CHARACTER", "NCHAR", "NVARCHAR"},
+	"binary": {"BINARY", "VARBINARY"}, "boolean": {"BOOLEAN"}, "date": {"DATE"}, "time": {"TIME"},
+	"timestamp_ntz": {"TIMESTAMP_NTZ", "DATETIME", "TIMESTAMP"}, "timestamp_ltz": {"TIMESTAMP_LTZ"},
+	"timestamp_tz": {"TIMESTAMP_TZ"}, "variant": {"VARIANT"}, "object": {"OBJECT"}, "array": {"ARRAY"},
+}
+
+// RetypeColumns rewrites the table from itself with the changed columns
+// cast: Snowflake's ALTER COLUMN … SET DATA TYPE only widens a NUMBER or a
+// VARCHAR. CREATE OR REPLACE is one atomic statement (a value that cannot
+// be cast fails it and leaves the table); COPY GRANTS keeps the grants.
+func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) []string {
+	return []string{fmt.Sprintf("CREATE OR REPLACE TABLE %s COPY GRANTS AS\n%s", d.Qualify(w.Target), d.RewriteSelect(w, cols, changes))}
 }
 
 // Capabilities of Snowflake.
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: false, Merge: true, MergeBySource: false, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "none needed: Snowflake's table locks serialize DML on one table (the run id is the QUERY_TAG)",
+	TableInPlace: true,
 }
 
 // quoteIdent quotes an identifier. Snowflake stores an unquoted name in
@@ -180,7 +206,7 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			return []adapters.Step{
 				{Purpose: adapters.Prepare, Comment: "the table, empty, if it does not exist yet (DDL, before BEGIN)", SQL: d.CreateIfMissing(w)},
 				{Purpose: adapters.Publish, Comment: "replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)",
-					SQL: fmt.Sprintf("INSERT OVERWRITE INTO %s\n%s", dest, w.Select)},
+					SQL: "INSERT OVERWRITE INTO " + d.byName(w)},
 			}, "SELECT count(*) FROM " + dest
 		},
 		Upsert: d.MergeSteps,
@@ -191,9 +217,16 @@ func (d Dialect) hooks() sqlgen.Hooks {
 	}
 }
 
-// AddColumn adds a column; driver type names are mapped to Snowflake types.
-func (d Dialect) AddColumn(r adapters.Relation, c adapters.Column) string {
-	return fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", d.Qualify(r), d.Quote(c.Name), columnType(c.Type))
+// byName is the destination and the model's rows for an INSERT, by column
+// name when the columns are known: the runner first syncs the table's
+// columns to the model's (TableInPlace), which appends new ones at the end.
+func (d Dialect) byName(w *adapters.Write) string {
+	dest := d.Qualify(w.Target)
+	if w.Columns == nil {
+		return dest + "\n" + w.Select
+	}
+	cols := d.ColumnList(w.Columns, "")
+	return fmt.Sprintf("%s (%s)\nSELECT %s FROM (\n%s\n) AS idemc_batch", dest, cols, cols, w.Select)
 }
 
 // columnType maps gosnowflake's result type names (FIXED, REAL, TEXT, …)
@@ -211,7 +244,7 @@ func columnType(t string) string {
 }
 
 // ColumnsQuery lists a relation's columns (names as stored: upper case for
-// names created unquoted).
+// names created unquoted), a NUMBER with its precision and scale.
 func (d Dialect) ColumnsQuery(r adapters.Relation) string {
 	fold := func(s string) string {
 		if simpleIdent(s) {
@@ -223,7 +256,7 @@ func (d Dialect) ColumnsQuery(r adapters.Relation) string {
 	if r.Schema == "" {
 		schema = d.S.CurrentSchema
 	}
-	q := fmt.Sprintf("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position",
+	q := fmt.Sprintf("SELECT column_name, CASE WHEN data_type = 'NUMBER' THEN 'NUMBER(' || numeric_precision || ', ' || numeric_scale || ')' ELSE data_type END FROM information_schema.columns WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position",
 		schema, d.String(fold(r.Name)))
 	if r.Database != "" {
 		q = strings.Replace(q, "information_schema.columns", d.Quote(r.Database)+".information_schema.columns", 1)

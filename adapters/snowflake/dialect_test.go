@@ -37,7 +37,7 @@ func TestDialectSQL(t *testing.T) {
 		{"audit finish", d.AuditFinish(w.State, &adapters.AuditRow{RunID: "r", Job: "j", Partition: "p", Status: "failed", Error: "bad 'x'"}, ""),
 			"UPDATE \"ANALYTICS\".\"IDEMC_AUDIT\" SET status = 'failed', row_count = NULL, ended_at = NULL, error = 'bad ''x''', checks = NULL\nWHERE run_id = 'r' AND job_name = 'j' AND partition_key = 'p'"},
 		{"columns query folds names", d.ColumnsQuery(adapters.Relation{Schema: "analytics", Name: "events_daily"}),
-			"SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'ANALYTICS' AND table_name = 'EVENTS_DAILY' ORDER BY ordinal_position"},
+			"SELECT column_name, CASE WHEN data_type = 'NUMBER' THEN 'NUMBER(' || numeric_precision || ', ' || numeric_scale || ')' ELSE data_type END FROM information_schema.columns WHERE table_schema = 'ANALYTICS' AND table_name = 'EVENTS_DAILY' ORDER BY ordinal_position"},
 		{"add column maps driver types", d.AddColumn(adapters.Relation{Schema: "a", Name: "t"}, adapters.Column{Name: "n", Type: "FIXED"}), `ALTER TABLE "A"."T" ADD COLUMN "N" NUMBER(38, 0)`},
 		{"query tag", QueryTag(w), `{"idemc_run":"20260703T060000.000Z-cafe0001","model":"events_daily","partition":"2026-07-02","attempt":2}`},
 	} {

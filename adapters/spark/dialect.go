@@ -36,13 +36,36 @@ func NewDialect() Dialect {
 		StringLit: func(s string) string {
 			return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\r", `\r`).Replace(s) + "'"
 		},
+		TypeFamily: sqlgen.Families(typeFamilies, true),
+		TypeFits:   sqlgen.DecimalFits,
 	}}}
+}
+
+// typeFamilies are Spark's type names by family. A query's schema and a
+// table's (read the same way) give Spark Connect's names in upper case
+// (INTEGER, LONG, STRING, DECIMAL(p, s)); SQL's spellings are listed too.
+// A DECIMAL destination must hold the batch's digits and scale; VOID (a
+// bare NULL) is unknown.
+var typeFamilies = map[string][]string{
+	"tinyint": {"TINYINT", "BYTE"}, "smallint": {"SMALLINT", "SHORT"}, "int": {"INT", "INTEGER"},
+	"bigint": {"BIGINT", "LONG"}, "float": {"FLOAT", "REAL"}, "double": {"DOUBLE"},
+	"decimal": {"DECIMAL", "DEC", "NUMERIC"}, "string": {"STRING", "VARCHAR", "CHAR"},
+	"timestamp_ntz": {"TIMESTAMP_NTZ", "TIMESTAMPNTZ"}, "": {"VOID", "NULL"},
+}
+
+// RetypeColumns rewrites the Delta table from itself with the changed
+// columns cast (Delta's ALTER COLUMN cannot change a type): one Delta
+// commit, so a value that cannot be cast leaves the table as it was, and
+// its history keeps the old version.
+func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) []string {
+	return []string{fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\n%s", d.Qualify(w.Target), d.RewriteSelect(w, cols, changes))}
 }
 
 // Capabilities of Spark / Databricks on Delta.
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: false, Merge: true, MergeBySource: true, PartitionOverwrite: true,
 	ChecksInWrite: false, Lock: "none: Delta's optimistic commits (a conflicting writer fails and is retried); idempotent txnAppId/txnVersion per unit",
+	ReplaceDefinition: true,
 }
 
 // SurrogateKey is DESIGN §5's key in Spark SQL: md5 returns lowercase hex;
@@ -230,6 +253,9 @@ func (d Dialect) stageCheck(c *adapters.Check, w, sw *adapters.Write) string {
 func (d Dialect) keyWrite(w *adapters.Write, stage, cols string) []adapters.Step {
 	dest := d.Qualify(w.Target)
 	switch {
+	case w.FullRefresh && w.Recreate:
+		return []adapters.Step{{Purpose: adapters.Insert, Comment: "full refresh, column types changed: replace the table's definition and rows in one Delta commit",
+			SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\nSELECT %s FROM %s", dest, cols, stage)}}
 	case w.FullRefresh:
 		return []adapters.Step{{Purpose: adapters.Insert, Comment: "full refresh: replace every row in one Delta commit",
 			SQL: fmt.Sprintf("INSERT OVERWRITE TABLE %s\nSELECT %s FROM %s", dest, cols, stage)}}

@@ -27,6 +27,10 @@ type Hooks struct {
 	View func(w *adapters.Write) []adapters.Step
 	// Upsert returns the write steps of the merge strategy.
 	Upsert func(w *adapters.Write, stage string) []adapters.Step
+	// Recreate, when set, replaces the destination's definition and rows
+	// with the staged batch inside the transaction: a full refresh whose
+	// column types changed (Write.Recreate; Capabilities.ReplaceDefinition).
+	Recreate func(w *adapters.Write, stage string) []adapters.Step
 	// Unlock, when set, releases the Lock after COMMIT (session locks).
 	Unlock func(w *adapters.Write) string
 	// TableRecipe and ViewRecipe, when set, replace the shared shape for
@@ -148,6 +152,8 @@ func (g Gen) writeSteps(h Hooks, w *adapters.Write, stage string) []adapters.Ste
 	dest := g.Qualify(w.Target)
 	ins := adapters.Step{Purpose: adapters.Insert, Comment: "write the batch", SQL: g.InsertFromStage(w, stage)}
 	switch {
+	case w.FullRefresh && w.Recreate && h.Recreate != nil:
+		return h.Recreate(w, stage)
 	case w.FullRefresh:
 		return []adapters.Step{{Purpose: adapters.Delete, Comment: "full refresh: replace every row", SQL: "DELETE FROM " + dest}, ins}
 	case w.Strategy == "append":

@@ -63,6 +63,17 @@ type Spelling struct {
 	// where an unqualified relation lives (DuckDB/PostgreSQL current_schema(),
 	// MySQL DATABASE()); "" when relations always name their schema.
 	CurrentSchema string
+	// TypeFamily maps a type name, as the driver or the catalog spells it,
+	// to its family for on_schema_change ("" unknown). Nil: no type change
+	// is ever detected.
+	TypeFamily func(t string) string
+	// TypeFits, when set, decides between two types of one family whether
+	// the destination's holds the batch's values (DuckDB decimals).
+	TypeFits func(dest, batch string) bool
+	// ColumnType maps a batch's driver type name to a column type for DDL
+	// (MySQL's VARCHAR has no length; pgx's BPCHAR would be char(1)). Nil:
+	// the name as it is.
+	ColumnType func(t string) string
 }
 
 // Gen builds SQL for one spelling. It implements the shared part of
@@ -143,16 +154,6 @@ func (g Gen) SurrogateKey(exprs []string) string {
 // DescribeQuery returns no rows but the SELECT's columns.
 func (g Gen) DescribeQuery(sql string) string {
 	return "SELECT * FROM (\n" + sql + "\n) AS idemc_describe LIMIT 0"
-}
-
-// AddColumn adds a nullable column.
-func (g Gen) AddColumn(r adapters.Relation, c adapters.Column) string {
-	return fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", g.Qualify(r), g.Quote(c.Name), c.Type)
-}
-
-// DropColumn drops a column.
-func (g Gen) DropColumn(r adapters.Relation, name string) string {
-	return fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", g.Qualify(r), g.Quote(name))
 }
 
 // StageName is the batch relation of a unit.

@@ -30,7 +30,8 @@ BEGIN TRANSACTION;
 -- 5. delete: rebuild: empty the table inside the transaction (keeps its options and grants)
 TRUNCATE TABLE `analytics`.`user_summary`;
 -- 6. insert: rebuild the rows
-INSERT INTO `analytics`.`user_summary`
+INSERT INTO `analytics`.`user_summary` (`user_id`, `country`, `events`, `revenue_cents`, `first_event_date`)
+SELECT `user_id`, `country`, `events`, `revenue_cents`, `first_event_date` FROM (
 WITH `__idemc_eph_valid_events` AS (
 -- Inlined as a CTE wherever it is used; never built on its own.
 SELECT event_key, event_date, user_id, amount_cents
@@ -46,7 +47,8 @@ SELECT
 FROM `analytics`.`dim_users` AS u
 LEFT JOIN `__idemc_eph_valid_events` AS e ON e.user_id = u.user_id
 GROUP BY u.user_id, u.country
-ORDER BY u.user_id;
+ORDER BY u.user_id
+) AS idemc_batch;
 -- 7. check: check min_rows(1) (error) as an ASSERT inside the script: a failure rolls it back
 ASSERT NOT EXISTS (
 SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`user_summary` AS t) AS c

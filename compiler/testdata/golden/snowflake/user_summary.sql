@@ -28,7 +28,8 @@ FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'user_summary' AND partition_key
 -- 4. begin
 BEGIN TRANSACTION;
 -- 5. publish: replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)
-INSERT OVERWRITE INTO "ANALYTICS"."USER_SUMMARY"
+INSERT OVERWRITE INTO "ANALYTICS"."USER_SUMMARY" ("USER_ID", "COUNTRY", "EVENTS", "REVENUE_CENTS", "FIRST_EVENT_DATE")
+SELECT "USER_ID", "COUNTRY", "EVENTS", "REVENUE_CENTS", "FIRST_EVENT_DATE" FROM (
 WITH "__IDEMC_EPH_VALID_EVENTS" AS (
 -- Inlined as a CTE wherever it is used; never built on its own.
 SELECT event_key, event_date, user_id, amount_cents
@@ -44,7 +45,8 @@ SELECT
 FROM "ANALYTICS"."DIM_USERS" AS u
 LEFT JOIN "__IDEMC_EPH_VALID_EVENTS" AS e ON e.user_id = u.user_id
 GROUP BY u.user_id, u.country
-ORDER BY u.user_id;
+ORDER BY u.user_id
+) AS idemc_batch;
 -- 6. check: check min_rows(1) (error)
 SELECT n FROM (SELECT count(*) AS n FROM "ANALYTICS"."USER_SUMMARY" AS t) AS c
 WHERE n < 1;

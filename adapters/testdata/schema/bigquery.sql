@@ -1,0 +1,85 @@
+-- sync_all_columns: retype id INTEGER → FLOAT and amount INTEGER → STRING in place (rows kept)
+CREATE OR REPLACE TABLE `analytics`.`events`
+PARTITION BY `d` AS
+SELECT CAST(`id` AS FLOAT64) AS `id`, `d`, CAST(`amount` AS STRING) AS `amount`
+FROM `analytics`.`events`;
+
+-- append_new_columns / sync_all_columns: add a column (batch type STRING)
+ALTER TABLE `analytics`.`events` ADD COLUMN `note` STRING;
+
+-- sync_all_columns: drop a column
+ALTER TABLE `analytics`.`events` DROP COLUMN `old`;
+
+-- full refresh whose types cannot change in place: drop, then the prepare steps again
+DROP TABLE IF EXISTS `analytics`.`events`;
+
+-- full refresh of an unpartitioned model whose column types changed (recreate in the write: false)
+-- [prepare] label this unit's jobs (run id, model, partition, attempt); job ids derive from them
+SET @@query_label = 'idemc_attempt:0,idemc_model:events,idemc_run:_run_id_';
+-- [prepare] the destination, empty, if it does not exist yet (DDL, outside the script)
+CREATE TABLE IF NOT EXISTS `analytics`.`events` AS
+SELECT * FROM (
+SELECT id, d, amount FROM raw.events
+) AS idemc_shape LIMIT 0;
+-- [audit_start] record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '<run_id>', 'events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
+FROM `analytics`.`idemc_audit` WHERE job_name = 'events' AND partition_key = '';
+-- [stage] the batch, in a staging table (expires in a day if a run dies)
+/* idemc: job=stage */
+CREATE OR REPLACE TABLE `analytics`.`events__idemc_stage_c2ded2c6`
+OPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS
+SELECT id, d, amount FROM raw.events;
+-- [validate] refuse a batch that repeats a key before writing anything
+SELECT `id`, count(*) AS n FROM `analytics`.`events__idemc_stage_c2ded2c6`
+GROUP BY `id`
+HAVING count(*) > 1
+LIMIT 5;
+-- [begin] the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
+BEGIN TRANSACTION;
+-- [delete] full refresh: replace every row
+TRUNCATE TABLE `analytics`.`events`;
+-- [insert] write the batch
+INSERT INTO `analytics`.`events` (`id`, `d`, `amount`)
+SELECT `id`, `d`, `amount` FROM `analytics`.`events__idemc_stage_c2ded2c6`;
+-- [audit_finish] record success, in the script transaction
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
+-- [state] the audit row's row_count, counted inside the script transaction
+UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`events__idemc_stage_c2ded2c6`)
+WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
+-- [commit] submit the buffered script; BigQuery commits it whole or not at all
+COMMIT TRANSACTION;
+-- [cleanup] drop the staging table
+DROP TABLE IF EXISTS `analytics`.`events__idemc_stage_c2ded2c6`;
+
+-- table model whose column types changed (recreate in the write: false)
+-- [prepare] label this unit's jobs (run id, model, partition, attempt); job ids derive from them
+SET @@query_label = 'idemc_attempt:0,idemc_model:totals,idemc_run:_run_id_';
+-- [prepare] the destination, empty, if it does not exist yet (DDL, outside the script)
+CREATE TABLE IF NOT EXISTS `analytics`.`totals` AS
+SELECT * FROM (
+SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id
+) AS idemc_shape LIMIT 0;
+-- [audit_start] record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '<run_id>', 'totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
+FROM `analytics`.`idemc_audit` WHERE job_name = 'totals' AND partition_key = '';
+-- [begin] the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
+BEGIN TRANSACTION;
+-- [delete] rebuild: empty the table inside the transaction (keeps its options and grants)
+TRUNCATE TABLE `analytics`.`totals`;
+-- [insert] rebuild the rows
+INSERT INTO `analytics`.`totals` (`user_id`, `n`)
+SELECT `user_id`, `n` FROM (
+SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id
+) AS idemc_batch;
+-- [audit_finish] record success, in the script transaction
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
+-- [state] the audit row's row_count, counted inside the script transaction
+UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`totals`)
+WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
+-- [commit] submit the buffered script; BigQuery commits it whole or not at all
+COMMIT TRANSACTION;
+

@@ -1,0 +1,78 @@
+-- sync_all_columns: retype id NUMBER(38, 0) → NUMBER(38, 2) and amount NUMBER(38, 0) → TEXT in place (rows kept)
+CREATE OR REPLACE TABLE "ANALYTICS"."EVENTS" COPY GRANTS AS
+SELECT CAST("ID" AS NUMBER(38, 2)) AS "ID", "D", CAST("AMOUNT" AS VARCHAR) AS "AMOUNT"
+FROM "ANALYTICS"."EVENTS";
+
+-- append_new_columns / sync_all_columns: add a column (batch type TEXT)
+ALTER TABLE "ANALYTICS"."EVENTS" ADD COLUMN "NOTE" VARCHAR;
+
+-- sync_all_columns: drop a column
+ALTER TABLE "ANALYTICS"."EVENTS" DROP COLUMN "OLD";
+
+-- full refresh whose types cannot change in place: drop, then the prepare steps again
+DROP TABLE IF EXISTS "ANALYTICS"."EVENTS";
+
+-- full refresh of an unpartitioned model whose column types changed (recreate in the write: false)
+-- [prepare] tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"\\u003crun_id\\u003e","model":"events"}';
+-- [prepare] the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."EVENTS" AS
+SELECT * FROM (
+SELECT id, d, amount FROM raw.events
+) AS idemc_shape LIMIT 0;
+-- [audit_start] record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '<run_id>', 'events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'events' AND partition_key = '';
+-- [stage] the batch
+CREATE OR REPLACE TEMPORARY TABLE "EVENTS__IDEMC_STAGE" AS
+SELECT id, d, amount FROM raw.events;
+-- [begin] 
+BEGIN TRANSACTION;
+-- [validate] refuse a batch that repeats a key before writing anything
+SELECT "ID", count(*) AS n FROM "EVENTS__IDEMC_STAGE"
+GROUP BY "ID"
+HAVING count(*) > 1
+LIMIT 5;
+-- [delete] full refresh: replace every row
+DELETE FROM "ANALYTICS"."EVENTS";
+-- [insert] write the batch
+INSERT INTO "ANALYTICS"."EVENTS" ("ID", "D", "AMOUNT")
+SELECT "ID", "D", "AMOUNT" FROM "EVENTS__IDEMC_STAGE";
+-- [audit_finish] record success with the row count, in the write's transaction
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "EVENTS__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
+-- [commit] 
+COMMIT;
+-- [cleanup] drop the batch
+DROP TABLE IF EXISTS "EVENTS__IDEMC_STAGE";
+-- [cleanup] untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;
+
+-- table model whose column types changed (recreate in the write: false)
+-- [prepare] tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"\\u003crun_id\\u003e","model":"totals"}';
+-- [prepare] the table, empty, if it does not exist yet (DDL, before BEGIN)
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."TOTALS" AS
+SELECT * FROM (
+SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id
+) AS idemc_shape LIMIT 0;
+-- [audit_start] record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '<run_id>', 'totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'totals' AND partition_key = '';
+-- [begin] 
+BEGIN TRANSACTION;
+-- [publish] replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)
+INSERT OVERWRITE INTO "ANALYTICS"."TOTALS" ("USER_ID", "N")
+SELECT "USER_ID", "N" FROM (
+SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id
+) AS idemc_batch;
+-- [audit_finish] record success with the row count, in the write's transaction
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."TOTALS"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
+-- [commit] 
+COMMIT;
+-- [cleanup] untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;
+

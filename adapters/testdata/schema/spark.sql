@@ -1,0 +1,66 @@
+-- sync_all_columns: retype id INTEGER → LONG and amount LONG → STRING in place (rows kept)
+CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA AS
+SELECT CAST(`id` AS LONG) AS `id`, `d`, CAST(`amount` AS STRING) AS `amount`
+FROM `analytics`.`events`;
+
+-- append_new_columns / sync_all_columns: add a column (batch type STRING)
+ALTER TABLE `analytics`.`events` ADD COLUMN `note` STRING;
+
+-- sync_all_columns: drop a column
+ALTER TABLE `analytics`.`events` DROP COLUMN `old`;
+
+-- full refresh whose types cannot change in place: drop, then the prepare steps again
+DROP TABLE IF EXISTS `analytics`.`events`;
+
+-- full refresh of an unpartitioned model whose column types changed (recreate in the write: true)
+-- [prepare] the destination, an empty Delta table, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`events` USING DELTA AS
+SELECT * FROM (
+SELECT id, d, amount FROM raw.events
+) AS idemc_shape LIMIT 0;
+-- [audit_start] record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '<run_id>', 'events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
+FROM `analytics`.`idemc_audit` WHERE job_name = 'events' AND partition_key = '';
+-- [stage] materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`events__idemc_stage_c2ded2c6` USING DELTA AS
+SELECT id, d, amount FROM raw.events;
+-- [validate] refuse a batch that repeats a key before writing anything
+SELECT `id`, count(*) AS n FROM `analytics`.`events__idemc_stage_c2ded2c6`
+GROUP BY `id`
+HAVING count(*) > 1
+LIMIT 5;
+-- [publish] make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+SET spark.databricks.delta.write.txnAppId = idemc-5884b7df;
+-- [publish] 
+SET spark.databricks.delta.write.txnVersion = 1;
+-- [insert] full refresh, column types changed: replace the table's definition and rows in one Delta commit
+CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA AS
+SELECT `id`, `d`, `amount` FROM `analytics`.`events__idemc_stage_c2ded2c6`;
+-- [cleanup] forget the idempotent-write id
+RESET spark.databricks.delta.write.txnAppId;
+-- [cleanup] 
+RESET spark.databricks.delta.write.txnVersion;
+-- [audit_finish] record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`events__idemc_stage_c2ded2c6`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
+-- [cleanup] drop the staging table
+DROP TABLE IF EXISTS `analytics`.`events__idemc_stage_c2ded2c6`;
+
+-- table model whose column types changed (recreate in the write: false)
+-- [audit_start] record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '<run_id>', 'totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
+FROM `analytics`.`idemc_audit` WHERE job_name = 'totals' AND partition_key = '';
+-- [stage] materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`totals__idemc_stage_c2ded2c6` USING DELTA AS
+SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id;
+-- [publish] publish atomically: one Delta commit replaces the table's rows and schema
+CREATE OR REPLACE TABLE `analytics`.`totals` USING DELTA AS
+SELECT * FROM `analytics`.`totals__idemc_stage_c2ded2c6`;
+-- [audit_finish] record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`totals__idemc_stage_c2ded2c6`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
+-- [cleanup] drop the staging table
+DROP TABLE IF EXISTS `analytics`.`totals__idemc_stage_c2ded2c6`;
+

@@ -1,0 +1,282 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/idemc/idemc/adapters"
+)
+
+const tableRecreated = "column types changed: the table was recreated with the model's columns"
+
+// schemaDiff is how a batch's columns differ from its destination's.
+type schemaDiff struct {
+	added   []adapters.Column
+	removed []string
+	retyped []adapters.ColumnChange
+}
+
+func (d schemaDiff) empty() bool {
+	return len(d.added) == 0 && len(d.removed) == 0 && len(d.retyped) == 0
+}
+
+// diffColumns compares columns by name (case-insensitively) and, for the
+// columns both have, by type as the dialect sees them (SameType).
+func diffColumns(dl adapters.Dialect, dest, batch []adapters.Column) schemaDiff {
+	var d schemaDiff
+	have := map[string]adapters.Column{}
+	for _, c := range dest {
+		have[strings.ToLower(c.Name)] = c
+	}
+	want := map[string]bool{}
+	for _, c := range batch {
+		want[strings.ToLower(c.Name)] = true
+		old, ok := have[strings.ToLower(c.Name)]
+		switch {
+		case !ok:
+			d.added = append(d.added, c)
+		case !dl.SameType(old.Type, c.Type):
+			d.retyped = append(d.retyped, adapters.ColumnChange{Name: old.Name, From: old.Type, To: c.Type})
+		}
+	}
+	for _, c := range dest {
+		if !want[strings.ToLower(c.Name)] {
+			d.removed = append(d.removed, c.Name)
+		}
+	}
+	return d
+}
+
+// syncSchema compares the batch's columns with the destination's and
+// applies on_schema_change: it fails before anything is written, or adds,
+// drops and retypes the destination's columns (DDL the dialect writes, run
+// before the write's transaction), or marks the write to recreate the
+// relation. prepare are the unit's prepare steps, run again when a full
+// refresh has to recreate the table before writing. It returns the batch's
+// columns and a note for the unit's line.
+func (r *run) syncSchema(ctx context.Context, s adapters.Session, w *adapters.Write, prepare []adapters.Step) ([]string, string, error) {
+	batch, err := s.Columns(ctx, r.d.DescribeQuery(w.Select))
+	if err != nil {
+		return nil, "", err
+	}
+	names := make([]string, len(batch))
+	for i, c := range batch {
+		names[i] = c.Name
+	}
+	dest, ok, err := s.Relation(ctx, w.Target)
+	if err != nil || !ok {
+		return names, "", err
+	}
+	diff := diffColumns(r.d, dest, batch)
+	if diff.empty() {
+		return names, "", nil
+	}
+	mode := r.plan.Nodes[w.Model].OnSchemaChange
+	if mode == "" {
+		mode = "fail"
+	}
+	if w.FullRefresh || w.Materialized == adapters.Table {
+		// A rebuild takes the model's columns whatever the setting.
+		mode = "sync_all_columns"
+		if len(diff.retyped) > 0 && w.Window == nil && r.ad.Capabilities.ReplaceDefinition {
+			// The unit owns the whole relation: its write replaces the
+			// definition with the rows, so a value the new type cannot
+			// hold does not matter and a failed check keeps the old table.
+			w.Recreate = true
+			if w.Views, err = r.dependentViews(ctx, s, w.Target); err != nil {
+				return nil, "", err
+			}
+			return names, r.recreatedNote(tableRecreated, w.Views, nil), nil
+		}
+	}
+	if err := schemaRefusal(w.Model, mode, diff); err != nil {
+		return nil, "", err
+	}
+	if err := r.alterColumns(ctx, s, w, mode, dest, diff); err != nil {
+		if len(diff.retyped) == 0 || !r.rebuildsAll(w) {
+			return nil, "", err
+		}
+		// A full refresh rewrites every partition from the model's start:
+		// when the types cannot change in place (old values that do not
+		// cast, a view), the table is recreated empty before any of its
+		// units writes (they all wait on this DDL phase).
+		note, err := r.recreateEmpty(ctx, s, w, prepare)
+		if err != nil {
+			return nil, "", err
+		}
+		return names, note, nil
+	}
+	return names, "", nil
+}
+
+// alterColumns adds (append_new_columns, sync_all_columns), drops and
+// retypes (sync_all_columns) the destination's columns.
+func (r *run) alterColumns(ctx context.Context, s adapters.Session, w *adapters.Write, mode string, dest []adapters.Column, diff schemaDiff) error {
+	if mode == "sync_all_columns" && len(diff.retyped) > 0 {
+		// Retype first: it is the step that can fail on the data, and
+		// failing it must leave the table as it was.
+		if err := r.retype(ctx, s, w, dest, diff.retyped); err != nil {
+			return err
+		}
+	}
+	for _, c := range diff.added {
+		if _, err := s.Exec(ctx, r.d.AddColumn(w.Target, c)); err != nil {
+			return err
+		}
+	}
+	if mode != "sync_all_columns" {
+		return nil // append_new_columns: removed columns stay and get NULL
+	}
+	for _, c := range diff.removed {
+		if _, err := s.Exec(ctx, r.d.DropColumn(w.Target, c)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rebuildsAll reports whether this run rewrites every row the unit's
+// relation may keep: a table, a full refresh of an unpartitioned model, or
+// of a partitioned one over its whole range (no --partition, --start or
+// --end).
+func (r *run) rebuildsAll(w *adapters.Write) bool {
+	c := r.o.Compile
+	rebuild := w.FullRefresh || w.Materialized == adapters.Table
+	return rebuild && (w.Window == nil || c.Partition == "" && c.Start == "" && c.End == "")
+}
+
+// recreateEmpty drops the destination and runs the unit's prepare steps
+// again, which create it, empty, with the batch's columns; then it
+// recreates the views that read it (ViewBinder dialects), reporting those
+// that no longer compile in the note.
+func (r *run) recreateEmpty(ctx context.Context, s adapters.Session, w *adapters.Write, prepare []adapters.Step) (string, error) {
+	views, err := r.dependentViews(ctx, s, w.Target)
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.Exec(ctx, r.d.DropTable(w.Target)); err != nil {
+		return "", fmt.Errorf("model %s: full refresh: dropping the table to recreate it with the model's column types: %w", w.Model, err)
+	}
+	for _, st := range prepare {
+		if _, err := s.Exec(ctx, st.SQL); err != nil {
+			return "", err
+		}
+	}
+	var lost []string
+	for _, v := range views {
+		if _, err := s.Exec(ctx, r.views.CreateView(v)); err != nil {
+			lost = append(lost, fmt.Sprintf("%s.%s (%v)", v.Relation.Schema, v.Relation.Name, firstLine(err.Error())))
+		}
+	}
+	return r.recreatedNote(tableRecreated, views, lost), nil
+}
+
+// syncView marks a view model for recreation when its columns changed in a
+// way CREATE OR REPLACE VIEW cannot take (ViewBinder dialects): the view's
+// columns must stay, in order, with their types; new ones may follow.
+func (r *run) syncView(ctx context.Context, s adapters.Session, w *adapters.Write) (string, error) {
+	dest, ok, err := s.Relation(ctx, w.Target)
+	if err != nil || !ok {
+		return "", err
+	}
+	batch, err := s.Columns(ctx, r.d.DescribeQuery(w.Select))
+	if err != nil {
+		return "", err
+	}
+	same := len(batch) >= len(dest)
+	for i := 0; same && i < len(dest); i++ {
+		same = strings.EqualFold(dest[i].Name, batch[i].Name) && r.d.SameType(dest[i].Type, batch[i].Type)
+	}
+	if same {
+		return "", nil
+	}
+	w.Recreate = true
+	if w.Views, err = r.dependentViews(ctx, s, w.Target); err != nil {
+		return "", err
+	}
+	return r.recreatedNote("the view's columns changed: the view was recreated", w.Views, nil), nil
+}
+
+// dependentViews reads the definitions of the views that read rel, on
+// dialects whose views bind to columns.
+func (r *run) dependentViews(ctx context.Context, s adapters.Session, rel adapters.Relation) ([]adapters.ViewDef, error) {
+	if r.views == nil {
+		return nil, nil
+	}
+	_, rows, err := s.Query(ctx, r.views.DependentViewsQuery(rel), 0)
+	if err != nil {
+		return nil, fmt.Errorf("reading the views that depend on %s: %w", r.d.Qualify(rel), err)
+	}
+	out := make([]adapters.ViewDef, len(rows))
+	for i, row := range rows {
+		out[i] = adapters.ViewDef{Relation: adapters.Relation{Database: rel.Database, Schema: row[0], Name: row[1]}, SQL: row[2]}
+	}
+	return out, nil
+}
+
+// recreatedNote is the unit's note after a recreate: what, the views that
+// read it and were recreated, and those that could not be.
+func (r *run) recreatedNote(n string, views []adapters.ViewDef, lost []string) string {
+	if len(views) > 0 {
+		names := make([]string, len(views))
+		for i, v := range views {
+			names[i] = v.Relation.Schema + "." + v.Relation.Name
+		}
+		n += "; the views that read it were recreated (" + strings.Join(names, ", ") + ")"
+	}
+	if len(lost) > 0 {
+		n += "; these could not be and were dropped: " + strings.Join(lost, "; ")
+	}
+	return n
+}
+
+// schemaRefusal is the error of a mode that does not allow the change: the
+// default "fail" refuses every change, append_new_columns refuses a type
+// change. It names the model, the columns, both types and the remedies.
+func schemaRefusal(model, mode string, d schemaDiff) error {
+	if mode == "sync_all_columns" || mode == "append_new_columns" && len(d.retyped) == 0 {
+		return nil
+	}
+	var parts []string
+	if len(d.added) > 0 && mode != "append_new_columns" {
+		an := make([]string, len(d.added))
+		for i, c := range d.added {
+			an[i] = c.Name
+		}
+		parts = append(parts, "new columns "+strings.Join(an, ", "))
+	}
+	if len(d.removed) > 0 && mode != "append_new_columns" {
+		parts = append(parts, "missing columns "+strings.Join(d.removed, ", "))
+	}
+	for _, c := range d.retyped {
+		parts = append(parts, fmt.Sprintf("column %s changed type from %s in the destination to %s in the model", c.Name, c.From, c.To))
+	}
+	remedy := `set on_schema_change = "append_new_columns" or "sync_all_columns", or rebuild with --full-refresh`
+	if len(d.retyped) > 0 {
+		// Adding columns does not change a type.
+		remedy = `set on_schema_change = "sync_all_columns" or rebuild with --full-refresh`
+	}
+	return fmt.Errorf("model %s: the model's columns changed (%s) and on_schema_change is %q: %s", model, strings.Join(parts, "; "), mode, remedy)
+}
+
+// retype changes the destination's column types in place, keeping its rows
+// (the data of other partitions). The dialect's statements leave the table
+// unchanged when they fail; a transaction they opened is rolled back.
+func (r *run) retype(ctx context.Context, s adapters.Session, w *adapters.Write, dest []adapters.Column, changes []adapters.ColumnChange) error {
+	for _, q := range r.d.RetypeColumns(w, dest, changes) {
+		if _, err := s.Exec(ctx, q); err != nil {
+			if rb := r.d.Rollback(); rb != "" {
+				_, _ = s.Exec(context.WithoutCancel(ctx), rb)
+			}
+			parts := make([]string, len(changes))
+			for i, c := range changes {
+				parts[i] = fmt.Sprintf("%s from %s to %s", c.Name, c.From, c.To)
+			}
+			return fmt.Errorf("model %s: retyping column %s failed and the destination is unchanged: %v\n"+
+				"(a value that cannot be cast, or an object that depends on the column: fix it and run again, or rebuild with --full-refresh, which recreates the table when its types cannot change in place)\n%s",
+				w.Model, strings.Join(parts, ", column "), firstLine(err.Error()), q)
+		}
+	}
+	return nil
+}
