@@ -72,6 +72,9 @@ type Dialect interface {
 	// without a schema live, so that state and data agree on it; "" when
 	// the engine always qualifies (BigQuery's default dataset, Spark).
 	DefaultSchemaQuery() string
+	// EmptyQuery returns the indexes (0-based) of the tables of rels that
+	// have no row: one probe per table that stops at its first row.
+	EmptyQuery(rels []Relation) string
 	// RelationsQuery lists existing relations as (schema, name) rows.
 	RelationsQuery() string
 	// Rollback ends a failed transaction.

@@ -37,6 +37,9 @@ type State interface {
 	Latest(model, partition string) (Attempt, bool)
 	// Keys lists the partition keys a model has audit rows for.
 	Keys(model string) []string
+	// Empty reports whether a table is known to hold no rows (emptied
+	// outside idemc, when its audit rows say rows were written).
+	Empty(r adapters.Relation) bool
 	// HighWater returns a watermark model's stored mark.
 	HighWater(model string) (string, bool)
 }
@@ -47,6 +50,7 @@ type Attempt struct {
 	Status      string // running, succeeded, failed, abandoned
 	Inputs      string // the input fingerprint it ran with
 	DataVersion string // the data version its write left
+	RowCount    int64  // rows it wrote; -1 when unknown
 }
 
 // NoState is the state of a plan printed without a connection: every
@@ -61,6 +65,9 @@ func (NoState) Latest(string, string) (Attempt, bool) { return Attempt{}, false 
 
 // Keys is always empty.
 func (NoState) Keys(string) []string { return nil }
+
+// Empty is never known.
+func (NoState) Empty(adapters.Relation) bool { return false }
 
 // HighWater is never known.
 func (NoState) HighWater(string) (string, bool) { return "", false }
@@ -113,6 +120,10 @@ type compiled struct {
 	checks   []*adapters.Check
 	extraUp  []string // upstream models named by checks (order only)
 	dataUp   []string // refs and the seeds loading the sources it reads
+	// resolved names the relation each ref() and source() of its SQL
+	// resolves to: the code hash names refs by model, but a model or
+	// seed moved to another schema changes what the SQL reads.
+	resolved []string
 	hash     string
 	external bool // reads a source that no seed loads: its data can change unseen
 }
@@ -230,9 +241,17 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 		for _, r := range c.tpl.Refs {
 			plan.Graph.Connect(r, c.m.Name)
 			c.dataUp = append(c.dataUp, r)
+			rel := adapters.Relation{}
+			if m := models[r]; m != nil {
+				rel = m.rel
+			} else if n := plan.Nodes[r]; n != nil {
+				rel = n.Relation
+			}
+			c.resolved = append(c.resolved, r+"@"+rel.Database+"."+rel.Schema+"."+rel.Name)
 		}
 		for _, s := range c.tpl.Sources {
 			src := p.Sources[s[0]]
+			c.resolved = append(c.resolved, s[0]+"."+s[1]+"@"+src.Database+"."+src.Schema+"."+s[1])
 			if seed, ok := seedAt[adapters.Relation{Database: src.Database, Schema: src.Schema, Name: s[1]}]; ok {
 				plan.Graph.Connect(seed, c.m.Name)
 				c.dataUp = append(c.dataUp, seed)

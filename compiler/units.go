@@ -59,6 +59,7 @@ func (pl *planner) model(n string) error {
 	// models still give their readers the versions of what is there.
 	runs := pl.chosen[n] && pl.opts.Models && (pl.opts.Units == nil || explicit)
 	exists := pl.opts.State.Exists(c.rel)
+	empty := exists && pl.opts.State.Empty(c.rel)
 	forced := explicit || pl.opts.FullRefresh
 	run := make([]bool, len(cands))
 	fps := make([]string, len(cands))
@@ -71,7 +72,8 @@ func (pl *planner) model(n string) error {
 		switch {
 		case forced:
 			run[i] = !(done && pl.resumed(last.RunID))
-		case !done || last.Inputs != fps[i] || !exists:
+		case !done || last.Inputs != fps[i] || !exists || empty && last.RowCount > 0:
+			// A table emptied outside idemc is as good as dropped.
 			run[i] = true
 		case c.external && w == nil && c.cfg.Materialized != adapters.View:
 			run[i] = true
@@ -195,7 +197,8 @@ func (pl *planner) seed(n string, node *Node) error {
 	fp := fingerprintOf(hash, pl.target, node.Relation, nil)
 	exists := pl.opts.State.Exists(node.Relation)
 	last, ok := pl.opts.State.Latest(n, "")
-	current := ok && last.Status == "succeeded" && last.Inputs == fp && exists
+	emptied := exists && last.RowCount > 0 && pl.opts.State.Empty(node.Relation)
+	current := ok && last.Status == "succeeded" && last.Inputs == fp && exists && !emptied
 	// A seed's data version is its content: loading the same file twice
 	// leaves the same rows, so readers need not rerun.
 	pl.vers.model[n] = pl.stateVersion(n, "", exists)

@@ -32,8 +32,9 @@ type versions struct {
 	model map[string]string // model or seed → version of the whole relation
 	view  map[string]string // "view|key|gran" → memoized view version
 	in    map[string][]string
-	// eph lists "name=code hash" of the ephemeral models a model inlines:
-	// their code is part of its code, though its own hash names them only.
+	// eph lists "name=code hash" (and the relations they resolve) of the
+	// ephemeral models a model inlines: their code is part of its code,
+	// though its own hash names them only.
 	eph map[string][]string
 }
 
@@ -144,6 +145,7 @@ func (pl *planner) inputs(n string) []string {
 			seen[up] = true
 			if uc := pl.models[up]; uc != nil && uc.cfg.Materialized == adapters.Ephemeral {
 				eph = append(eph, up+"="+uc.hash)
+				eph = append(eph, uc.resolved...)
 				visit(up)
 				continue
 			}
@@ -169,7 +171,7 @@ func (pl *planner) readVersion(up, key string, c *compiled) string {
 		if v, ok := pl.vers.view[memo]; ok {
 			return v
 		}
-		parts := []string{uc.hash}
+		parts := append([]string{uc.hash}, uc.resolved...)
 		ins := pl.inputs(up)
 		parts = append(parts, pl.vers.eph[up]...)
 		for _, in := range ins {
@@ -193,7 +195,7 @@ func (pl *planner) readVersion(up, key string, c *compiled) string {
 // checks, which must see the data it now shows (DESIGN §8).
 func (pl *planner) fingerprint(c *compiled, key string) string {
 	ins := pl.inputs(c.m.Name)
-	reads := append([]string(nil), pl.vers.eph[c.m.Name]...)
+	reads := append(append([]string(nil), c.resolved...), pl.vers.eph[c.m.Name]...)
 	if c.cfg.Materialized != adapters.View || len(c.checks) > 0 {
 		for _, up := range ins {
 			reads = append(reads, up+"="+pl.readVersion(up, key, c))

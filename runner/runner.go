@@ -125,7 +125,8 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 	started := time.Now()
 	// Compile once without a connection first: bad input must be reported
 	// before anything is written.
-	if _, err := compiler.Compile(p, o.Compile); err != nil {
+	pre, err := compiler.Compile(p, o.Compile)
+	if err != nil {
 		return nil, err
 	}
 	eng, ad, err := Connect(ctx, p, o.Compile.Target)
@@ -133,7 +134,7 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 		return nil, err
 	}
 	defer eng.Close()
-	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[adapters.Relation]*sync.Mutex{}, faults: loadFaults()}
+	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[adapters.Relation]*sync.Mutex{}, faults: loadFaults(), tables: tablesOf(pre)}
 	r.views, _ = ad.Dialect.(adapters.ViewBinder)
 	if os.Getenv("IDEMC_TRACE") != "" {
 		r.trace = os.Stderr
@@ -165,7 +166,8 @@ type run struct {
 
 	release func() // releases the run lock (engines with RunLocks)
 
-	runRow   *adapters.RunRow // this run's idemc_runs row
+	tables   []adapters.Relation // every seed's and table model's relation, probed for emptiness
+	runRow   *adapters.RunRow    // this run's idemc_runs row
 	recorded *runOptions      // a retry's options, copied from the run it finishes
 
 	mu    sync.Mutex // guards ddl, res.Units appends and output
@@ -200,7 +202,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		sess.Close()
 		return nil, fmt.Errorf("runner: marking abandoned units: %w", err)
 	}
-	st, err := readState(ctx, sess, r.d, r.state)
+	st, err := readState(ctx, sess, r.d, r.state, r.tables)
 	if err != nil {
 		sess.Close()
 		return nil, fmt.Errorf("runner: reading the audit table: %w", err)

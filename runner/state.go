@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -23,10 +24,12 @@ type dbState struct {
 	keys          map[string][]string
 	marks         map[string]string
 	attempts      map[[2]string]int64
+	empty         map[adapters.Relation]bool
 }
 
-func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st adapters.State) (*dbState, error) {
-	out := &dbState{relations: map[adapters.Relation]bool{}, latest: map[[2]string]compiler.Attempt{}, keys: map[string][]string{}, marks: map[string]string{}, attempts: map[[2]string]int64{}}
+func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st adapters.State, tables []adapters.Relation) (*dbState, error) {
+	out := &dbState{relations: map[adapters.Relation]bool{}, latest: map[[2]string]compiler.Attempt{}, keys: map[string][]string{}, marks: map[string]string{}, attempts: map[[2]string]int64{},
+		empty: map[adapters.Relation]bool{}}
 	if q := d.DefaultSchemaQuery(); q != "" {
 		_, rows, err := s.Query(ctx, q, 0)
 		if err != nil {
@@ -63,12 +66,59 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st a
 		return nil, err
 	}
 	for _, r := range rows {
-		out.latest[[2]string{r[0], r[1]}] = compiler.Attempt{RunID: r[7], Status: r[2], Inputs: nullable(r[10]), DataVersion: nullable(r[11])}
+		n, err := strconv.ParseInt(r[3], 10, 64)
+		if err != nil {
+			n = -1
+		}
+		out.latest[[2]string{r[0], r[1]}] = compiler.Attempt{RunID: r[7], Status: r[2], Inputs: nullable(r[10]), DataVersion: nullable(r[11]), RowCount: n}
 		if r[1] != "" {
 			out.keys[r[0]] = append(out.keys[r[0]], r[1])
 		}
 	}
+	if err := out.probeEmpty(ctx, s, d, tables); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// probeBatch bounds the tables probed by one statement.
+const probeBatch = 200
+
+// probeEmpty finds which existing tables hold no row, in a few statements
+// whatever the number of tables: a table emptied outside idemc is stale.
+func (s *dbState) probeEmpty(ctx context.Context, sess adapters.Session, d adapters.Dialect, tables []adapters.Relation) error {
+	var have []adapters.Relation
+	for _, r := range tables {
+		if s.Exists(r) {
+			have = append(have, r)
+		}
+	}
+	for len(have) > 0 {
+		batch := have[:min(probeBatch, len(have))]
+		have = have[len(batch):]
+		_, rows, err := sess.Query(ctx, d.EmptyQuery(batch), 0)
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			if i, err := strconv.Atoi(row[0]); err == nil && i < len(batch) {
+				s.empty[s.key(batch[i])] = true
+			}
+		}
+	}
+	return nil
+}
+
+// tablesOf lists the relations of a project's seeds and table-like models.
+func tablesOf(plan *compiler.Plan) []adapters.Relation {
+	var out []adapters.Relation
+	for _, n := range plan.Nodes {
+		if n.Seed || n.Materialized == adapters.Table || n.Materialized == adapters.Incremental {
+			out = append(out, n.Relation)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Schema+"."+out[i].Name < out[j].Schema+"."+out[j].Name })
+	return out
 }
 
 func nullable(s string) string {
@@ -83,12 +133,19 @@ func (s *dbState) nextAttempt(job, partition string) int64 {
 	return s.attempts[[2]string{job, partition}] + 1
 }
 
-func (s *dbState) Exists(r adapters.Relation) bool {
+func (s *dbState) Exists(r adapters.Relation) bool { return s.relations[s.key(r)] }
+
+// Empty reports a table the probe found without rows.
+func (s *dbState) Empty(r adapters.Relation) bool { return s.empty[s.key(r)] }
+
+// key is how a relation is looked up: lower case, in the default schema
+// when it names none.
+func (s *dbState) key(r adapters.Relation) adapters.Relation {
 	schema := strings.ToLower(r.Schema)
 	if schema == "" {
 		schema = s.defaultSchema
 	}
-	return s.relations[adapters.Relation{Schema: schema, Name: strings.ToLower(r.Name)}]
+	return adapters.Relation{Schema: schema, Name: strings.ToLower(r.Name)}
 }
 
 func (s *dbState) Latest(model, partition string) (compiler.Attempt, bool) {

@@ -572,6 +572,15 @@ func (g Gen) SchemaOf(r adapters.Relation) string {
 	return g.String(r.Schema)
 }
 
+// EmptyQuery lists which of rels hold no row.
+func (g Gen) EmptyQuery(rels []adapters.Relation) string {
+	parts := make([]string, len(rels))
+	for i, r := range rels {
+		parts[i] = fmt.Sprintf("SELECT %d AS i FROM (SELECT 1 AS one) AS x WHERE NOT EXISTS (SELECT 1 FROM %s)", i, g.Qualify(r))
+	}
+	return strings.Join(parts, "\nUNION ALL\n")
+}
+
 // RelationsQuery lists tables and views from information_schema.
 func (g Gen) RelationsQuery() string {
 	return "SELECT table_schema, table_name FROM information_schema.tables"
