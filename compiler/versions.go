@@ -190,19 +190,19 @@ func (pl *planner) readVersion(up, key string, c *compiled) string {
 }
 
 // fingerprint is the input fingerprint of the unit of c for partition key.
-// A view's is its code and destination only: it needs recreating when its
-// definition changes, not when the data under it does — unless it has
-// checks, which must see the data it now shows (DESIGN §8).
+// A view's also covers what it reads: the view holds no data, but the
+// engine binds it to what it read when it was created (its columns'
+// types, on PostgreSQL the table itself), and its checks must see the
+// data it now shows (DESIGN §8). Recreating a view is cheap, and its
+// readers do not rerun for it: its data version is its inputs'.
 func (pl *planner) fingerprint(c *compiled, key string) string {
 	ins := pl.inputs(c.m.Name)
 	reads := append(append([]string(nil), c.resolved...), pl.vers.eph[c.m.Name]...)
-	if c.cfg.Materialized != adapters.View || len(c.checks) > 0 {
-		for _, up := range ins {
-			reads = append(reads, up+"="+pl.readVersion(up, key, c))
-		}
-		if key == "" && (c.tpl.UsesAsOf || c.tpl.UsesWindow || c.cfg.Watermark != nil) {
-			reads = append(reads, "as_of="+pl.opts.AsOf.UTC().Format(time.RFC3339Nano))
-		}
+	for _, up := range ins {
+		reads = append(reads, up+"="+pl.readVersion(up, key, c))
+	}
+	if key == "" && (c.tpl.UsesAsOf || c.tpl.UsesWindow || c.cfg.Watermark != nil) {
+		reads = append(reads, "as_of="+pl.opts.AsOf.UTC().Format(time.RFC3339Nano))
 	}
 	return fingerprintOf(c.hash, pl.target, c.rel, reads)
 }

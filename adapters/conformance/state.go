@@ -61,6 +61,16 @@ SELECT {{ start }} AS d, 1 AS id, n FROM {{ ref("counts") }}`,
 	equal(t, "counts after a drop", e.fingerprint("counts"), "2")
 	equal(t, "fact after a drop", e.fingerprint("fact"), "2026-07-01 00:00:00\t1\t2\n2026-07-02 00:00:00\t1\t2")
 
+	// A seed that gains a column (and retypes one) is reloaded although a
+	// view reads it (PostgreSQL binds views to the table's columns).
+	e.write(map[string]string{"seeds/s.csv": "k,note\na,1.5\nb,2\n"})
+	e.mustSucceed(e.build(asOf, one))
+	rows := e.query("SELECT k, note FROM " + e.d.Qualify(adapters.Relation{Schema: e.schema + "_raw", Name: "s"}) + " ORDER BY k")
+	if len(rows) != 2 || rows[0][0] != "a" || !strings.HasPrefix(rows[0][1], "1.5") || !strings.HasPrefix(rows[1][1], "2") {
+		t.Errorf("the seed with its new column holds %v", rows)
+	}
+	equal(t, "counts after the new column", e.fingerprint("counts"), "2")
+
 	// Rebuilding the dimension a check reads does not rerun the fact.
 	e.write(map[string]string{"models/dim.sql": `/* idemc
 materialized = "table"

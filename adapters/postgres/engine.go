@@ -91,15 +91,8 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 			if _, err := tx.Exec(ctx, "TRUNCATE "+e.d.Qualify(r)); err != nil {
 				return err
 			}
-		} else {
-			if _, err := tx.Exec(ctx, "DROP TABLE IF EXISTS "+e.d.Qualify(r)); err != nil {
-				// Typically views read the table: PostgreSQL will not drop it
-				// from under them, and CASCADE would drop them unseen.
-				return fmt.Errorf("replacing %s (its columns or their types changed): %w; drop the views that read it, then run idemc build --full-refresh to load the seed and recreate them", e.d.Qualify(r), err)
-			}
-			if _, err := tx.Exec(ctx, e.d.CreateSeedTable(r, t)); err != nil {
-				return err
-			}
+		} else if err := e.recreateSeedTable(ctx, tx, r, t); err != nil {
+			return err
 		}
 		cols := make([]string, len(t.Columns))
 		for i, c := range t.Columns {
@@ -112,6 +105,49 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 		return tx.Commit(ctx)
 	})
 	return n, err
+}
+
+// recreateSeedTable replaces a seed table whose columns or types changed.
+// Views bind to a table's columns, so the views that read it are read from
+// the catalog, dropped with it (CASCADE) and recreated, each under a
+// savepoint: one whose definition no longer binds (it read a column the
+// seed dropped) stays dropped; if it is a model, its unit, which reads the
+// seed and so runs after it in this build, creates it anew.
+func (e *Engine) recreateSeedTable(ctx context.Context, tx pgx.Tx, r adapters.Relation, t *seed.Table) error {
+	var views []adapters.ViewDef
+	rows, err := tx.Query(ctx, e.d.DependentViewsQuery(r))
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var v adapters.ViewDef
+		if err := rows.Scan(&v.Relation.Schema, &v.Relation.Name, &v.SQL); err != nil {
+			rows.Close()
+			return err
+		}
+		views = append(views, v)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, e.d.DropTable(r)); err != nil {
+		return fmt.Errorf("replacing %s (its columns or their types changed): %w", e.d.Qualify(r), err)
+	}
+	if _, err := tx.Exec(ctx, e.d.CreateSeedTable(r, t)); err != nil {
+		return err
+	}
+	for _, v := range views {
+		if _, err := tx.Exec(ctx, "SAVEPOINT idemc_view"); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, e.d.CreateView(v)); err != nil {
+			if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT idemc_view"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // identifier is r as pgx quotes it for COPY.

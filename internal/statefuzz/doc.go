@@ -36,7 +36,10 @@
 //     never deletes a key that left the batch: on the keys the oracle has,
 //     idemc's rows must be exactly the oracle's; any other key idemc holds
 //     must have been in the output of some oracle earlier in the same
-//     sequence (a key no version of the files ever produced is a bug).
+//     sequence (a key no version of the files ever produced is a bug). No
+//     generated model reads a merge model: what reads one inherits the
+//     keys it kept, which no rebuild has, so no rule could tell a bug from
+//     the contract.
 //   - Where a unit failed or was skipped in the oracle (a failing check, a
 //     duplicate merge key, an upstream failure), the promise is "all or
 //     nothing": idemc's unit must fail too and leave the previous state. So

@@ -154,6 +154,8 @@ func (w *Warehouse) dropStatements(p *Project, node, mode string) []string {
 		isView = true
 	}
 	switch {
+	case isView && w.Engine.Name == "postgres":
+		return []string{"DROP VIEW IF EXISTS " + rel + " CASCADE"} // views on it go too, as a DBA's drop would
 	case isView:
 		return []string{"DROP VIEW IF EXISTS " + rel}
 	case mode == "truncate":
