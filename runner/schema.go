@@ -264,7 +264,15 @@ func schemaRefusal(model, mode string, d schemaDiff) error {
 // (the data of other partitions). The dialect's statements leave the table
 // unchanged when they fail; a transaction they opened is rolled back.
 func (r *run) retype(ctx context.Context, s adapters.Session, w *adapters.Write, dest []adapters.Column, changes []adapters.ColumnChange) error {
-	for _, q := range r.d.RetypeColumns(w, dest, changes) {
+	// Views bound to the table's columns block a retype: the dialect
+	// recreates them around it (ViewBinder dialects).
+	views, err := r.dependentViews(ctx, s, w.Target)
+	if err != nil {
+		return err
+	}
+	rw := *w
+	rw.Views = views
+	for _, q := range r.d.RetypeColumns(&rw, dest, changes) {
 		if _, err := s.Exec(ctx, q); err != nil {
 			if rb := r.d.Rollback(); rb != "" {
 				_, _ = s.Exec(context.WithoutCancel(ctx), rb)

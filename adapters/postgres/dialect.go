@@ -123,6 +123,26 @@ func (d Dialect) DropTable(r adapters.Relation) string {
 	return "DROP TABLE IF EXISTS " + d.Qualify(r) + " CASCADE"
 }
 
+// RetypeColumns alters the columns in one statement; when views read the
+// table (w.Views, read by the runner) they block it, so they are dropped
+// and recreated around it in one transaction: the retype and the views
+// change together or not at all.
+func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) []string {
+	alter := d.Gen.RetypeColumns(w, cols, changes)
+	if len(w.Views) == 0 {
+		return alter
+	}
+	out := []string{"BEGIN"}
+	for _, v := range w.Views {
+		out = append(out, "DROP VIEW IF EXISTS "+d.Qualify(v.Relation)+" CASCADE")
+	}
+	out = append(out, alter...)
+	for _, v := range w.Views {
+		out = append(out, d.CreateView(v))
+	}
+	return append(out, "COMMIT")
+}
+
 // DependentViewsQuery lists the views that read r, directly or through
 // other views, deepest last: a view is created after every view it reads.
 // Materialized views are not listed (CASCADE drops them, and their data

@@ -58,7 +58,7 @@ func readRel(ctx context.Context, s adapters.Session, d adapters.Dialect, loc Lo
 	}
 	types := map[string]string{}
 	for _, c := range cols {
-		types[c.Name] = strings.ToLower(c.Type)
+		types[c.Name] = typeName(c.Type)
 	}
 	order := make([]int, len(names))
 	for i := range order {
@@ -128,4 +128,17 @@ func (r *Rel) text() string {
 		fmt.Fprintf(&b, "\n      %s", strings.Join(row, " | "))
 	}
 	return b.String()
+}
+
+// typeName is a column type as compared: string types are one ("text"),
+// since their lengths are not compared (a from-scratch CREATE TABLE AS on
+// MySQL picks varchar(n) from the data where a retype to a string gives
+// text; both hold the same values).
+func typeName(t string) string {
+	t = strings.ToLower(t)
+	switch t {
+	case "varchar", "char", "character varying", "character", "bpchar", "tinytext", "mediumtext", "longtext", "string":
+		return "text"
+	}
+	return t
 }
