@@ -27,7 +27,7 @@ func (e *interruptedError) Error() string { return e.msg }
 // running command stops starting work and rolls back what is in flight.
 // A second signal while it cleans up exits at once with 130: the units
 // still in flight are left running in the audit table and the next run
-// marks them abandoned, as after a crash. stop releases the signals.
+// marks them abandoned, as after a crash.
 func interruptContext(stderr io.Writer) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
@@ -48,8 +48,10 @@ func interruptContext(stderr io.Writer) (ctx context.Context, stop func()) {
 		case <-done:
 		}
 	}()
+	// stop keeps the signals caught (not signal.Stop): one that comes as
+	// the command returns must not kill the process with the default
+	// action after the work is done; it is dropped and the exit code stands.
 	return ctx, func() {
-		signal.Stop(sigs)
 		close(done)
 		cancel(nil)
 	}
