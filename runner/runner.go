@@ -168,7 +168,7 @@ type run struct {
 
 	tables   []adapters.Relation // every seed's and table model's relation, probed for emptiness
 	runRow   *adapters.RunRow    // this run's idemc_runs row
-	recorded *runOptions      // a retry's options, copied from the run it finishes
+	recorded *runOptions         // a retry's options, copied from the run it finishes
 
 	mu    sync.Mutex // guards ddl, res.Units appends and output
 	ddl   map[adapters.Relation]*sync.Mutex
