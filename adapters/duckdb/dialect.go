@@ -4,6 +4,7 @@ package duckdb
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/seed"
@@ -115,4 +116,20 @@ func (d Dialect) hooks() sqlgen.Hooks {
 		Upsert:   d.MergeSteps,
 		Recreate: d.recreate,
 	}
+}
+
+// EmptyQuery reads the tables' row counts from the catalog (duckdb_tables),
+// one query whatever their number: DuckDB plans each EXISTS probe of the
+// shared query in about 0.1 ms, which would double the cost of an
+// up-to-date build. The count is exact once the deleting transaction was
+// checkpointed, which DuckDB does when the process that emptied the table
+// closes the file — and no other process can hold it while idemc runs.
+func (d Dialect) EmptyQuery(rels []adapters.Relation) string {
+	vals := make([]string, len(rels))
+	for i, r := range rels {
+		vals[i] = fmt.Sprintf("(%d, %s, %s)", i, d.String(r.Schema), d.String(r.Name))
+	}
+	return "SELECT r.i FROM (VALUES " + strings.Join(vals, ", ") + ") AS r(i, s, t)\n" +
+		"JOIN duckdb_tables() AS d ON d.schema_name = coalesce(nullif(r.s, ''), current_schema()) AND d.table_name = r.t\n" +
+		"WHERE d.estimated_size = 0"
 }
