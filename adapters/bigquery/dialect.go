@@ -22,7 +22,6 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -32,7 +31,8 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns BigQuery's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		Engine: "bigquery", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
+		SeedTypes: sqlgen.SeedTypes{BigInt: "INT64", Double: "FLOAT64", Boolean: "BOOL", Date: "DATE", Timestamp: "TIMESTAMP", Text: "STRING"},
+		Engine:    "bigquery", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
 		QuoteIdent: quoteIdent,
 		StringLit:  stringLit,
 		NullSafeEq: func(a, b string) string {
@@ -475,24 +475,6 @@ func plainName(r adapters.Relation) string {
 		}
 	}
 	return strings.Join(parts, ".")
-}
-
-// SeedType maps a seed kind to BigQuery's type. A timestamp is TIMESTAMP
-// (UTC), as every timestamp the dialect writes.
-func (d Dialect) SeedType(k seed.Kind) string {
-	switch k {
-	case seed.BigInt:
-		return "INT64"
-	case seed.Double:
-		return "FLOAT64"
-	case seed.Boolean:
-		return "BOOL"
-	case seed.Date:
-		return "DATE"
-	case seed.Timestamp:
-		return "TIMESTAMP"
-	}
-	return "STRING"
 }
 
 var _ adapters.Dialect = Dialect{}

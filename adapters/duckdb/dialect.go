@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -18,6 +17,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns DuckDB's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
+		SeedTypes:     sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "TIMESTAMP", Text: "VARCHAR"},
 		CurrentSchema: "current_schema()",
 		Engine:        "duckdb", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
 		NullSafeEq:   func(a, b string) string { return a + " IS NOT DISTINCT FROM " + b },
@@ -73,23 +73,6 @@ var Capabilities = adapters.Capabilities{
 	TransactionalDDL: true, Merge: true, MergeBySource: true, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "database file lock (one writer process)", SingleWriter: true,
 	ReplaceDefinition: true,
-}
-
-// SeedType maps a seed kind to DuckDB's type.
-func (d Dialect) SeedType(k seed.Kind) string {
-	switch k {
-	case seed.BigInt:
-		return "BIGINT"
-	case seed.Double:
-		return "DOUBLE"
-	case seed.Boolean:
-		return "BOOLEAN"
-	case seed.Date:
-		return "DATE"
-	case seed.Timestamp:
-		return "TIMESTAMP"
-	}
-	return "VARCHAR"
 }
 
 // Recipe follows DESIGN §7 for DuckDB.

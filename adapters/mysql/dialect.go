@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -20,6 +19,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns the MySQL/MariaDB dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
+		SeedTypes:     sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "DATETIME(6)", Text: "TEXT"},
 		CurrentSchema: "DATABASE()",
 		Engine:        "mysql", QuoteOpen: '`', QuoteEnd: '`', TextType: "CHAR",
 		NullSafeEq:   func(a, b string) string { return a + " <=> " + b },
@@ -182,23 +182,6 @@ func columnType(t string) string {
 		return rest + " UNSIGNED"
 	}
 	return t
-}
-
-// SeedType maps a seed kind to MySQL's and MariaDB's type; timestamps keep microseconds (DATETIME(6)), as on the other engines.
-func (d Dialect) SeedType(k seed.Kind) string {
-	switch k {
-	case seed.BigInt:
-		return "BIGINT"
-	case seed.Double:
-		return "DOUBLE"
-	case seed.Boolean:
-		return "BOOLEAN"
-	case seed.Date:
-		return "DATE"
-	case seed.Timestamp:
-		return "DATETIME(6)"
-	}
-	return "TEXT"
 }
 
 // RetypeColumns is one ALTER TABLE … MODIFY COLUMN per change, in one

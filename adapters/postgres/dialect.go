@@ -16,6 +16,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns PostgreSQL's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
+		SeedTypes:     sqlgen.SeedTypes{BigInt: "bigint", Double: "double precision", Boolean: "boolean", Date: "date", Timestamp: "timestamp without time zone", Text: "text"},
 		CurrentSchema: "current_schema()",
 		Engine:        "postgres", QuoteOpen: '"', QuoteEnd: '"', TextType: "TEXT",
 		NullSafeEq:   func(a, b string) string { return a + " IS NOT DISTINCT FROM " + b },
@@ -219,25 +220,6 @@ func (d Dialect) insertSelect(w *adapters.Write) string {
 	}
 	cols := d.ColumnList(w.Columns, "")
 	return fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM (\n%s\n) AS idemc_batch", dest, cols, cols, w.Select)
-}
-
-// SeedType maps a seed kind to PostgreSQL's type, spelled as
-// information_schema.columns reports it (LoadSeed compares the two to keep
-// a table whose columns did not change).
-func (d Dialect) SeedType(k seed.Kind) string {
-	switch k {
-	case seed.BigInt:
-		return "bigint"
-	case seed.Double:
-		return "double precision"
-	case seed.Boolean:
-		return "boolean"
-	case seed.Date:
-		return "date"
-	case seed.Timestamp:
-		return "timestamp without time zone"
-	}
-	return "text"
 }
 
 // CreateSeedTable creates a seed's table from its kinds.

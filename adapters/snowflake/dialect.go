@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -22,6 +21,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns Snowflake's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
+		SeedTypes:     sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "TIMESTAMP_NTZ", Text: "VARCHAR"},
 		CurrentSchema: "CURRENT_SCHEMA()",
 		Engine:        "snowflake", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
 		QuoteIdent: quoteIdent,
@@ -262,23 +262,6 @@ func (d Dialect) ColumnsQuery(r adapters.Relation) string {
 		q = strings.Replace(q, "information_schema.columns", d.Quote(r.Database)+".information_schema.columns", 1)
 	}
 	return q
-}
-
-// SeedType maps a seed kind to Snowflake's type (timestamps without a time zone).
-func (d Dialect) SeedType(k seed.Kind) string {
-	switch k {
-	case seed.BigInt:
-		return "BIGINT"
-	case seed.Double:
-		return "DOUBLE"
-	case seed.Boolean:
-		return "BOOLEAN"
-	case seed.Date:
-		return "DATE"
-	case seed.Timestamp:
-		return "TIMESTAMP_NTZ"
-	}
-	return "VARCHAR"
 }
 
 var _ adapters.Dialect = Dialect{}

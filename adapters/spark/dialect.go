@@ -27,7 +27,8 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns the Spark / Databricks dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		Engine: "spark", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
+		SeedTypes: sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "TIMESTAMP", Text: "STRING"},
+		Engine:    "spark", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
 		NullSafeEq:   func(a, b string) string { return a + " <=> " + b },
 		DateLit:      func(s string) string { return "DATE '" + s + "'" },
 		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
@@ -294,23 +295,6 @@ func (d Dialect) markStep(w *adapters.Write, stage string) adapters.Step {
 	return adapters.Step{Purpose: adapters.StateStep, Comment: "record the batch's maximum " + w.Watermark.Column + " (an empty batch keeps the old mark)",
 		SQL: fmt.Sprintf("MERGE INTO %s AS t\nUSING (SELECT %s AS job_name, CAST(max(%s) AS STRING) AS high_water FROM %s HAVING max(%s) IS NOT NULL) AS s\nON t.job_name = s.job_name\nWHEN MATCHED THEN UPDATE SET high_water = s.high_water, run_id = %s, updated_at = %s\nWHEN NOT MATCHED THEN INSERT (job_name, high_water, run_id, updated_at) VALUES (s.job_name, s.high_water, %s, %s)",
 			d.Qualify(w.State.Marks), d.String(w.Model), col, stage, col, d.String(run), ts, d.String(run), ts)}
-}
-
-// SeedType maps a seed kind to Spark's (Delta) type.
-func (d Dialect) SeedType(k seed.Kind) string {
-	switch k {
-	case seed.BigInt:
-		return "BIGINT"
-	case seed.Double:
-		return "DOUBLE"
-	case seed.Boolean:
-		return "BOOLEAN"
-	case seed.Date:
-		return "DATE"
-	case seed.Timestamp:
-		return "TIMESTAMP"
-	}
-	return "STRING"
 }
 
 // SeedInsert renders rows [start, end) of a seed as one INSERT of typed

@@ -59,3 +59,26 @@ func SeedColumnNames(quote func(string) string, t *seed.Table) []string {
 	}
 	return out
 }
+
+// SeedTypes names an engine's type for each seed kind.
+type SeedTypes struct {
+	BigInt, Double, Boolean, Date, Timestamp, Text string
+}
+
+// SeedType maps a seed kind to the engine's column type.
+func (g Gen) SeedType(k seed.Kind) string {
+	t := g.S.SeedTypes
+	switch k {
+	case seed.BigInt:
+		return t.BigInt
+	case seed.Double:
+		return t.Double
+	case seed.Boolean:
+		return t.Boolean
+	case seed.Date:
+		return t.Date
+	case seed.Timestamp:
+		return t.Timestamp
+	}
+	return t.Text
+}

@@ -63,6 +63,9 @@ type Spelling struct {
 	// where an unqualified relation lives (DuckDB/PostgreSQL current_schema(),
 	// MySQL DATABASE()); "" when relations always name their schema.
 	CurrentSchema string
+	// SeedTypes are the column types of seed tables, by inferred kind
+	// (MySQL keeps microseconds with DATETIME(6), as the other engines do).
+	SeedTypes SeedTypes
 	// TypeFamily maps a type name, as the driver or the catalog spells it,
 	// to its family for on_schema_change ("" unknown). Nil: no type change
 	// is ever detected.
