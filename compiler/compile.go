@@ -407,62 +407,6 @@ func anySeed(plan *Plan, names map[string]bool) bool {
 	return false
 }
 
-// cycleMessage explains a cycle; one closed by a relationships check (which
-// reads the other model after both are built) gets its own remedy.
-func cycleMessage(cycle []string, models map[string]*compiled) string {
-	msg := "dependency cycle: " + strings.Join(cycle, " -> ")
-	for i := 0; i+1 < len(cycle); i++ {
-		up, down := cycle[i], cycle[i+1]
-		c := models[down]
-		if c == nil || contains(c.dataUp, up) || !contains(c.extraUp, up) {
-			continue
-		}
-		return fmt.Sprintf("%s: the relationships check of %s on %s closes it (the check must run after %s is built, and %s is built from %s); move the check into tests/*.sql, or drop one of these ref() calls", msg, down, up, up, up, down)
-	}
-	return msg + ": remove one of these ref() calls"
-}
-
-// throughEphemeral returns a model's upstream nodes, replacing each
-// ephemeral model (which has no units) by its own upstreams.
-func throughEphemeral(g *dag.Graph, models map[string]*compiled, n string) []string {
-	var out []string
-	seen := map[string]bool{}
-	var visit func(string)
-	visit = func(m string) {
-		for _, up := range g.Upstream(m) {
-			if seen[up] {
-				continue
-			}
-			seen[up] = true
-			if c := models[up]; c != nil && c.cfg.Materialized == adapters.Ephemeral {
-				visit(up)
-				continue
-			}
-			out = append(out, up)
-		}
-	}
-	visit(n)
-	return out
-}
-
-// upstreamUnits are the units of model up that a unit of c for partition
-// part waits for: the same partition when both are partitioned alike, every
-// unit of up otherwise. Ephemeral models are looked through.
-func upstreamUnits(unitsOf map[string][]*Unit, models map[string]*compiled, up, part string, c *compiled) []*Unit {
-	us := unitsOf[up]
-	if part != "" {
-		if uc := models[up]; uc != nil && uc.gran == c.gran && uc.cfg.PartitionBy != "" {
-			for _, u := range us {
-				if u.Partition == part {
-					return []*Unit{u}
-				}
-			}
-			return nil
-		}
-	}
-	return us
-}
-
 type explicitWindow struct{ partition, start, end string }
 
 func buildUnit(c *compiled, w *adapters.Window, opts Options, d adapters.Dialect, models map[string]*compiled, nodes map[string]*Node, p *project.Project, state adapters.State, target string) *Unit {
