@@ -113,7 +113,14 @@ func (m *Model) body(b *strings.Builder) {
 			m.Bump, m.extra("max(id)"), m.Refs[0], m.MinAmount)
 	case ShapeJoin:
 		fmt.Fprintf(b, "SELECT a.id, a.day, a.k, a.amount + coalesce(b.amount, 0) + %d AS amount, a.cat%s\n", m.Bump, m.extra("a.id"))
-		fmt.Fprintf(b, "FROM {{ ref(%q) }} AS a\nLEFT JOIN {{ ref(%q) }} AS b ON b.id = a.id\n", m.Refs[0], m.Refs[1])
+		fmt.Fprintf(b, "FROM {{ ref(%q) }} AS a\nLEFT JOIN {{ ref(%q) }} AS b ON b.id = a.id", m.Refs[0], m.Refs[1])
+		if window != "" {
+			// A partition reads only its window of what it joins (DESIGN
+			// §10: partition P depends on upstream partition P); joining
+			// other days would read partitions the plan does not order.
+			fmt.Fprintf(b, window, "b.", "b.")
+		}
+		b.WriteString("\n")
 		fmt.Fprintf(b, "WHERE a.amount >= %d", m.MinAmount)
 		if window != "" {
 			fmt.Fprintf(b, window, "a.", "a.")
