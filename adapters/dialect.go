@@ -137,8 +137,8 @@ func StateIn(schema string) State {
 }
 
 // AuditColumnsAdded are the idemc_audit columns newer than the first
-// release; the runner adds them to an older table (AddColumn).
-var AuditColumnsAdded = []string{"inputs", "data_version"}
+// release, which AuditMigrations adds to an older table.
+func AuditColumnsAdded() []string { return []string{"inputs", "data_version"} }
 
 // RunRow is one invocation in idemc_runs (DESIGN §9).
 type RunRow struct {

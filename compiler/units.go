@@ -59,34 +59,10 @@ func (pl *planner) model(n string) error {
 	// models still give their readers the versions of what is there.
 	runs := pl.chosen[n] && pl.opts.Models && (pl.opts.Units == nil || explicit)
 	exists := pl.opts.State.Exists(c.rel)
-	empty := exists && pl.opts.State.Empty(c.rel)
-	forced := explicit || pl.opts.FullRefresh
-	run := make([]bool, len(cands))
-	fps := make([]string, len(cands))
-	newest := -1
-	for i, w := range cands {
-		key := keyOf(w)
-		fps[i] = pl.fingerprint(c, key)
-		last, ok := pl.opts.State.Latest(n, key)
-		done := ok && last.Status == "succeeded"
-		switch {
-		case forced:
-			run[i] = !(done && pl.resumed(last.RunID))
-		case !done || last.Inputs != fps[i] || !exists || empty && last.RowCount > 0:
-			// A table emptied outside idemc is as good as dropped.
-			run[i] = true
-		case c.external && w == nil && c.cfg.Materialized != adapters.View:
-			run[i] = true
-		}
-		if run[i] && w != nil && !explicit {
-			newest = i
-		}
-	}
-	// lookback: the partitions before the newest stale one run too.
-	if newest >= 0 {
-		for i := newest - 1; i >= 0 && i >= newest-c.cfg.Lookback; i-- {
-			run[i] = true
-		}
+	var run []bool
+	var fps []string
+	if runs { // an unselected model only passes on the versions of what is there
+		run, fps = pl.stale(c, cands, explicit, exists)
 	}
 	for i, w := range cands {
 		key := keyOf(w)
@@ -118,6 +94,42 @@ func (pl *planner) model(n string) error {
 		pl.add(u, c)
 	}
 	return nil
+}
+
+// stale decides which of a selected model's candidate units run, and
+// returns their input fingerprints.
+func (pl *planner) stale(c *compiled, cands []*adapters.Window, explicit, exists bool) ([]bool, []string) {
+	n := c.m.Name
+	empty := exists && pl.opts.State.Empty(c.rel)
+	forced := explicit || pl.opts.FullRefresh
+	run := make([]bool, len(cands))
+	fps := make([]string, len(cands))
+	newest := -1
+	for i, w := range cands {
+		key := keyOf(w)
+		fps[i] = pl.fingerprint(c, key)
+		last, ok := pl.opts.State.Latest(n, key)
+		done := ok && last.Status == "succeeded"
+		switch {
+		case forced:
+			run[i] = !(done && pl.resumed(last.RunID))
+		case !done || last.Inputs != fps[i] || !exists || empty && last.RowCount > 0:
+			// A table emptied outside idemc is as good as dropped.
+			run[i] = true
+		case c.external && w == nil && c.cfg.Materialized != adapters.View:
+			run[i] = true
+		}
+		if run[i] && w != nil && !explicit {
+			newest = i
+		}
+	}
+	// lookback: the partitions before the newest stale one run too.
+	if newest >= 0 {
+		for i := newest - 1; i >= 0 && i >= newest-c.cfg.Lookback; i-- {
+			run[i] = true
+		}
+	}
+	return run, fps
 }
 
 // resumed reports whether a run is the one a retry finishes, or later.

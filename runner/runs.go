@@ -117,8 +117,8 @@ func (r *run) retryPlan(ctx context.Context, sess adapters.Session, o *compiler.
 		return fmt.Errorf("runner: run %s recorded unreadable options: %w", row[0], err)
 	}
 	root := row[0]
-	if row[5] != "NULL" && row[5] != "" {
-		root = row[5]
+	if r := nullable(row[5]); r != "" {
+		root = r
 	}
 	o.Select, o.Exclude, o.Partition, o.Start, o.End = ro.Select, ro.Exclude, ro.Partition, ro.Start, ro.End
 	o.FullRefresh, o.Vars, o.Seeds, o.Models = ro.FullRefresh, ro.Vars, ro.Seeds, ro.Models

@@ -453,7 +453,7 @@ func (g Gen) AuditMigrations(s adapters.State, have []adapters.Column) []string 
 		got[strings.ToLower(c.Name)] = true
 	}
 	var out []string
-	for _, c := range adapters.AuditColumnsAdded {
+	for _, c := range adapters.AuditColumnsAdded() {
 		if !got[c] {
 			out = append(out, fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", g.Qualify(s.Audit), g.Quote(c), g.S.Text))
 		}
