@@ -225,6 +225,7 @@ const (
 	AuditStart  Purpose = "audit_start"  // the running row, committed on its own
 	Begin       Purpose = "begin"        // start the write's transaction
 	Lock        Purpose = "lock"         // a lock held until commit
+	SchemaStep  Purpose = "schema"       // a column or relation change, inside the transaction where DDL is transactional
 	Stage       Purpose = "stage"        // materialize the batch
 	Validate    Purpose = "validate"     // refuse a bad batch before writing
 	Delete      Purpose = "delete"       // remove the region being replaced

@@ -50,12 +50,13 @@ func diffColumns(dl adapters.Dialect, dest, batch []adapters.Column) schemaDiff 
 
 // syncSchema compares the batch's columns with the destination's and
 // applies on_schema_change: it fails before anything is written, or adds,
-// drops and retypes the destination's columns (DDL the dialect writes, run
-// before the write's transaction), or marks the write to recreate the
+// drops and retypes the destination's columns (DDL the dialect writes, in
+// the write's transaction where DDL is transactional, else before it:
+// schemaDDL), or marks the write to recreate the
 // relation. prepare are the unit's prepare steps, run again when a full
 // refresh has to recreate the table before writing. It returns the batch's
 // columns and a note for the unit's line.
-func (r *run) syncSchema(ctx context.Context, s adapters.Session, w *adapters.Write, prepare []adapters.Step) ([]string, string, error) {
+func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL, w *adapters.Write, prepare []adapters.Step) ([]string, string, error) {
 	batch, err := s.Columns(ctx, r.d.DescribeQuery(w.Select))
 	if err != nil {
 		return nil, "", err
@@ -93,7 +94,7 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, w *adapters.Wr
 	if err := schemaRefusal(w.Model, mode, diff); err != nil {
 		return nil, "", err
 	}
-	if err := r.alterColumns(ctx, s, w, mode, dest, diff); err != nil {
+	if err := r.alterColumns(ctx, ddl, w, mode, dest, diff); err != nil {
 		if len(diff.retyped) == 0 || !r.rebuildsAll(w) {
 			return nil, "", err
 		}
@@ -101,7 +102,7 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, w *adapters.Wr
 		// when the types cannot change in place (old values that do not
 		// cast, a view), the table is recreated empty before any of its
 		// units writes (they all wait on this DDL phase).
-		note, err := r.recreateEmpty(ctx, s, w, prepare)
+		note, err := r.recreateEmpty(ctx, ddl, w, prepare)
 		if err != nil {
 			return nil, "", err
 		}
@@ -112,16 +113,16 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, w *adapters.Wr
 
 // alterColumns adds (append_new_columns, sync_all_columns), drops and
 // retypes (sync_all_columns) the destination's columns.
-func (r *run) alterColumns(ctx context.Context, s adapters.Session, w *adapters.Write, mode string, dest []adapters.Column, diff schemaDiff) error {
+func (r *run) alterColumns(ctx context.Context, ddl *schemaDDL, w *adapters.Write, mode string, dest []adapters.Column, diff schemaDiff) error {
 	if mode == "sync_all_columns" && len(diff.retyped) > 0 {
 		// Retype first: it is the step that can fail on the data, and
 		// failing it must leave the table as it was.
-		if err := r.retype(ctx, s, w, dest, diff.retyped); err != nil {
+		if err := r.retype(ctx, ddl, w, dest, diff.retyped); err != nil {
 			return err
 		}
 	}
 	for _, c := range diff.added {
-		if _, err := s.Exec(ctx, r.d.AddColumn(w.Target, c)); err != nil {
+		if err := ddl.exec(ctx, r.d.AddColumn(w.Target, c), "the model's new column "+c.Name); err != nil {
 			return err
 		}
 	}
@@ -129,7 +130,7 @@ func (r *run) alterColumns(ctx context.Context, s adapters.Session, w *adapters.
 		return nil // append_new_columns: removed columns stay and get NULL
 	}
 	for _, c := range diff.removed {
-		if _, err := s.Exec(ctx, r.d.DropColumn(w.Target, c)); err != nil {
+		if err := ddl.exec(ctx, r.d.DropColumn(w.Target, c), "sync_all_columns: the model no longer has column "+c); err != nil {
 			return err
 		}
 	}
@@ -150,22 +151,24 @@ func (r *run) rebuildsAll(w *adapters.Write) bool {
 // again, which create it, empty, with the batch's columns; then it
 // recreates the views that read it (ViewBinder dialects), reporting those
 // that no longer compile in the note.
-func (r *run) recreateEmpty(ctx context.Context, s adapters.Session, w *adapters.Write, prepare []adapters.Step) (string, error) {
-	views, err := r.dependentViews(ctx, s, w.Target)
+func (r *run) recreateEmpty(ctx context.Context, ddl *schemaDDL, w *adapters.Write, prepare []adapters.Step) (string, error) {
+	views, err := r.dependentViews(ctx, ddl.sess, w.Target)
 	if err != nil {
 		return "", err
 	}
-	if _, err := s.Exec(ctx, r.d.DropTable(w.Target)); err != nil {
+	if err := ddl.exec(ctx, r.d.DropTable(w.Target), "full refresh, column types changed: recreate the table"); err != nil {
 		return "", fmt.Errorf("model %s: full refresh: dropping the table to recreate it with the model's column types: %w", w.Model, err)
 	}
 	for _, st := range prepare {
-		if _, err := s.Exec(ctx, st.SQL); err != nil {
+		if err := ddl.exec(ctx, st.SQL, st.Comment); err != nil {
 			return "", err
 		}
 	}
 	var lost []string
 	for _, v := range views {
-		if _, err := s.Exec(ctx, r.views.CreateView(v)); err != nil {
+		// In the unit's transaction a view that no longer compiles fails
+		// the unit, which keeps the old table and its views.
+		if err := ddl.exec(ctx, r.views.CreateView(v), "recreate the view "+v.Relation.Name); err != nil {
 			lost = append(lost, fmt.Sprintf("%s.%s (%v)", v.Relation.Schema, v.Relation.Name, firstLine(err.Error())))
 		}
 	}
@@ -263,28 +266,48 @@ func schemaRefusal(model, mode string, d schemaDiff) error {
 // retype changes the destination's column types in place, keeping its rows
 // (the data of other partitions). The dialect's statements leave the table
 // unchanged when they fail; a transaction they opened is rolled back.
-func (r *run) retype(ctx context.Context, s adapters.Session, w *adapters.Write, dest []adapters.Column, changes []adapters.ColumnChange) error {
+func (r *run) retype(ctx context.Context, ddl *schemaDDL, w *adapters.Write, dest []adapters.Column, changes []adapters.ColumnChange) error {
 	// Views bound to the table's columns block a retype: the dialect
 	// recreates them around it (ViewBinder dialects).
-	views, err := r.dependentViews(ctx, s, w.Target)
+	views, err := r.dependentViews(ctx, ddl.sess, w.Target)
 	if err != nil {
 		return err
 	}
 	rw := *w
 	rw.Views = views
-	for _, q := range r.d.RetypeColumns(&rw, dest, changes) {
-		if _, err := s.Exec(ctx, q); err != nil {
+	stmts := r.d.RetypeColumns(&rw, dest, changes)
+	if ddl.deferred {
+		// Tried first in a transaction rolled back, so that a value that
+		// cannot be cast is this error (or a full refresh's recreate)
+		// and not a failed write.
+		stmts = ddl.inTransaction(stmts)
+		if q, err := ddl.try(ctx, stmts); err != nil {
+			return retypeError(w.Model, changes, err, q)
+		}
+		for _, q := range stmts {
+			_ = ddl.exec(ctx, q, "sync_all_columns: the model's column types")
+		}
+		return nil
+	}
+	for _, q := range stmts {
+		if _, err := ddl.sess.Exec(ctx, q); err != nil {
 			if rb := r.d.Rollback(); rb != "" {
-				_, _ = s.Exec(context.WithoutCancel(ctx), rb)
+				_, _ = ddl.sess.Exec(context.WithoutCancel(ctx), rb)
 			}
-			parts := make([]string, len(changes))
-			for i, c := range changes {
-				parts[i] = fmt.Sprintf("%s from %s to %s", c.Name, c.From, c.To)
-			}
-			return fmt.Errorf("model %s: retyping column %s failed and the destination is unchanged: %v\n"+
-				"(a value that cannot be cast, or an object that depends on the column: fix it and run again, or rebuild with --full-refresh, which recreates the table when its types cannot change in place)\n%s",
-				w.Model, strings.Join(parts, ", column "), firstLine(err.Error()), q)
+			return retypeError(w.Model, changes, err, q)
 		}
 	}
 	return nil
+}
+
+// retypeError is a failed retype: the columns, the cause, the remedies and
+// the statement.
+func retypeError(model string, changes []adapters.ColumnChange, err error, q string) error {
+	parts := make([]string, len(changes))
+	for i, c := range changes {
+		parts[i] = fmt.Sprintf("%s from %s to %s", c.Name, c.From, c.To)
+	}
+	return fmt.Errorf("model %s: retyping column %s failed and the destination is unchanged: %v\n"+
+		"(a value that cannot be cast, or an object that depends on the column: fix it and run again, or rebuild with --full-refresh, which recreates the table when its types cannot change in place)\n%s",
+		model, strings.Join(parts, ", column "), firstLine(err.Error()), q)
 }

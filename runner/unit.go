@@ -69,7 +69,8 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	var steps []adapters.Step // what the failure path cleans up after
 	fail := func(e *unitError) { r.failUnit(ctx, sess, u, &w, steps, row, st, ur, e) }
 
-	steps, begin, ue := r.ddlPhase(ctx, sess, u, &w, ur)
+	steps, begin, release, ue := r.ddlPhase(ctx, sess, u, &w, ur)
+	defer release()
 	if ue != nil {
 		fail(ue)
 		return ur
@@ -139,13 +140,27 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *compiler.U
 // ddlPhase runs a unit's idempotent statements before its transaction,
 // serialized per relation, then reads the batch's columns and applies
 // on_schema_change. It returns the unit's recipe, built with the batch's
-// real columns, and the index of its first step after the DDL phase; on
-// failure, the recipe as far as it was built.
-func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, ur *UnitResult) ([]adapters.Step, int, *unitError) {
-	steps := r.d.Recipe(w)
+// real columns, the index of its first step after the DDL phase and the
+// release of the relation's DDL lock; on failure, the recipe as far as it
+// was built. Schema changes that run in the unit's transaction (schemaDDL)
+// keep the lock until the unit ends, so that the other units of the
+// relation read its columns only once the change committed or rolled back.
+func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, ur *UnitResult) ([]adapters.Step, int, func(), *unitError) {
 	lock := r.ddlLock(w.Target)
 	lock.Lock()
-	defer lock.Unlock()
+	steps, i, ddl, ue := r.ddlSteps(ctx, sess, u, w, ur)
+	if ue != nil || len(ddl) == 0 {
+		lock.Unlock()
+		return steps, i, func() {}, ue
+	}
+	return spliceSchema(steps, i, ddl), i, lock.Unlock, nil
+}
+
+// ddlSteps is ddlPhase under the relation's lock; it also returns the
+// schema steps for the unit's transaction.
+func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, ur *UnitResult) ([]adapters.Step, int, []adapters.Step, *unitError) {
+	steps := r.d.Recipe(w)
+	ddl := r.newSchemaDDL(sess, steps)
 	i := 0
 	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
 		_, err := sess.Exec(ctx, steps[i].SQL)
@@ -153,13 +168,13 @@ func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *compiler.U
 			err = r.faults.after(ctx, u.ID, steps[i].Purpose)
 		}
 		if err != nil {
-			return steps, i, &unitError{step: i + 1, purp: steps[i].Purpose, err: err}
+			return steps, i, nil, &unitError{step: i + 1, purp: steps[i].Purpose, err: err}
 		}
 	}
 	if w.Materialized == adapters.Incremental || w.Materialized == adapters.Table && r.ad.Capabilities.TableInPlace {
-		cols, note, err := r.syncSchema(ctx, sess, w, steps[:i])
+		cols, note, err := r.syncSchema(ctx, sess, ddl, w, steps[:i])
 		if err != nil {
-			return steps, i, &unitError{step: i + 1, purp: "schema", err: err}
+			return steps, i, nil, &unitError{step: i + 1, purp: adapters.SchemaStep, err: err}
 		}
 		w.Columns = cols
 		steps = r.d.Recipe(w) // now with the batch's real columns
@@ -170,13 +185,13 @@ func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *compiler.U
 	if w.Materialized == adapters.View && r.views != nil {
 		note, err := r.syncView(ctx, sess, w)
 		if err != nil {
-			return steps, i, &unitError{step: i + 1, purp: "schema", err: err}
+			return steps, i, nil, &unitError{step: i + 1, purp: adapters.SchemaStep, err: err}
 		}
 		if note != "" {
 			steps, ur.Note = r.d.Recipe(w), note
 		}
 	}
-	return steps, i, nil
+	return steps, i, ddl.steps, nil
 }
 
 // maxTxAttempts bounds retries of a unit's transaction after conflicts.

@@ -1,0 +1,94 @@
+package runner
+
+import (
+	"context"
+	"strings"
+
+	"github.com/idemc/idemc/adapters"
+)
+
+// schemaDDL runs or collects a unit's schema changes (on_schema_change, a
+// full refresh recreating its table, a changed materialization). Where DDL
+// is transactional (DuckDB, PostgreSQL) the changes become steps of the
+// unit's transaction, right after BEGIN and its lock, so a failed check, a
+// failed statement or a crash rolls them back with the write (DESIGN §1,
+// all or nothing); elsewhere they run at once, before the transaction.
+type schemaDDL struct {
+	sess     adapters.Session
+	deferred bool
+	begin    string // the recipe's BEGIN, for trial transactions
+	rollback string
+	steps    []adapters.Step
+}
+
+func (r *run) newSchemaDDL(sess adapters.Session, recipe []adapters.Step) *schemaDDL {
+	k := &schemaDDL{sess: sess, rollback: r.d.Rollback()}
+	for _, s := range recipe {
+		if s.Purpose == adapters.Begin {
+			k.begin = s.SQL
+			break
+		}
+	}
+	k.deferred = r.ad.Capabilities.TransactionalDDL && k.begin != "" && k.rollback != ""
+	return k
+}
+
+// exec runs a schema statement now, or adds it to the unit's transaction.
+func (k *schemaDDL) exec(ctx context.Context, sql, comment string) error {
+	if k.deferred {
+		k.steps = append(k.steps, adapters.Step{Purpose: adapters.SchemaStep, Comment: comment, SQL: sql})
+		return nil
+	}
+	_, err := k.sess.Exec(ctx, sql)
+	return err
+}
+
+// try runs statements in a transaction that it rolls back: whether they
+// would succeed on the data (a value that cannot take a column's new type)
+// without changing anything. It returns the statement that failed.
+func (k *schemaDDL) try(ctx context.Context, stmts []string) (string, error) {
+	if _, err := k.sess.Exec(ctx, k.begin); err != nil {
+		return k.begin, err
+	}
+	defer func() { _, _ = k.sess.Exec(context.WithoutCancel(ctx), k.rollback) }()
+	for _, q := range stmts {
+		if _, err := k.sess.Exec(ctx, q); err != nil {
+			return q, err
+		}
+	}
+	return "", nil
+}
+
+// inTransaction drops the BEGIN and COMMIT a dialect wraps several DDL
+// statements in (RetypeColumns): inside the unit's transaction they would
+// nest or commit early.
+func (k *schemaDDL) inTransaction(stmts []string) []string {
+	var out []string
+	for _, q := range stmts {
+		t := strings.ToUpper(strings.TrimSpace(q))
+		if t == strings.ToUpper(k.begin) || t == "BEGIN" || t == "BEGIN TRANSACTION" || t == "COMMIT" {
+			continue
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// spliceSchema puts the schema steps first in the unit's transaction: after
+// BEGIN and the unit's lock, before the write. The retry loop reruns them
+// with the rest of the transaction.
+func spliceSchema(steps []adapters.Step, from int, ddl []adapters.Step) []adapters.Step {
+	for i := from; i < len(steps); i++ {
+		if steps[i].Purpose != adapters.Begin {
+			continue
+		}
+		at := i + 1
+		for at < len(steps) && steps[at].Purpose == adapters.Lock {
+			at++
+		}
+		out := make([]adapters.Step, 0, len(steps)+len(ddl))
+		out = append(append(append(out, steps[:at]...), ddl...), steps[at:]...)
+		return out
+	}
+	return steps
+}
