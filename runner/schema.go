@@ -276,6 +276,9 @@ func (r *run) retype(ctx context.Context, ddl *schemaDDL, w *adapters.Write, des
 	rw := *w
 	rw.Views = views
 	stmts := r.d.RetypeColumns(&rw, dest, changes)
+	if ddl.aside {
+		return r.retypeAside(ctx, ddl, w, stmts, changes)
+	}
 	if ddl.deferred {
 		// Tried first in a transaction rolled back, so that a value that
 		// cannot be cast is this error (or a full refresh's recreate)
@@ -310,4 +313,34 @@ func retypeError(model string, changes []adapters.ColumnChange, err error, q str
 	return fmt.Errorf("model %s: retyping column %s failed and the destination is unchanged: %v\n"+
 		"(a value that cannot be cast, or an object that depends on the column: fix it and run again, or rebuild with --full-refresh, which recreates the table when its types cannot change in place)\n%s",
 		model, strings.Join(parts, ", column "), firstLine(err.Error()), q)
+}
+
+// retypeAside tries a retype on a scratch copy of the destination (the
+// unit's own copy is made later, under its lock), then collects it for the
+// unit's copy. When the old values cannot take the new types and the run
+// rewrites every row, the unit's copy starts empty instead.
+func (r *run) retypeAside(ctx context.Context, ddl *schemaDDL, w *adapters.Write, stmts []string, changes []adapters.ColumnChange) error {
+	ab := r.d.(adapters.AsideBuilder)
+	try := w.Target
+	try.Name += "__idemc_try"
+	defer func() { _, _ = ddl.sess.Exec(context.WithoutCancel(ctx), r.d.DropTable(try)) }()
+	for _, q := range ab.CopyTable(try, w.Target, true) {
+		if _, err := ddl.sess.Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	from, to := "ALTER TABLE "+r.d.Qualify(w.Target), "ALTER TABLE "+r.d.Qualify(try)
+	for _, q := range stmts {
+		if _, err := ddl.sess.Exec(ctx, strings.Replace(q, from, to, 1)); err != nil {
+			if !r.rebuildsAll(w) {
+				return retypeError(w.Model, changes, err, q)
+			}
+			ddl.emptyCopy = true
+			break
+		}
+	}
+	for _, q := range stmts {
+		_ = ddl.exec(ctx, q, "sync_all_columns: the model's column types")
+	}
+	return nil
 }

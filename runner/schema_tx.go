@@ -16,12 +16,18 @@ import (
 type schemaDDL struct {
 	sess     adapters.Session
 	deferred bool
-	begin    string // the recipe's BEGIN, for trial transactions
-	rollback string
-	steps    []adapters.Step
+	// aside: the statements are collected for a copy of the destination
+	// (asideSteps) on an engine whose DDL commits on its own.
+	aside bool
+	// emptyCopy: the copy starts without rows (its old values cannot take
+	// the new types, and the run rewrites every row).
+	emptyCopy bool
+	begin     string // the recipe's BEGIN, for trial transactions
+	rollback  string
+	steps     []adapters.Step
 }
 
-func (r *run) newSchemaDDL(sess adapters.Session, recipe []adapters.Step) *schemaDDL {
+func (r *run) newSchemaDDL(sess adapters.Session, w *adapters.Write, recipe []adapters.Step) *schemaDDL {
 	k := &schemaDDL{sess: sess, rollback: r.d.Rollback()}
 	for _, s := range recipe {
 		if s.Purpose == adapters.Begin {
@@ -30,12 +36,15 @@ func (r *run) newSchemaDDL(sess adapters.Session, recipe []adapters.Step) *schem
 		}
 	}
 	k.deferred = r.ad.Capabilities.TransactionalDDL && k.begin != "" && k.rollback != ""
+	if _, ok := r.d.(adapters.AsideBuilder); ok && !k.deferred && w.Materialized == adapters.Incremental {
+		k.aside = true
+	}
 	return k
 }
 
 // exec runs a schema statement now, or adds it to the unit's transaction.
 func (k *schemaDDL) exec(ctx context.Context, sql, comment string) error {
-	if k.deferred {
+	if k.deferred || k.aside {
 		k.steps = append(k.steps, adapters.Step{Purpose: adapters.SchemaStep, Comment: comment, SQL: sql})
 		return nil
 	}

@@ -148,19 +148,19 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *compiler.U
 func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, ur *UnitResult) ([]adapters.Step, int, func(), *unitError) {
 	lock := r.ddlLock(w.Target)
 	lock.Lock()
-	steps, i, ddl, ue := r.ddlSteps(ctx, sess, u, w, ur)
-	if ue != nil || len(ddl) == 0 {
+	steps, i, hold, ue := r.ddlSteps(ctx, sess, u, w, ur)
+	if ue != nil || !hold {
 		lock.Unlock()
 		return steps, i, func() {}, ue
 	}
-	return spliceSchema(steps, i, ddl), i, lock.Unlock, nil
+	return steps, i, lock.Unlock, nil
 }
 
-// ddlSteps is ddlPhase under the relation's lock; it also returns the
-// schema steps for the unit's transaction.
-func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, ur *UnitResult) ([]adapters.Step, int, []adapters.Step, *unitError) {
+// ddlSteps is ddlPhase under the relation's lock; hold says the unit's
+// steps change its schema, so the lock is kept until it ends.
+func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, ur *UnitResult) ([]adapters.Step, int, bool, *unitError) {
 	steps := r.d.Recipe(w)
-	ddl := r.newSchemaDDL(sess, steps)
+	ddl := r.newSchemaDDL(sess, w, steps)
 	i := 0
 	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
 		_, err := sess.Exec(ctx, steps[i].SQL)
@@ -168,13 +168,13 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.U
 			err = r.faults.after(ctx, u.ID, steps[i].Purpose)
 		}
 		if err != nil {
-			return steps, i, nil, &unitError{step: i + 1, purp: steps[i].Purpose, err: err}
+			return steps, i, false, &unitError{step: i + 1, purp: steps[i].Purpose, err: err}
 		}
 	}
 	if w.Materialized == adapters.Incremental || w.Materialized == adapters.Table && r.ad.Capabilities.TableInPlace {
 		cols, note, err := r.syncSchema(ctx, sess, ddl, w, steps[:i])
 		if err != nil {
-			return steps, i, nil, &unitError{step: i + 1, purp: adapters.SchemaStep, err: err}
+			return steps, i, false, &unitError{step: i + 1, purp: adapters.SchemaStep, err: err}
 		}
 		w.Columns = cols
 		steps = r.d.Recipe(w) // now with the batch's real columns
@@ -185,13 +185,23 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.U
 	if w.Materialized == adapters.View && r.views != nil {
 		note, err := r.syncView(ctx, sess, w)
 		if err != nil {
-			return steps, i, nil, &unitError{step: i + 1, purp: adapters.SchemaStep, err: err}
+			return steps, i, false, &unitError{step: i + 1, purp: adapters.SchemaStep, err: err}
 		}
 		if note != "" {
 			steps, ur.Note = r.d.Recipe(w), note
 		}
 	}
-	return steps, i, ddl.steps, nil
+	switch ab, _ := r.d.(adapters.AsideBuilder); {
+	case len(ddl.steps) == 0:
+		return steps, i, false, nil
+	case ddl.aside:
+		// An unpartitioned full refresh rewrites every row: its copy
+		// starts empty, so a type its old values cannot take is no error.
+		copyRows := !ddl.emptyCopy && !(w.FullRefresh && w.Window == nil)
+		return append(steps[:i:i], r.asideSteps(ab, w, ddl.steps, copyRows)...), i, true, nil
+	default:
+		return spliceSchema(steps, i, ddl.steps), i, true, nil
+	}
 }
 
 // maxTxAttempts bounds retries of a unit's transaction after conflicts.

@@ -197,3 +197,19 @@ func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, change
 }
 
 var _ adapters.Dialect = Dialect{}
+
+// CopyTable copies a table aside (CREATE TABLE … LIKE keeps its indexes).
+func (d Dialect) CopyTable(aside, dest adapters.Relation, rows bool) []string {
+	out := []string{"DROP TABLE IF EXISTS " + d.Qualify(aside), fmt.Sprintf("CREATE TABLE %s LIKE %s", d.Qualify(aside), d.Qualify(dest))}
+	if rows {
+		out = append(out, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", d.Qualify(aside), d.Qualify(dest)))
+	}
+	return out
+}
+
+// SwapTable is one RENAME TABLE, which MySQL applies atomically.
+func (d Dialect) SwapTable(dest, aside, old adapters.Relation) string {
+	return fmt.Sprintf("RENAME TABLE %s TO %s, %s TO %s", d.Qualify(dest), d.Qualify(old), d.Qualify(aside), d.Qualify(dest))
+}
+
+var _ adapters.AsideBuilder = Dialect{}
