@@ -118,6 +118,8 @@ func (pl *planner) stale(c *compiled, cands []*adapters.Window, explicit, exists
 			run[i] = true
 		case c.external && w == nil && c.cfg.Materialized != adapters.View:
 			run[i] = true
+		case pl.overwritten(n, key, last.RunID):
+			run[i] = true
 		}
 		if run[i] && w != nil && !explicit {
 			newest = i
@@ -130,6 +132,23 @@ func (pl *planner) stale(c *compiled, cands []*adapters.Window, explicit, exists
 		}
 	}
 	return run, fps
+}
+
+// overwritten reports whether a later success of the model with the other
+// shape (partitioned or not) replaced what this unit wrote: the model's
+// materialization changed and changed back, to code whose old audit row
+// would otherwise still look up to date.
+func (pl *planner) overwritten(model, key, runID string) bool {
+	if key != "" {
+		last, ok := pl.opts.State.Latest(model, "")
+		return ok && last.Status == "succeeded" && last.RunID > runID
+	}
+	for _, k := range pl.opts.State.Keys(model) {
+		if last, ok := pl.opts.State.Latest(model, k); k != "" && ok && last.Status == "succeeded" && last.RunID > runID {
+			return true
+		}
+	}
+	return false
 }
 
 // resumed reports whether a run is the one a retry finishes, or later.

@@ -18,9 +18,25 @@ import (
 // table and a running row, which the next run marks abandoned and redoes
 // (with nothing left to change).
 func (r *run) asideSteps(ab adapters.AsideBuilder, w *adapters.Write, alters []adapters.Step, copyRows bool) []adapters.Step {
-	aside, old := w.Target, w.Target
-	aside.Name += "__idemc_new"
-	old.Name += "__idemc_old"
+	aside := asideOf(w.Target, "__idemc_new")
+	var prelude []string
+	prelude = append(prelude, ab.CopyTable(aside, w.Target, copyRows)...)
+	from, to := "ALTER TABLE "+r.d.Qualify(w.Target), "ALTER TABLE "+r.d.Qualify(aside)
+	for _, s := range alters {
+		prelude = append(prelude, strings.Replace(s.SQL, from, to, 1))
+	}
+	return r.swapSteps(ab, w, prelude, r.d.DropTable(asideOf(w.Target, "__idemc_old")))
+}
+
+func asideOf(rel adapters.Relation, suffix string) adapters.Relation {
+	rel.Name += suffix
+	return rel
+}
+
+// swapSteps is asideSteps' recipe around prelude, the statements that make
+// the copy; dropOld drops the previous relation once swapped out.
+func (r *run) swapSteps(ab adapters.AsideBuilder, w *adapters.Write, prelude []string, dropOld string) []adapters.Step {
+	aside, old := asideOf(w.Target, "__idemc_new"), asideOf(w.Target, "__idemc_old")
 	wa := *w
 	wa.Target = aside
 	real, body := r.d.Recipe(w), r.d.Recipe(&wa)
@@ -37,16 +53,9 @@ func (r *run) asideSteps(ab adapters.AsideBuilder, w *adapters.Write, alters []a
 			unlock = append(unlock, s) // the unit's session lock, released last
 		}
 	}
-	schema := func(sql, comment string) {
-		out = append(out, adapters.Step{Purpose: adapters.SchemaStep, Comment: comment, SQL: sql})
-	}
-	schema(r.d.DropTable(old), "a previous table left by a run that died after its swap")
-	for _, q := range ab.CopyTable(aside, w.Target, copyRows) {
-		schema(q, "copy the destination aside: the column changes and the write go to the copy")
-	}
-	from, to := "ALTER TABLE "+r.d.Qualify(w.Target), "ALTER TABLE "+r.d.Qualify(aside)
-	for _, s := range alters {
-		schema(strings.Replace(s.SQL, from, to, 1), s.Comment+" (on the copy)")
+	out = append(out, adapters.Step{Purpose: adapters.SchemaStep, Comment: "a previous relation left by a run that died after its swap", SQL: dropOld})
+	for _, q := range prelude {
+		out = append(out, adapters.Step{Purpose: adapters.SchemaStep, Comment: "the new relation, aside: the write and its checks go to it", SQL: q})
 	}
 	var begin adapters.Step
 	var final []adapters.Step // the watermark and the audit row, after the swap
@@ -70,7 +79,7 @@ func (r *run) asideSteps(ab adapters.AsideBuilder, w *adapters.Write, alters []a
 			committed = true
 			out = append(out, s)
 			out = append(out, adapters.Step{Purpose: adapters.Publish, Comment: "swap the checked copy in atomically", SQL: ab.SwapTable(w.Target, aside, old)})
-			out = append(out, adapters.Step{Purpose: adapters.Cleanup, Comment: "drop the previous table", SQL: r.d.DropTable(old)})
+			out = append(out, adapters.Step{Purpose: adapters.Cleanup, Comment: "drop the previous relation", SQL: dropOld})
 			out = append(out, begin)
 			out = append(out, final...)
 			out = append(out, s)
@@ -78,5 +87,44 @@ func (r *run) asideSteps(ab adapters.AsideBuilder, w *adapters.Write, alters []a
 			out = append(out, s)
 		}
 	}
+	cleanup = append(cleanup, adapters.Step{Purpose: adapters.Cleanup, Comment: "the copy, left by a failed unit", SQL: r.d.DropTable(aside)})
 	return append(append(out, cleanup...), unlock...)
+}
+
+// kindSwapSteps replace a view by a table or a table by a view on an
+// engine whose DDL commits on its own: the new relation is built aside
+// (a view: created and checked; a table: created empty, written and
+// checked) and swapped in, so a failed unit keeps the old relation.
+func (r *run) kindSwapSteps(ab adapters.AsideBuilder, w *adapters.Write, dropOld string) []adapters.Step {
+	aside, old := asideOf(w.Target, "__idemc_new"), asideOf(w.Target, "__idemc_old")
+	clear := []string{"DROP VIEW IF EXISTS " + r.d.Qualify(aside), r.d.DropTable(aside)}
+	wa := *w
+	wa.Target = aside
+	if w.Materialized != adapters.View {
+		var prelude []string
+		for _, s := range r.d.Recipe(&wa) {
+			if s.Purpose == adapters.Prepare {
+				prelude = append(prelude, s.SQL)
+			}
+		}
+		return r.swapSteps(ab, w, append(clear, prelude...), dropOld)
+	}
+	out := []adapters.Step{{Purpose: adapters.SchemaStep, Comment: "a previous relation left by a run that died after its swap", SQL: dropOld}}
+	for _, q := range clear {
+		out = append(out, adapters.Step{Purpose: adapters.SchemaStep, Comment: "a leftover view or table from a dead run", SQL: q})
+	}
+	for _, s := range r.d.Recipe(&wa) {
+		switch s.Purpose {
+		case adapters.Publish:
+			s.Purpose, s.Comment = adapters.Stage, "the view, aside: its checks read it before the swap"
+			out = append(out, s)
+		case adapters.AuditFinish:
+			out = append(out,
+				adapters.Step{Purpose: adapters.Publish, Comment: "swap the checked view in atomically", SQL: ab.SwapTable(w.Target, aside, old)},
+				adapters.Step{Purpose: adapters.Cleanup, Comment: "drop the previous table", SQL: dropOld}, s)
+		default:
+			out = append(out, s)
+		}
+	}
+	return append(out, adapters.Step{Purpose: adapters.Cleanup, Comment: "the view, left by a failed unit", SQL: clear[0]})
 }

@@ -161,6 +161,25 @@ func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *compiler.U
 func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, ur *UnitResult) ([]adapters.Step, int, bool, *unitError) {
 	steps := r.d.Recipe(w)
 	ddl := r.newSchemaDDL(sess, w, steps)
+	if ddl.deferred {
+		if done, i, ue := r.replaceIfKindChanged(ctx, sess, ddl, w, steps); done || ue != nil {
+			return spliceSchema(r.d.Recipe(w), i, ddl.steps), i, ue == nil, ue
+		}
+	} else if ab, ok := r.d.(adapters.AsideBuilder); ok && w.Materialized != adapters.Table {
+		// (A table is always built aside and swapped in on these engines.)
+		drop, err := r.kindChange(ctx, sess, w)
+		if err != nil {
+			return steps, 0, false, &unitError{step: 1, purp: adapters.SchemaStep, err: err}
+		}
+		if drop != "" {
+			old := asideOf(w.Target, "__idemc_old")
+			dropOld := r.d.DropTable(old)
+			if strings.HasPrefix(drop, "DROP VIEW") {
+				dropOld = "DROP VIEW IF EXISTS " + r.d.Qualify(old)
+			}
+			return r.kindSwapSteps(ab, w, dropOld), 0, true, nil
+		}
+	}
 	i := 0
 	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
 		_, err := sess.Exec(ctx, steps[i].SQL)
@@ -202,6 +221,37 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.U
 	default:
 		return spliceSchema(steps, i, ddl.steps), i, true, nil
 	}
+}
+
+// replaceIfKindChanged replaces a view by a table or a table by a view in
+// the unit's transaction (schemaDDL deferred): the prepare steps, which
+// would find the old relation, run there too. done says it did.
+func (r *run) replaceIfKindChanged(ctx context.Context, sess adapters.Session, ddl *schemaDDL, w *adapters.Write, steps []adapters.Step) (bool, int, *unitError) {
+	drop, err := r.kindChange(ctx, sess, w)
+	if err != nil || drop == "" {
+		if err != nil {
+			return false, 0, &unitError{step: 1, purp: adapters.SchemaStep, err: err}
+		}
+		return false, 0, nil
+	}
+	i := 0
+	for i < len(steps) && steps[i].Purpose == adapters.Prepare {
+		i++
+	}
+	if w.Materialized != adapters.View {
+		batch, err := sess.Columns(ctx, r.d.DescribeQuery(w.Select))
+		if err != nil {
+			return false, i, &unitError{step: i + 1, purp: adapters.SchemaStep, err: err}
+		}
+		w.Columns = make([]string, len(batch))
+		for j, c := range batch {
+			w.Columns[j] = c.Name
+		}
+	}
+	if err := r.replaceKind(ctx, sess, ddl, w, drop, steps[:i]); err != nil {
+		return false, i, &unitError{step: i + 1, purp: adapters.SchemaStep, err: err}
+	}
+	return true, i, nil
 }
 
 // maxTxAttempts bounds retries of a unit's transaction after conflicts.

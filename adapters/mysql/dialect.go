@@ -149,6 +149,7 @@ func (d Dialect) tableRecipe(w *adapters.Write) []adapters.Step {
 		d.AuditStartStep(w),
 		{Purpose: adapters.Stage, Comment: "a leftover build from a dead run", SQL: "DROP TABLE IF EXISTS " + d.Qualify(newRel)},
 		{Purpose: adapters.Stage, Comment: "a leftover previous table from a run that died after its swap", SQL: "DROP TABLE IF EXISTS " + d.Qualify(oldRel)},
+		{Purpose: adapters.Stage, Comment: "a previous view (the model was a view) from a run that died after its swap", SQL: "DROP VIEW IF EXISTS " + d.Qualify(oldRel)},
 		{Purpose: adapters.Stage, Comment: "build the new table aside", SQL: fmt.Sprintf("CREATE TABLE %s AS\n%s", d.Qualify(newRel), w.Select)},
 	}
 	steps = append(steps, d.CheckSteps(&build)...)
@@ -158,6 +159,7 @@ func (d Dialect) tableRecipe(w *adapters.Write) []adapters.Step {
 		// leaves its row running, so the next run redoes the unit and drops
 		// any leftover on the way.
 		adapters.Step{Purpose: adapters.Cleanup, Comment: "drop the previous table", SQL: "DROP TABLE IF EXISTS " + d.Qualify(oldRel)},
+		adapters.Step{Purpose: adapters.Cleanup, Comment: "or the previous view, when the model was a view", SQL: "DROP VIEW IF EXISTS " + d.Qualify(oldRel)},
 		d.AuditFinishStep(w, "SELECT count(*) FROM "+dest),
 	)
 	return steps
