@@ -67,6 +67,7 @@ func MaybeChild() {
 	if len(parts) == 3 && parts[2] != "" {
 		opts.Partition, opts.Seeds = parts[2], false
 	}
+	opts.FullRefresh = os.Getenv(childFullRefreshEnv) == "1"
 	res, err := runner.Build(context.Background(), p, runner.Options{Compile: opts, Threads: 1})
 	if err != nil || !res.OK() {
 		fmt.Fprintln(os.Stderr, "child build failed:", err)
