@@ -10,6 +10,8 @@ type AsideBuilder interface {
 	// CopyTable creates aside as a copy of dest: its definition (indexes
 	// included) and, with rows, its rows.
 	CopyTable(aside, dest Relation, rows bool) []string
-	// SwapTable puts aside in dest's place and dest at old, atomically.
+	// SwapTable puts aside in dest's place atomically; the previous table
+	// goes to old (MySQL's RENAME) or to aside (Snowflake's SWAP WITH),
+	// both dropped after.
 	SwapTable(dest, aside, old Relation) string
 }

@@ -56,6 +56,16 @@ func schemaSQL(ad *adapters.Adapter) string {
 	section(fmt.Sprintf("append_new_columns / sync_all_columns: add a column (batch type %s)", ty[3]), d.AddColumn(part.Target, adapters.Column{Name: "note", Type: ty[3]}))
 	section("sync_all_columns: drop a column", d.DropColumn(part.Target, "old"))
 	section("full refresh whose types cannot change in place: drop, then the prepare steps again", d.DropTable(part.Target))
+	if ab, ok := d.(adapters.AsideBuilder); ok {
+		// DDL commits on its own: a unit that changes columns works on a
+		// copy and swaps it in after its checks (the runner's asideSteps).
+		aside, old := part.Target, part.Target
+		aside.Name += "__idemc_new"
+		old.Name += "__idemc_old"
+		section("column changes go to a copy of the destination, with its rows", ab.CopyTable(aside, part.Target, true)...)
+		section("or an empty copy (a full rebuild)", ab.CopyTable(aside, part.Target, false)...)
+		section("the checked copy replaces the destination", ab.SwapTable(part.Target, aside, old))
+	}
 
 	keyed := *part
 	keyed.Window, keyed.PartitionBy, keyed.Strategy, keyed.UniqueKey = nil, "", "merge", []string{"id"}

@@ -122,7 +122,7 @@ func (r *run) alterColumns(ctx context.Context, ddl *schemaDDL, w *adapters.Writ
 		}
 	}
 	for _, c := range diff.added {
-		if err := ddl.exec(ctx, r.d.AddColumn(w.Target, c), "the model's new column "+c.Name); err != nil {
+		if err := ddl.exec(ctx, r.d.AddColumn(ddl.target(w.Target), c), "the model's new column "+c.Name); err != nil {
 			return err
 		}
 	}
@@ -130,7 +130,7 @@ func (r *run) alterColumns(ctx context.Context, ddl *schemaDDL, w *adapters.Writ
 		return nil // append_new_columns: removed columns stay and get NULL
 	}
 	for _, c := range diff.removed {
-		if err := ddl.exec(ctx, r.d.DropColumn(w.Target, c), "sync_all_columns: the model no longer has column "+c); err != nil {
+		if err := ddl.exec(ctx, r.d.DropColumn(ddl.target(w.Target), c), "sync_all_columns: the model no longer has column "+c); err != nil {
 			return err
 		}
 	}
@@ -275,10 +275,10 @@ func (r *run) retype(ctx context.Context, ddl *schemaDDL, w *adapters.Write, des
 	}
 	rw := *w
 	rw.Views = views
-	stmts := r.d.RetypeColumns(&rw, dest, changes)
 	if ddl.aside {
-		return r.retypeAside(ctx, ddl, w, stmts, changes)
+		return r.retypeAside(ctx, ddl, &rw, dest, changes)
 	}
+	stmts := r.d.RetypeColumns(&rw, dest, changes)
 	if ddl.deferred {
 		// Tried first in a transaction rolled back, so that a value that
 		// cannot be cast is this error (or a full refresh's recreate)
@@ -319,19 +319,18 @@ func retypeError(model string, changes []adapters.ColumnChange, err error, q str
 // unit's own copy is made later, under its lock), then collects it for the
 // unit's copy. When the old values cannot take the new types and the run
 // rewrites every row, the unit's copy starts empty instead.
-func (r *run) retypeAside(ctx context.Context, ddl *schemaDDL, w *adapters.Write, stmts []string, changes []adapters.ColumnChange) error {
+func (r *run) retypeAside(ctx context.Context, ddl *schemaDDL, w *adapters.Write, dest []adapters.Column, changes []adapters.ColumnChange) error {
 	ab := r.d.(adapters.AsideBuilder)
-	try := w.Target
-	try.Name += "__idemc_try"
-	defer func() { _, _ = ddl.sess.Exec(context.WithoutCancel(ctx), r.d.DropTable(try)) }()
-	for _, q := range ab.CopyTable(try, w.Target, true) {
+	tw := *w
+	tw.Target = asideOf(w.Target, "__idemc_try")
+	defer func() { _, _ = ddl.sess.Exec(context.WithoutCancel(ctx), r.d.DropTable(tw.Target)) }()
+	for _, q := range ab.CopyTable(tw.Target, w.Target, true) {
 		if _, err := ddl.sess.Exec(ctx, q); err != nil {
 			return err
 		}
 	}
-	from, to := "ALTER TABLE "+r.d.Qualify(w.Target), "ALTER TABLE "+r.d.Qualify(try)
-	for _, q := range stmts {
-		if _, err := ddl.sess.Exec(ctx, strings.Replace(q, from, to, 1)); err != nil {
+	for _, q := range r.d.RetypeColumns(&tw, dest, changes) {
+		if _, err := ddl.sess.Exec(ctx, q); err != nil {
 			if !r.rebuildsAll(w) {
 				return retypeError(w.Model, changes, err, q)
 			}
@@ -339,7 +338,9 @@ func (r *run) retypeAside(ctx context.Context, ddl *schemaDDL, w *adapters.Write
 			break
 		}
 	}
-	for _, q := range stmts {
+	aw := *w
+	aw.Target = ddl.target(w.Target)
+	for _, q := range r.d.RetypeColumns(&aw, dest, changes) {
 		_ = ddl.exec(ctx, q, "sync_all_columns: the model's column types")
 	}
 	return nil

@@ -21,9 +21,8 @@ func (r *run) asideSteps(ab adapters.AsideBuilder, w *adapters.Write, alters []a
 	aside := asideOf(w.Target, "__idemc_new")
 	var prelude []string
 	prelude = append(prelude, ab.CopyTable(aside, w.Target, copyRows)...)
-	from, to := "ALTER TABLE "+r.d.Qualify(w.Target), "ALTER TABLE "+r.d.Qualify(aside)
 	for _, s := range alters {
-		prelude = append(prelude, strings.Replace(s.SQL, from, to, 1))
+		prelude = append(prelude, s.SQL) // written for the copy (schemaDDL.target)
 	}
 	return r.swapSteps(ab, w, prelude, r.d.DropTable(asideOf(w.Target, "__idemc_old")))
 }

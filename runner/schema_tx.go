@@ -36,10 +36,19 @@ func (r *run) newSchemaDDL(sess adapters.Session, w *adapters.Write, recipe []ad
 		}
 	}
 	k.deferred = r.ad.Capabilities.TransactionalDDL && k.begin != "" && k.rollback != ""
-	if _, ok := r.d.(adapters.AsideBuilder); ok && !k.deferred && w.Materialized == adapters.Incremental {
+	if _, ok := r.d.(adapters.AsideBuilder); ok && !k.deferred && w.Materialized != adapters.View {
 		k.aside = true
 	}
 	return k
+}
+
+// target is the relation the schema statements change: the destination,
+// or its copy (asideSteps).
+func (k *schemaDDL) target(rel adapters.Relation) adapters.Relation {
+	if k.aside {
+		return asideOf(rel, "__idemc_new")
+	}
+	return rel
 }
 
 // exec runs a schema statement now, or adds it to the unit's transaction.

@@ -265,3 +265,21 @@ func (d Dialect) ColumnsQuery(r adapters.Relation) string {
 }
 
 var _ adapters.Dialect = Dialect{}
+
+// CopyTable copies a table aside: a zero-copy CLONE with its rows, or an
+// empty table LIKE it.
+func (d Dialect) CopyTable(aside, dest adapters.Relation, rows bool) []string {
+	if rows {
+		return []string{fmt.Sprintf("CREATE OR REPLACE TABLE %s CLONE %s", d.Qualify(aside), d.Qualify(dest))}
+	}
+	return []string{fmt.Sprintf("CREATE OR REPLACE TABLE %s LIKE %s", d.Qualify(aside), d.Qualify(dest))}
+}
+
+// SwapTable exchanges the checked copy and the destination in one
+// metadata operation (SWAP WITH keeps the grants with the name); the
+// previous table is then at the copy's name, which the unit drops after.
+func (d Dialect) SwapTable(dest, aside, old adapters.Relation) string {
+	return fmt.Sprintf("ALTER TABLE %s SWAP WITH %s", d.Qualify(aside), d.Qualify(dest))
+}
+
+var _ adapters.AsideBuilder = Dialect{}

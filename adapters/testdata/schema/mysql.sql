@@ -12,6 +12,18 @@ ALTER TABLE `analytics`.`events` DROP COLUMN `old`;
 -- full refresh whose types cannot change in place: drop, then the prepare steps again
 DROP TABLE IF EXISTS `analytics`.`events`;
 
+-- column changes go to a copy of the destination, with its rows
+DROP TABLE IF EXISTS `analytics`.`events__idemc_new`;
+CREATE TABLE `analytics`.`events__idemc_new` LIKE `analytics`.`events`;
+INSERT INTO `analytics`.`events__idemc_new` SELECT * FROM `analytics`.`events`;
+
+-- or an empty copy (a full rebuild)
+DROP TABLE IF EXISTS `analytics`.`events__idemc_new`;
+CREATE TABLE `analytics`.`events__idemc_new` LIKE `analytics`.`events`;
+
+-- the checked copy replaces the destination
+RENAME TABLE `analytics`.`events` TO `analytics`.`events__idemc_old`, `analytics`.`events__idemc_new` TO `analytics`.`events`;
+
 -- full refresh of an unpartitioned model whose column types changed (recreate in the write: false)
 -- [prepare] the destination, empty, if it does not exist yet
 CREATE TABLE IF NOT EXISTS `analytics`.`events` AS
@@ -63,6 +75,8 @@ FROM `analytics`.`idemc_audit` WHERE job_name = 'totals' AND partition_key = '';
 DROP TABLE IF EXISTS `analytics`.`totals__idemc_new`;
 -- [stage] a leftover previous table from a run that died after its swap
 DROP TABLE IF EXISTS `analytics`.`totals__idemc_old`;
+-- [stage] a previous view (the model was a view) from a run that died after its swap
+DROP VIEW IF EXISTS `analytics`.`totals__idemc_old`;
 -- [stage] build the new table aside
 CREATE TABLE `analytics`.`totals__idemc_new` AS
 SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id;
@@ -70,6 +84,8 @@ SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id;
 RENAME TABLE `analytics`.`totals` TO `analytics`.`totals__idemc_old`, `analytics`.`totals__idemc_new` TO `analytics`.`totals`;
 -- [cleanup] drop the previous table
 DROP TABLE IF EXISTS `analytics`.`totals__idemc_old`;
+-- [cleanup] or the previous view, when the model was a view
+DROP VIEW IF EXISTS `analytics`.`totals__idemc_old`;
 -- [audit_finish] record success with the row count
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`totals`), ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';

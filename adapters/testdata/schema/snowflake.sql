@@ -12,6 +12,15 @@ ALTER TABLE "ANALYTICS"."EVENTS" DROP COLUMN "OLD";
 -- full refresh whose types cannot change in place: drop, then the prepare steps again
 DROP TABLE IF EXISTS "ANALYTICS"."EVENTS";
 
+-- column changes go to a copy of the destination, with its rows
+CREATE OR REPLACE TABLE "ANALYTICS"."EVENTS__IDEMC_NEW" CLONE "ANALYTICS"."EVENTS";
+
+-- or an empty copy (a full rebuild)
+CREATE OR REPLACE TABLE "ANALYTICS"."EVENTS__IDEMC_NEW" LIKE "ANALYTICS"."EVENTS";
+
+-- the checked copy replaces the destination
+ALTER TABLE "ANALYTICS"."EVENTS__IDEMC_NEW" SWAP WITH "ANALYTICS"."EVENTS";
+
 -- full refresh of an unpartitioned model whose column types changed (recreate in the write: false)
 -- [prepare] tag this unit's queries with the run id (QUERY_HISTORY)
 ALTER SESSION SET QUERY_TAG = '{"idemc_run":"\\u003crun_id\\u003e","model":"events"}';
