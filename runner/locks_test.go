@@ -99,7 +99,7 @@ func lockRun(t *testing.T, srv *lockServer) (*run, *compiler.Unit) {
 	w := &adapters.Write{Model: "daily", Materialized: adapters.Incremental, Strategy: "delete_insert",
 		Target: adapters.Relation{Schema: "s", Name: "daily"}, Select: "SELECT d, n FROM src", PartitionBy: "d",
 		Window: &adapters.Window{Start: day, End: day.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-01"},
-		State: adapters.StateIn("s"), Checks: []*adapters.Check{{Name: "not_null(n)", Kind: "not_null", Severity: "error", Columns: []string{"n"}}}}
+		State:  adapters.StateIn("s"), Checks: []*adapters.Check{{Name: "not_null(n)", Kind: "not_null", Severity: "error", Columns: []string{"n"}}}}
 	w.Audit = &adapters.AuditRow{}
 	u := &compiler.Unit{ID: "daily/2026-07-01", Model: "daily", Partition: "2026-07-01", Write: w}
 	r := &run{p: &project.Project{Root: t.TempDir()}, eng: &lockEngine{srv: srv}, ad: ad, d: mysql.NewDialect(),
