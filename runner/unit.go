@@ -328,12 +328,16 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 			frow.Status, frow.Ended, frow.Checks = "succeeded", time.Now().UTC(), checksJSON(ur.Checks)
 			s.SQL = r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))
 		}
-		if s.Purpose == adapters.Cleanup && st.release(s.SQL) {
-			// A lock this unit holds: released once per time it was taken.
-			_, _ = sess.Exec(context.WithoutCancel(ctx), s.SQL)
-			continue
+		var affected int64
+		var err error
+		if s.Purpose == adapters.Cleanup && isRelease(steps, s) {
+			// Released once per take, and only when this unit took it.
+			if st.release(s.SQL) {
+				_, _ = sess.Exec(context.WithoutCancel(ctx), s.SQL)
+			}
+		} else {
+			affected, err = sess.Exec(ctx, s.SQL)
 		}
-		affected, err := sess.Exec(ctx, s.SQL)
 		if err != nil {
 			if s.Purpose == adapters.Cleanup {
 				continue // best effort: the unit's work is committed

@@ -23,11 +23,13 @@ ORDER BY u.user_id
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT 'r1', 'user_summary', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '0d6bbe159c8d86c3', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '89271483601ddba4f8bf6a34', 'r:r1'
 FROM `analytics`.`idemc_audit` WHERE job_name = 'user_summary' AND partition_key = '';
--- 3. stage: a leftover build from a dead run
+-- 3. lock: serialize writers of this table across build, check and publish
+SELECT GET_LOCK('idemc:analytics.user_summary', 600);
+-- 4. stage: a leftover build from a dead run
 DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_new`;
--- 4. stage: a leftover previous table from a run that died after its swap
+-- 5. stage: a leftover previous table from a run that died after its swap
 DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_old`;
--- 5. stage: build the new table aside
+-- 6. stage: build the new table aside
 CREATE TABLE `analytics`.`user_summary__idemc_new` AS
 WITH `__idemc_eph_valid_events` AS (
 -- Inlined as a CTE wherever it is used; never built on its own.
@@ -45,22 +47,24 @@ FROM `analytics`.`dim_users` AS u
 LEFT JOIN `__idemc_eph_valid_events` AS e ON e.user_id = u.user_id
 GROUP BY u.user_id, u.country
 ORDER BY u.user_id;
--- 6. check: check min_rows(1) (error)
+-- 7. check: check min_rows(1) (error)
 SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`user_summary__idemc_new` AS t) AS c
 WHERE n < 1;
--- 7. check: check relationships(user_id -> dim_users.user_id) (error)
+-- 8. check: check relationships(user_id -> dim_users.user_id) (error)
 SELECT t.`user_id` FROM `analytics`.`user_summary__idemc_new` AS t
 WHERE t.`user_id` IS NOT NULL AND NOT EXISTS (SELECT 1 FROM `analytics`.`dim_users` AS o WHERE o.`user_id` = t.`user_id`)
 LIMIT 5;
--- 8. check: check unique(user_id) (error)
+-- 9. check: check unique(user_id) (error)
 SELECT t.`user_id`, count(*) AS n FROM `analytics`.`user_summary__idemc_new` AS t
 GROUP BY t.`user_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 9. publish: swap it in atomically
+-- 10. publish: swap it in atomically
 RENAME TABLE `analytics`.`user_summary` TO `analytics`.`user_summary__idemc_old`, `analytics`.`user_summary__idemc_new` TO `analytics`.`user_summary`;
--- 10. cleanup: drop the previous table
+-- 11. cleanup: drop the previous table
 DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_old`;
--- 11. audit_finish: record success with the row count
+-- 12. audit_finish: record success with the row count
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`user_summary`), ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
+-- 13. cleanup: release the destination's lock
+SELECT RELEASE_LOCK('idemc:analytics.user_summary');
