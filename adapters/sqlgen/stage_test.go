@@ -1,0 +1,42 @@
+package sqlgen
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/idemc/idemc/adapters"
+)
+
+// TestStageName: a run's stage carries its run id's random part (two
+// runners of one unit never share a stage) and fits an identifier.
+func TestStageName(t *testing.T) {
+	long := strings.Repeat("x", 60)
+	cases := []struct {
+		name, table, runID, want string
+	}{
+		{"a printed plan", "daily", "", "daily__idemc_stage"},
+		{"a plan without a run id tag", "daily", "r1", "daily__idemc_stage"},
+		{"a run", "daily", "20260701T000000.000Z-0a1b2c3d", "daily__idemc_stage_0a1b2c3d"},
+		{"another run", "daily", "20260701T000000.000Z-ffff0000", "daily__idemc_stage_ffff0000"},
+		{"a long name", long + "a", "20260701T000000.000Z-0a1b2c3d", ""},
+		{"another long name", long + "b", "20260701T000000.000Z-0a1b2c3d", ""},
+	}
+	seen := map[string]string{}
+	for _, c := range cases {
+		w := &adapters.Write{Target: adapters.Relation{Name: c.table}}
+		if c.runID != "" {
+			w.Audit = &adapters.AuditRow{RunID: c.runID}
+		}
+		got := StageName(w)
+		if c.want != "" && got != c.want {
+			t.Errorf("%s: StageName = %q, want %q", c.name, got, c.want)
+		}
+		if len(got) > 63 {
+			t.Errorf("%s: %q is %d bytes, over 63", c.name, got, len(got))
+		}
+		if other, dup := seen[got]; dup && c.runID != "r1" {
+			t.Errorf("%s and %s share the stage %q", c.name, other, got)
+		}
+		seen[got] = c.name
+	}
+}
