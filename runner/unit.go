@@ -148,7 +148,7 @@ func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *compiler.U
 	defer lock.Unlock()
 	i := 0
 	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
-		_, err := sess.Exec(ctx, steps[i].SQL)
+		err := execIdempotent(ctx, sess, steps[i].SQL)
 		if err == nil && r.faults != nil {
 			err = r.faults.after(ctx, u.ID, steps[i].Purpose)
 		}
