@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -186,6 +187,9 @@ const maxTxAttempts = 4
 func retryable(e adapters.Engine, err error) bool {
 	if err == nil {
 		return false
+	}
+	if errors.Is(err, errInjectedConflict) {
+		return true
 	}
 	if r, ok := e.(interface{ Retryable(error) bool }); ok {
 		return r.Retryable(err)
