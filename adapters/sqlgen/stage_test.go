@@ -3,6 +3,7 @@ package sqlgen
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/idemc/idemc/adapters"
 )
@@ -38,5 +39,22 @@ func TestStageName(t *testing.T) {
 			t.Errorf("%s and %s share the stage %q", c.name, other, got)
 		}
 		seen[got] = c.name
+	}
+}
+
+// TestSeedLoadName: every load has a table of its own, within 63 bytes.
+func TestSeedLoadName(t *testing.T) {
+	for _, name := range []string{"codes", strings.Repeat("é", 40)} {
+		seen := map[string]bool{}
+		for i := 0; i < 50; i++ {
+			got := SeedLoadName(adapters.Relation{Schema: "raw", Name: name}).Name
+			if seen[got] {
+				t.Fatalf("two loads of %s share %s", name, got)
+			}
+			seen[got] = true
+			if len(got) > 63 || !strings.Contains(got, "__idemc_new_") || !utf8.ValidString(got) {
+				t.Fatalf("load table %q: want a valid name of at most 63 bytes with __idemc_new_", got)
+			}
+		}
 	}
 }
