@@ -296,26 +296,8 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 			}
 			continue
 		case adapters.Lock:
-			// A lock that waits says so; one that times out fails the unit
-			// as locked by another run.
-			t1 := time.Now()
-			_, rows, err := sess.Query(ctx, s.SQL, 1)
-			if err == nil {
-				err = lockResult(s, rows)
-			}
-			if err != nil {
-				return &unitError{step: i + 1, purp: s.Purpose, err: err}
-			}
-			if s.Release != "" {
-				st.held = append(st.held, s.Release)
-			}
-			if waited := time.Since(t1); waited > time.Second {
-				ur.Note = fmt.Sprintf("waited %.1fs for another run holding this unit", waited.Seconds())
-			}
-			if r.faults != nil {
-				if err := r.faults.after(ctx, u.ID, s.Purpose); err != nil {
-					return &unitError{step: i + 1, purp: s.Purpose, err: err}
-				}
+			if ue := r.takeLock(ctx, sess, u, s, i, ur, st); ue != nil {
+				return ue
 			}
 			continue
 		case adapters.AuditFinish:
@@ -364,6 +346,32 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 			if err := r.faults.after(ctx, u.ID, s.Purpose); err != nil {
 				return &unitError{step: i + 1, purp: s.Purpose, err: err}
 			}
+		}
+	}
+	return nil
+}
+
+// takeLock runs a lock step. A lock that waits says so; one that times out
+// fails the unit as locked by another run; a session lock is remembered
+// for its release.
+func (r *run) takeLock(ctx context.Context, sess adapters.Session, u *compiler.Unit, s adapters.Step, i int, ur *UnitResult, st *unitState) *unitError {
+	t1 := time.Now()
+	_, rows, err := sess.Query(ctx, s.SQL, 1)
+	if err == nil {
+		err = lockResult(s, rows)
+	}
+	if err != nil {
+		return &unitError{step: i + 1, purp: s.Purpose, err: err}
+	}
+	if s.Release != "" {
+		st.held = append(st.held, s.Release)
+	}
+	if waited := time.Since(t1); waited > time.Second {
+		ur.Note = fmt.Sprintf("waited %.1fs for another run holding this unit", waited.Seconds())
+	}
+	if r.faults != nil {
+		if err := r.faults.after(ctx, u.ID, s.Purpose); err != nil {
+			return &unitError{step: i + 1, purp: s.Purpose, err: err}
 		}
 	}
 	return nil

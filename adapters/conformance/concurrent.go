@@ -237,31 +237,7 @@ func (s *faultSuite) concTrial(t *testing.T, cs *concStats, i int) {
 	} else {
 		e.mustSucceed(e.build(faultAsOf, nil))
 	}
-	kids := s.concRunners(e)
-	var bad string
-	type started struct {
-		c   concChild
-		cmd *exec.Cmd
-		out *bytes.Buffer
-	}
-	var procs []started
-	for _, c := range kids {
-		if c.failing {
-			if bad == "" {
-				bad = failingCopy(t, e)
-			}
-			c.Dir = bad
-		}
-		spec, _ := json.Marshal(c)
-		cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrent$", "-test.count=1")
-		cmd.Env = append(os.Environ(), concChildEnv+"="+string(spec), "IDEMC_FAULT="+c.Fault, "IDEMC_TRACE=")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		procs = append(procs, started{c, cmd, &out})
-	}
+	procs := startConc(t, e, s.concRunners(e))
 	cs.runners += len(procs)
 	plainOK, failed := false, false
 	for k, p := range procs {
@@ -311,6 +287,38 @@ func (s *faultSuite) concTrial(t *testing.T, cs *concStats, i int) {
 	if !t.Failed() {
 		cs.passed++
 	}
+}
+
+// concProc is a started runner.
+type concProc struct {
+	c   concChild
+	cmd *exec.Cmd
+	out *bytes.Buffer
+}
+
+// startConc starts a trial's runners at once, the failing ones on a copy
+// of the project.
+func startConc(t *testing.T, e *env, kids []concChild) []concProc {
+	var bad string
+	var procs []concProc
+	for _, c := range kids {
+		if c.failing {
+			if bad == "" {
+				bad = failingCopy(t, e)
+			}
+			c.Dir = bad
+		}
+		spec, _ := json.Marshal(c)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrent$", "-test.count=1")
+		cmd.Env = append(os.Environ(), concChildEnv+"="+string(spec), "IDEMC_FAULT="+c.Fault, "IDEMC_TRACE=")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, concProc{c, cmd, &out})
+	}
+	return procs
 }
 
 // waitChild waits for a runner, killing it after limit (a runner stuck on
