@@ -267,6 +267,12 @@ func (s *faultSuite) concTrial(t *testing.T, cs *concStats, i int) {
 			t.Errorf("after the concurrent runners the data differs from a clean run: %s", d)
 		}
 	default:
+		// A fresh schema and no plain build completed (DuckDB refused it):
+		// a range runner's downstream models read only the partitions
+		// built so far, as they would alone. Here the partitions, seeds,
+		// duplicates and running rows are checked; the rerun below
+		// compares everything.
+		after = s.partitionsOnly(after)
 		s.checkAfterFault(t, after, false, "", false)
 	}
 	s.checkAudit(t, after, true)
@@ -287,6 +293,28 @@ func (s *faultSuite) concTrial(t *testing.T, cs *concStats, i int) {
 	if !t.Failed() {
 		cs.passed++
 	}
+}
+
+// partitionsOnly is sn with the unpartitioned models (whose contents
+// depend on which partitions were built) taken from the reference, and
+// without their audit rows.
+func (s *faultSuite) partitionsOnly(sn *snapshot) *snapshot {
+	out := *sn
+	out.tables = map[string]map[string]string{}
+	skip := map[string]bool{}
+	for _, ft := range faultTables {
+		out.tables[ft.name] = sn.tables[ft.name]
+		if ft.part == "" && !ft.raw {
+			out.tables[ft.name], skip[ft.model] = s.ref.tables[ft.name], true
+		}
+	}
+	out.audit = nil
+	for _, a := range sn.audit {
+		if !skip[a.job] || a.status == "running" {
+			out.audit = append(out.audit, a)
+		}
+	}
+	return &out
 }
 
 // concProc is a started runner.
