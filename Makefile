@@ -44,6 +44,8 @@ lint:
 # 1000) per engine, each compared with from-scratch builds after every step.
 soak:
 	IDEMC_SOAK=1 $(GO) test -p 1 -run '^TestFaults$$' -count=1 -v -timeout 60m ./adapters/duckdb/ ./adapters/postgres/ ./adapters/mysql/
+	# Then 120 concurrent-runner trials per server engine (24 on DuckDB): 2–4 processes at once.
+	IDEMC_SOAK=1 $(GO) test -p 1 -run '^TestConcurrent$$' -count=1 -v -timeout 60m ./adapters/duckdb/ ./adapters/postgres/ ./adapters/mysql/
 	IDEMC_STATE_SEQUENCES=$${IDEMC_STATE_SEQUENCES:-1000} $(GO) test -run '^TestStateFuzz$$' -count=1 -v -timeout 120m ./internal/statefuzz/
 
 # services: install (Debian packages, as root) and start PostgreSQL, MariaDB

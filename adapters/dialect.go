@@ -249,6 +249,14 @@ type Step struct {
 	// Count, on an audit_finish step, is the scalar query of the rows the
 	// unit wrote; the runner evaluates it inside the transaction.
 	Count string
+	// Release, on a lock step, releases a session lock that outlives COMMIT
+	// and ROLLBACK (MySQL's GET_LOCK, which counts re-entries): such a lock
+	// query returns 1 when it got the lock, 0 when its wait timed out and
+	// NULL on an error, and the runner runs Release once for every time it
+	// took the lock, on every exit (the recipe's cleanup step with the same
+	// SQL is that release on success). "" for a lock the transaction's end
+	// releases.
+	Release string
 }
 
 // Materialization kinds.

@@ -44,7 +44,41 @@ func writeUnitSQL(dir string, u *compiler.Unit, ran *adapters.Write, d adapters.
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, []byte(strings.TrimLeft(b.String(), "\n")), 0o644)
+	return writeAtomic(path, []byte(strings.TrimLeft(b.String(), "\n")))
+}
+
+// writeAtomic replaces the file at path with data: written to a temporary
+// file of this process's own beside it, then renamed over it, so that
+// concurrent runs sharing target/ never write into, rename or leave each
+// other's half-written files (a shared "path.tmp" made one run's rename
+// fail after all its units had succeeded).
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*"+tmpSuffix)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
+}
+
+// tmpSuffix ends writeAtomic's temporary names; WriteCompiled leaves such
+// files alone (another run is about to rename one).
+const tmpSuffix = ".tmp"
+
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, tmpSuffix)
 }
 
 // WriteCompiled makes target/compiled hold the plan's SQL, one file per
@@ -75,6 +109,9 @@ func WriteCompiled(root string, plan *compiler.Plan, d adapters.Dialect) error {
 		return err
 	}
 	for _, m := range models {
+		if isTemp(m.Name()) {
+			continue
+		}
 		if !want[m.Name()] {
 			if err := os.RemoveAll(filepath.Join(dir, m.Name())); err != nil {
 				return err
@@ -89,7 +126,7 @@ func WriteCompiled(root string, plan *compiler.Plan, d adapters.Dialect) error {
 			return err
 		}
 		for _, f := range files {
-			if rel := filepath.Join(m.Name(), f.Name()); !want[rel] {
+			if rel := filepath.Join(m.Name(), f.Name()); !want[rel] && !isTemp(f.Name()) {
 				if err := os.RemoveAll(filepath.Join(dir, rel)); err != nil {
 					return err
 				}
@@ -119,24 +156,12 @@ func updateUnitSQL(dir string, u *compiler.Unit, buf *[]byte) error {
 	if same {
 		return nil
 	}
-	target := path
-	if exists {
-		target = path + ".tmp"
-	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+	if !exists {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
 	}
-	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(text)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil || target == path {
-		return err
-	}
-	return os.Rename(target, path)
+	return writeAtomic(path, []byte(text))
 }
 
 // holds reports whether the file at path has exactly text, and whether it
@@ -211,9 +236,5 @@ func writeJSON(path string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return writeAtomic(path, append(b, '\n'))
 }

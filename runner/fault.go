@@ -2,9 +2,11 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -21,6 +23,9 @@ import (
 //	stall:<unit>:<purpose>:<duration>   pause and ignore interrupts, like a
 //	                         statement the driver cannot cancel (the second
 //	                         Ctrl-C test)
+//	conflict:<unit>:<purpose>  make that step fail once, the first time it
+//	                         runs, with an error the runner retries like a
+//	                         deadlock (the retry tests)
 //
 // <unit> is a unit id ("events_daily/2026-07-04", "dim_users") or "*".
 // It is read once per run; with the variable unset nothing is checked.
@@ -30,7 +35,12 @@ type fault struct {
 	action, unit string
 	purpose      adapters.Purpose
 	pause        time.Duration
+	fired        *atomic.Bool // conflict: fires once per run
 }
+
+// errInjectedConflict is the conflict rule's error; retryable treats it
+// as the engine's deadlock.
+var errInjectedConflict = errors.New("injected conflict (IDEMC_FAULT), retried like a deadlock")
 
 func loadFaults() faults {
 	spec := os.Getenv("IDEMC_FAULT")
@@ -43,7 +53,7 @@ func loadFaults() faults {
 		if len(parts) < 3 {
 			continue
 		}
-		f := fault{action: parts[0], unit: parts[1], purpose: adapters.Purpose(parts[2])}
+		f := fault{action: parts[0], unit: parts[1], purpose: adapters.Purpose(parts[2]), fired: &atomic.Bool{}}
 		if (f.action == "sleep" || f.action == "stall") && len(parts) > 3 {
 			f.pause, _ = time.ParseDuration(parts[3])
 		}
@@ -65,6 +75,10 @@ func (fs faults) after(ctx context.Context, unit string, p adapters.Purpose) err
 			time.Sleep(time.Second) // the signal is delivered before this returns
 		case "fail":
 			return fmt.Errorf("injected failure (IDEMC_FAULT) after %s", p)
+		case "conflict":
+			if f.fired.CompareAndSwap(false, true) {
+				return fmt.Errorf("after %s: %w", p, errInjectedConflict)
+			}
 		case "sleep":
 			t := time.NewTimer(f.pause)
 			select {

@@ -62,11 +62,7 @@ func (r *run) interrupted(ctx context.Context, sess adapters.Session, steps []ad
 		_, _ = sess.Exec(gctx, r.d.Rollback())
 		st.inTx = false
 	}
-	for _, s := range steps {
-		if s.Purpose == adapters.Cleanup {
-			_, _ = sess.Exec(gctx, s.SQL)
-		}
-	}
+	cleanup(gctx, sess, steps, st)
 	ur.Status, ur.Error = StatusInterrupted, interruptedMsg
 	r.abandonRow(gctx, sess, row, st.audited)
 }

@@ -394,7 +394,7 @@ func createSchemas(ctx context.Context, s adapters.Session, d adapters.Dialect, 
 			continue
 		}
 		done[key] = true
-		if _, err := s.Exec(ctx, d.CreateSchema(rel)); err != nil {
+		if err := execIdempotent(ctx, s, d.CreateSchema(rel)); err != nil {
 			return err
 		}
 	}

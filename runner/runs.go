@@ -43,7 +43,7 @@ func (r *run) prepareState(ctx context.Context, sess adapters.Session) error {
 	}
 	if !have {
 		for _, q := range r.d.StateDDL(r.state) {
-			if _, err := sess.Exec(ctx, q); err != nil {
+			if err := execIdempotent(ctx, sess, q); err != nil {
 				return fmt.Errorf("runner: creating the audit table: %w", err)
 			}
 		}
@@ -56,6 +56,24 @@ func (r *run) prepareState(ctx context.Context, sess adapters.Session) error {
 		}
 	}
 	return nil
+}
+
+// execIdempotent runs an idempotent DDL statement (CREATE … IF NOT EXISTS)
+// and tolerates a concurrent creator: PostgreSQL's IF NOT EXISTS reads the
+// catalog before writing it, so two sessions creating one schema, table,
+// type or index at once can fail a catalog unique index (23505 on
+// pg_namespace, pg_type, pg_class); run again, the statement finds the
+// object and does nothing. A persistent error is reported after a few
+// tries.
+func execIdempotent(ctx context.Context, sess adapters.Session, q string) error {
+	var err error
+	for attempt := 1; attempt <= 4; attempt++ {
+		if _, err = sess.Exec(ctx, q); err == nil || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(time.Duration(attempt) * 30 * time.Millisecond)
+	}
+	return err
 }
 
 // startRun records this invocation and its planning options.

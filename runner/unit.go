@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -90,6 +92,9 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 				_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.Rollback())
 				st.inTx = false
 			}
+			// The retry takes its locks again: session locks count
+			// re-entries, so release this attempt's first.
+			releaseLocks(ctx, sess, st)
 			ur.Checks = nil
 			ur.Note = fmt.Sprintf("retried after a conflict with a concurrent transaction (%v)", firstLine(ue.err.Error()))
 			if begin < len(steps) && steps[begin].Purpose == adapters.AuditStart {
@@ -117,11 +122,7 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *compiler.U
 	}
 	// Session locks and temporary tables must not outlive the unit on
 	// a pooled connection.
-	for _, st := range steps {
-		if st.Purpose == adapters.Cleanup {
-			_, _ = sess.Exec(context.WithoutCancel(ctx), st.SQL)
-		}
-	}
+	cleanup(context.WithoutCancel(ctx), sess, steps, st)
 	ur.Status = "failed"
 	ur.Error = e.Error()
 	ur.SQLFile = compiledPath(u)
@@ -182,7 +183,7 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.U
 	}
 	i := 0
 	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
-		_, err := sess.Exec(ctx, steps[i].SQL)
+		err := execIdempotent(ctx, sess, steps[i].SQL)
 		if err == nil && r.faults != nil {
 			err = r.faults.after(ctx, u.ID, steps[i].Purpose)
 		}
@@ -262,6 +263,9 @@ func retryable(e adapters.Engine, err error) bool {
 	if err == nil {
 		return false
 	}
+	if errors.Is(err, errInjectedConflict) {
+		return true
+	}
 	if r, ok := e.(interface{ Retryable(error) bool }); ok {
 		return r.Retryable(err)
 	}
@@ -277,8 +281,72 @@ func firstLine(s string) string {
 
 // unitState is what a unit's steps have done so far.
 type unitState struct {
-	inTx    bool // a transaction is open
-	audited bool // the running audit row was written
+	inTx    bool     // a transaction is open
+	audited bool     // the running audit row was written
+	held    []string // release statements of the session locks taken, one per take
+}
+
+// release forgets one take of the session lock that q releases, and
+// reports whether the unit held it (a recipe's release step for a lock
+// already released, or never taken, must not run).
+func (st *unitState) release(q string) bool {
+	for i := len(st.held) - 1; i >= 0; i-- {
+		if st.held[i] == q {
+			st.held = append(st.held[:i], st.held[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// isRelease reports whether a cleanup step releases a session lock: those
+// run only through unitState, once per take.
+func isRelease(steps []adapters.Step, s adapters.Step) bool {
+	for _, l := range steps {
+		if l.Purpose == adapters.Lock && l.Release != "" && l.Release == s.SQL {
+			return true
+		}
+	}
+	return false
+}
+
+// releaseLocks releases every session lock the unit still holds, even
+// after an interrupt: a pooled connection must not keep one.
+func releaseLocks(ctx context.Context, sess adapters.Session, st *unitState) {
+	for len(st.held) > 0 {
+		q := st.held[len(st.held)-1]
+		st.held = st.held[:len(st.held)-1]
+		_, _ = sess.Exec(context.WithoutCancel(ctx), q)
+	}
+}
+
+// cleanup runs a failed unit's cleanup steps (temporary tables) and
+// releases the session locks it took.
+func cleanup(ctx context.Context, sess adapters.Session, steps []adapters.Step, st *unitState) {
+	for _, s := range steps {
+		if s.Purpose == adapters.Cleanup && !isRelease(steps, s) {
+			_, _ = sess.Exec(ctx, s.SQL)
+		}
+	}
+	releaseLocks(ctx, sess, st)
+}
+
+// lockResult reads a lock query's answer. A session lock (GET_LOCK) must
+// answer 1: 0 is a timed-out wait, and NULL an error in which the lock was
+// not taken. A transaction lock that waits returns nothing to read, unless
+// it is a try-lock answering false.
+func lockResult(s adapters.Step, rows [][]string) error {
+	v := ""
+	if len(rows) > 0 && len(rows[0]) > 0 {
+		v = rows[0][0]
+	}
+	switch {
+	case v == "0" || v == "false":
+		return fmt.Errorf("timed out waiting for the lock: the unit is %w", adapters.ErrLocked)
+	case s.Release != "" && v != "1":
+		return fmt.Errorf("the lock was not taken (%s returned %s, not 1): nothing was written; run again", firstLine(s.SQL), cmp.Or(v, "no row"))
+	}
+	return nil
 }
 
 // execSteps runs steps[from:] on the session and returns the first failure.
@@ -303,23 +371,8 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 			}
 			continue
 		case adapters.Lock:
-			// A lock that waits says so; one that times out fails the unit
-			// as locked by another run.
-			t1 := time.Now()
-			_, rows, err := sess.Query(ctx, s.SQL, 1)
-			if err == nil && len(rows) > 0 && len(rows[0]) > 0 && (rows[0][0] == "0" || rows[0][0] == "false") {
-				err = fmt.Errorf("timed out waiting for the lock: the unit is %w", adapters.ErrLocked)
-			}
-			if err != nil {
-				return &unitError{step: i + 1, purp: s.Purpose, err: err}
-			}
-			if waited := time.Since(t1); waited > time.Second {
-				ur.Note = fmt.Sprintf("waited %.1fs for another run holding this unit", waited.Seconds())
-			}
-			if r.faults != nil {
-				if err := r.faults.after(ctx, u.ID, s.Purpose); err != nil {
-					return &unitError{step: i + 1, purp: s.Purpose, err: err}
-				}
+			if ue := r.takeLock(ctx, sess, u, s, i, ur, st); ue != nil {
+				return ue
 			}
 			continue
 		case adapters.AuditFinish:
@@ -336,7 +389,16 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 			frow.Status, frow.Ended, frow.Checks = "succeeded", time.Now().UTC(), checksJSON(ur.Checks)
 			s.SQL = r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))
 		}
-		affected, err := sess.Exec(ctx, s.SQL)
+		var affected int64
+		var err error
+		if s.Purpose == adapters.Cleanup && isRelease(steps, s) {
+			// Released once per take, and only when this unit took it.
+			if st.release(s.SQL) {
+				_, _ = sess.Exec(context.WithoutCancel(ctx), s.SQL)
+			}
+		} else {
+			affected, err = sess.Exec(ctx, s.SQL)
+		}
 		if err != nil {
 			if s.Purpose == adapters.Cleanup {
 				continue // best effort: the unit's work is committed
@@ -359,6 +421,32 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 			if err := r.faults.after(ctx, u.ID, s.Purpose); err != nil {
 				return &unitError{step: i + 1, purp: s.Purpose, err: err}
 			}
+		}
+	}
+	return nil
+}
+
+// takeLock runs a lock step. A lock that waits says so; one that times out
+// fails the unit as locked by another run; a session lock is remembered
+// for its release.
+func (r *run) takeLock(ctx context.Context, sess adapters.Session, u *compiler.Unit, s adapters.Step, i int, ur *UnitResult, st *unitState) *unitError {
+	t1 := time.Now()
+	_, rows, err := sess.Query(ctx, s.SQL, 1)
+	if err == nil {
+		err = lockResult(s, rows)
+	}
+	if err != nil {
+		return &unitError{step: i + 1, purp: s.Purpose, err: err}
+	}
+	if s.Release != "" {
+		st.held = append(st.held, s.Release)
+	}
+	if waited := time.Since(t1); waited > time.Second {
+		ur.Note = fmt.Sprintf("waited %.1fs for another run holding this unit", waited.Seconds())
+	}
+	if r.faults != nil {
+		if err := r.faults.after(ctx, u.ID, s.Purpose); err != nil {
+			return &unitError{step: i + 1, purp: s.Purpose, err: err}
 		}
 	}
 	return nil

@@ -415,7 +415,9 @@ func (d Dialect) writeSteps(w *adapters.Write, stage string) []adapters.Step {
 // runs (or two partitions) never share one.
 func StageRelation(w *adapters.Write) adapters.Relation {
 	r := w.Target
-	r.Name = sqlgen.StageName(w)
+	untagged := *w // the run id's hash follows, below
+	untagged.Audit = nil
+	r.Name = sqlgen.StageName(&untagged)
 	if w.Window != nil {
 		r.Name += "_" + strings.TrimPrefix(Decorator(w.Window), "$")
 	}

@@ -39,3 +39,15 @@ func TestHostile(t *testing.T) {
 		Settings: func(dir string) map[string]string { return map[string]string{"path": filepath.Join(dir, "w.duckdb")} },
 	})
 }
+
+// TestConcurrent runs the concurrent-runner trials: 2–4 idemc processes at
+// once with overlapping selections, a failing check and fresh schemas
+// (IDEMC_CONC_TRIALS, IDEMC_FAULT_SEED, IDEMC_SOAK).
+// DuckDB takes one writer: a second runner must be refused with a clear
+// "locked by another run" error and leave no harm.
+func TestConcurrent(t *testing.T) {
+	conformance.Concurrent(t, conformance.Target{
+		Engine:   "duckdb",
+		Settings: func(dir string) map[string]string { return map[string]string{"path": filepath.Join(dir, "w.duckdb")} },
+	}, conformance.Options{})
+}

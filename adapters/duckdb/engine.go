@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/duckdb/duckdb-go/v2" // also registers the "duckdb" database/sql driver
 
@@ -42,10 +43,7 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 			return nil, fmt.Errorf("duckdb: %w", err)
 		}
 	}
-	db, err := sql.Open("duckdb", path)
-	if err == nil {
-		err = db.PingContext(ctx)
-	}
+	db, err := open(ctx, path)
 	if err != nil {
 		if strings.Contains(err.Error(), "lock") {
 			return nil, fmt.Errorf("duckdb: %s is %w (another idemc or DuckDB process has it open); wait for it to finish, then run again: %v", path, adapters.ErrLocked, firstLine(err.Error()))
@@ -53,6 +51,25 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 		return nil, fmt.Errorf("duckdb: open %s: %w", path, err)
 	}
 	return &Engine{db: db, d: NewDialect()}, nil
+}
+
+// open opens the file. A file another process is creating at this very
+// moment reads as "not a valid DuckDB database file" until its header is
+// written: such an open is tried again for a while, and then finds the
+// file held ("lock") or usable; a file that stays invalid is reported.
+func open(ctx context.Context, path string) (*sql.DB, error) {
+	for wait := 20 * time.Millisecond; ; wait *= 2 {
+		db, err := sql.Open("duckdb", path)
+		if err == nil {
+			if err = db.PingContext(ctx); err != nil {
+				db.Close()
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), "not a valid DuckDB database file") || wait > time.Second || ctx.Err() != nil {
+			return db, err
+		}
+		time.Sleep(wait)
+	}
 }
 
 func firstLine(s string) string {

@@ -86,13 +86,8 @@ func (d Dialect) hooks() sqlgen.Hooks {
 	return sqlgen.Hooks{
 		Begin:  "START TRANSACTION",
 		Commit: "COMMIT",
-		Lock: func(w *adapters.Write) string {
-			// The runner reads the result: 0 means the wait timed out.
-			return fmt.Sprintf("SELECT GET_LOCK(%s, 600)", d.String(d.lockName(w)))
-		},
-		Unlock: func(w *adapters.Write) string {
-			return fmt.Sprintf("SELECT RELEASE_LOCK(%s)", d.String(d.lockName(w)))
-		},
+		Lock:   d.lock,
+		Unlock: d.unlock,
 		CreateStage: func(stage, sql string) string {
 			// TEMPORARY tables do not commit the transaction.
 			return fmt.Sprintf("CREATE TEMPORARY TABLE %s AS\n%s", stage, sql)
@@ -103,10 +98,32 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			return d.tableRecipe(w)
 		},
 		ViewRecipe: func(w *adapters.Write) []adapters.Step {
-			return d.AutoCommitViewRecipe(w, adapters.Step{Purpose: adapters.Publish, Comment: "replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)",
+			steps := d.AutoCommitViewRecipe(w, adapters.Step{Purpose: adapters.Publish, Comment: "replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)})
+			// Held from the replace to the audit row, so that a concurrent
+			// runner's replace cannot slip between this view and its checks.
+			steps = append(steps[:1], append([]adapters.Step{d.lockStep(w, "serialize writers of this view until its checks are recorded")}, steps[1:]...)...)
+			return append(steps, d.unlockStep(w))
 		},
 	}
+}
+
+// lock takes the destination's session lock; the runner reads the result
+// (1 taken, 0 the wait timed out, NULL an error: not taken).
+func (d Dialect) lock(w *adapters.Write) string {
+	return fmt.Sprintf("SELECT GET_LOCK(%s, 600)", d.String(d.lockName(w)))
+}
+
+func (d Dialect) unlock(w *adapters.Write) string {
+	return fmt.Sprintf("SELECT RELEASE_LOCK(%s)", d.String(d.lockName(w)))
+}
+
+func (d Dialect) lockStep(w *adapters.Write, comment string) adapters.Step {
+	return adapters.Step{Purpose: adapters.Lock, Comment: comment, SQL: d.lock(w), Release: d.unlock(w)}
+}
+
+func (d Dialect) unlockStep(w *adapters.Write) adapters.Step {
+	return adapters.Step{Purpose: adapters.Cleanup, Comment: "release the destination's lock", SQL: d.unlock(w)}
 }
 
 // upsert is a null-safe merge without MERGE: update matched keys with <=>,
@@ -147,6 +164,10 @@ func (d Dialect) tableRecipe(w *adapters.Write) []adapters.Step {
 	steps := []adapters.Step{
 		{Purpose: adapters.Prepare, Comment: "the table, empty, if it does not exist yet (so the swap below always has two sides)", SQL: d.CreateIfMissing(w)},
 		d.AuditStartStep(w),
+		// The build aside has one name per table: without the lock, a
+		// concurrent runner could drop this build or publish its own
+		// (one that failed its checks) in this unit's name.
+		d.lockStep(w, "serialize writers of this table across build, check and publish"),
 		{Purpose: adapters.Stage, Comment: "a leftover build from a dead run", SQL: "DROP TABLE IF EXISTS " + d.Qualify(newRel)},
 		{Purpose: adapters.Stage, Comment: "a leftover previous table from a run that died after its swap", SQL: "DROP TABLE IF EXISTS " + d.Qualify(oldRel)},
 		{Purpose: adapters.Stage, Comment: "a previous view (the model was a view) from a run that died after its swap", SQL: "DROP VIEW IF EXISTS " + d.Qualify(oldRel)},
@@ -161,6 +182,7 @@ func (d Dialect) tableRecipe(w *adapters.Write) []adapters.Step {
 		adapters.Step{Purpose: adapters.Cleanup, Comment: "drop the previous table", SQL: "DROP TABLE IF EXISTS " + d.Qualify(oldRel)},
 		adapters.Step{Purpose: adapters.Cleanup, Comment: "or the previous view, when the model was a view", SQL: "DROP VIEW IF EXISTS " + d.Qualify(oldRel)},
 		d.AuditFinishStep(w, "SELECT count(*) FROM "+dest),
+		d.unlockStep(w),
 	)
 	return steps
 }

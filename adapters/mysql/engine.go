@@ -86,6 +86,14 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 		_, err := c.ExecContext(ctx, q, args...)
 		return err
 	}
+	// The destination's lock, as a model unit takes it: two runners
+	// loading one seed would otherwise drop and rename each other's
+	// r__idemc_new (errors 1146, 1050).
+	release, err := e.lockTable(ctx, c, r)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	if err := exec("DROP TABLE IF EXISTS " + e.d.Qualify(newRel)); err != nil {
 		return 0, err
 	}
@@ -108,6 +116,23 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 		return 0, err
 	}
 	return int64(len(t.Rows)), nil
+}
+
+// lockTable takes the table's GET_LOCK on c (the name a unit writing r
+// takes) and returns its release. NULL (an error) is not a lock.
+func (e *Engine) lockTable(ctx context.Context, c *sql.Conn, r adapters.Relation) (func(), error) {
+	name := e.d.lockName(&adapters.Write{Target: r})
+	var got sql.NullInt64
+	if err := c.QueryRowContext(ctx, "SELECT GET_LOCK(?, 600)", name).Scan(&got); err != nil {
+		return nil, fmt.Errorf("mysql: taking the lock %s: %w", name, err)
+	}
+	if !got.Valid {
+		return nil, fmt.Errorf("mysql: the lock %s was not taken (GET_LOCK returned NULL): nothing was loaded; run again", name)
+	}
+	if got.Int64 != 1 {
+		return nil, fmt.Errorf("mysql: timed out waiting for the lock %s: the seed is %w", name, adapters.ErrLocked)
+	}
+	return func() { _, _ = c.ExecContext(context.WithoutCancel(ctx), "SELECT RELEASE_LOCK(?)", name) }, nil
 }
 
 // HoldRun takes GET_LOCK('idemc-run:<id>') on a dedicated connection.

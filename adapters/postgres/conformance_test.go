@@ -44,3 +44,15 @@ func TestHostile(t *testing.T) {
 		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
 	})
 }
+
+// TestConcurrent runs the concurrent-runner trials: 2–4 idemc processes at
+// once with overlapping selections, a failing check and fresh schemas
+// (IDEMC_CONC_TRIALS, IDEMC_FAULT_SEED, IDEMC_SOAK).
+func TestConcurrent(t *testing.T) {
+	dsn := conformance.Live(t, "postgres", "IDEMC_PG_DSN", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
+	conformance.Concurrent(t, conformance.Target{
+		Engine:     "postgres",
+		Concurrent: true,
+		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
+	}, conformance.Options{})
+}

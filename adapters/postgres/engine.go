@@ -83,6 +83,11 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 			return err
 		}
 		defer tx.Rollback(ctx)
+		// The lock a unit writing r takes: concurrent loads of a seed
+		// that must be created or recreated would race in the catalog.
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", e.d.LockKey(&adapters.Write{Target: r})); err != nil {
+			return err
+		}
 		same, err := e.sameColumns(ctx, tx, r, t)
 		if err != nil {
 			return err

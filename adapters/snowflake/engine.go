@@ -188,8 +188,7 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 		return 0, err
 	}
 	defer c.Close()
-	newRel := r
-	newRel.Name += "__idemc_new"
+	newRel := sqlgen.SeedLoadName(r) // one per load: concurrent loads never share it
 	exec := func(q string, args ...any) error {
 		_, err := c.ExecContext(ctx, q, args...)
 		return err

@@ -3,6 +3,7 @@ package snowflake
 import (
 	"context"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -13,6 +14,9 @@ import (
 // TestLoadSeedBindsTypedValues: the seed is built aside from its kinds,
 // filled by batched INSERTs whose values are bound in their Snowflake
 // types (NULL for an empty field), then swapped in.
+// loadName is a seed load's table: S__IDEMC_NEW_<8 hex digits>.
+var loadName = regexp.MustCompile(`S__IDEMC_NEW_[0-9A-F]{8}`)
+
 func TestLoadSeedBindsTypedValues(t *testing.T) {
 	f := newFakeSnowflake(t)
 	e, _ := openFake(t, f)
@@ -27,11 +31,18 @@ func TestLoadSeedBindsTypedValues(t *testing.T) {
 	}
 	var sqls []string
 	var insert stmt
+	load := "" // the load's own table name: one per load
 	for _, s := range f.statements() {
 		if strings.HasPrefix(s.SQL, "ALTER SESSION") || strings.HasPrefix(s.SQL, "SELECT") {
 			continue // session setup
 		}
-		sqls = append(sqls, s.SQL)
+		if m := loadName.FindString(s.SQL); m != "" {
+			if load != "" && m != load {
+				t.Errorf("the load names two tables, %s and %s", load, m)
+			}
+			load = m
+		}
+		sqls = append(sqls, loadName.ReplaceAllString(s.SQL, "S__IDEMC_NEW"))
 		if strings.HasPrefix(s.SQL, "INSERT") {
 			insert = s
 		}

@@ -171,8 +171,7 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 		return 0, err
 	}
 	d := NewDialect()
-	newRel := r
-	newRel.Name += "__idemc_new"
+	newRel := sqlgen.SeedLoadName(r) // one per load: concurrent loads never share it
 	if sc := d.CreateSchema(r); sc != "" {
 		if err := x.exec(ctx, sc); err != nil {
 			return 0, err

@@ -68,6 +68,9 @@ func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
 	if h.Lock != nil {
 		if l := h.Lock(w); l != "" {
 			add(adapters.Lock, "serialize writers of this unit until commit", l)
+			if h.Unlock != nil {
+				steps[len(steps)-1].Release = h.Unlock(w)
+			}
 		}
 	}
 	stage := g.Quote(StageName(w))

@@ -1,9 +1,12 @@
 package sqlgen
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
+	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/seed"
 )
 
@@ -81,4 +84,20 @@ func (g Gen) SeedType(k seed.Kind) string {
 		return t.Timestamp
 	}
 	return t.Text
+}
+
+// SeedLoadName is the relation a seed load fills before publishing it, on
+// engines without a lock around the load (Snowflake, Spark): one name per
+// load, so that two runners loading one seed at once never fill, replace
+// or publish each other's half-loaded table. A load that dies leaves its
+// table behind; the name says whose it was (r__idemc_new_<random>).
+func SeedLoadName(r adapters.Relation) adapters.Relation {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	suffix := "__idemc_new_" + hex.EncodeToString(b[:])
+	if len(r.Name)+len(suffix) > 63 {
+		r.Name = strings.ToValidUTF8(r.Name[:63-len(suffix)], "")
+	}
+	r.Name += suffix
+	return r
 }

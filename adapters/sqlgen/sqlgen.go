@@ -9,6 +9,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -160,8 +161,23 @@ func (g Gen) DescribeQuery(sql string) string {
 }
 
 // StageName is the batch relation of a unit.
+// A run's stage carries the random part of its run id, so that concurrent
+// runners of one unit never share a stage on engines whose stage is a real
+// table (Spark, BigQuery).
 func StageName(w *adapters.Write) string {
-	return w.Target.Name + "__idemc_stage"
+	suffix := "__idemc_stage"
+	if w.Audit != nil {
+		if _, tag, ok := strings.Cut(w.Audit.RunID, "-"); ok && tag != "" {
+			suffix += "_" + tag
+		}
+	}
+	base := w.Target.Name
+	if len(base)+len(suffix) > 63 { // PostgreSQL's and MySQL's identifier limits
+		h := fnv.New32a()
+		h.Write([]byte(base))
+		base = fmt.Sprintf("%s_%08x", strings.ToValidUTF8(base[:63-len(suffix)-9], ""), h.Sum32())
+	}
+	return base + suffix
 }
 
 // ColumnList renders quoted columns with an optional alias prefix, or a

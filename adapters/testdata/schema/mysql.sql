@@ -71,6 +71,8 @@ SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT '<run_id>', 'totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
 FROM `analytics`.`idemc_audit` WHERE job_name = 'totals' AND partition_key = '';
+-- [lock] serialize writers of this table across build, check and publish
+SELECT GET_LOCK('idemc:analytics.totals', 600);
 -- [stage] a leftover build from a dead run
 DROP TABLE IF EXISTS `analytics`.`totals__idemc_new`;
 -- [stage] a leftover previous table from a run that died after its swap
@@ -89,4 +91,6 @@ DROP VIEW IF EXISTS `analytics`.`totals__idemc_old`;
 -- [audit_finish] record success with the row count
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`totals`), ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
+-- [cleanup] release the destination's lock
+SELECT RELEASE_LOCK('idemc:analytics.totals');
 

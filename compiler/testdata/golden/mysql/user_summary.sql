@@ -23,12 +23,12 @@ ORDER BY u.user_id
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT 'r1', 'user_summary', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '0d6bbe159c8d86c3', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '89271483601ddba4f8bf6a34', 'r:r1'
 FROM `analytics`.`idemc_audit` WHERE job_name = 'user_summary' AND partition_key = '';
--- 3. stage: a leftover build from a dead run
+-- 3. lock: serialize writers of this table across build, check and publish
+SELECT GET_LOCK('idemc:analytics.user_summary', 600);
+-- 4. stage: a leftover build from a dead run
 DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_new`;
--- 4. stage: a leftover previous table from a run that died after its swap
+-- 5. stage: a leftover previous table from a run that died after its swap
 DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_old`;
--- 5. stage: a previous view (the model was a view) from a run that died after its swap
-DROP VIEW IF EXISTS `analytics`.`user_summary__idemc_old`;
 -- 6. stage: build the new table aside
 CREATE TABLE `analytics`.`user_summary__idemc_new` AS
 WITH `__idemc_eph_valid_events` AS (
@@ -63,8 +63,8 @@ LIMIT 5;
 RENAME TABLE `analytics`.`user_summary` TO `analytics`.`user_summary__idemc_old`, `analytics`.`user_summary__idemc_new` TO `analytics`.`user_summary`;
 -- 11. cleanup: drop the previous table
 DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_old`;
--- 12. cleanup: or the previous view, when the model was a view
-DROP VIEW IF EXISTS `analytics`.`user_summary__idemc_old`;
--- 13. audit_finish: record success with the row count
+-- 12. audit_finish: record success with the row count
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`user_summary`), ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
+-- 13. cleanup: release the destination's lock
+SELECT RELEASE_LOCK('idemc:analytics.user_summary');

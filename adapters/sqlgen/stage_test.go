@@ -1,0 +1,60 @@
+package sqlgen
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/idemc/idemc/adapters"
+)
+
+// TestStageName: a run's stage carries its run id's random part (two
+// runners of one unit never share a stage) and fits an identifier.
+func TestStageName(t *testing.T) {
+	long := strings.Repeat("x", 60)
+	cases := []struct {
+		name, table, runID, want string
+	}{
+		{"a printed plan", "daily", "", "daily__idemc_stage"},
+		{"a plan without a run id tag", "daily", "r1", "daily__idemc_stage"},
+		{"a run", "daily", "20260701T000000.000Z-0a1b2c3d", "daily__idemc_stage_0a1b2c3d"},
+		{"another run", "daily", "20260701T000000.000Z-ffff0000", "daily__idemc_stage_ffff0000"},
+		{"a long name", long + "a", "20260701T000000.000Z-0a1b2c3d", ""},
+		{"another long name", long + "b", "20260701T000000.000Z-0a1b2c3d", ""},
+	}
+	seen := map[string]string{}
+	for _, c := range cases {
+		w := &adapters.Write{Target: adapters.Relation{Name: c.table}}
+		if c.runID != "" {
+			w.Audit = &adapters.AuditRow{RunID: c.runID}
+		}
+		got := StageName(w)
+		if c.want != "" && got != c.want {
+			t.Errorf("%s: StageName = %q, want %q", c.name, got, c.want)
+		}
+		if len(got) > 63 {
+			t.Errorf("%s: %q is %d bytes, over 63", c.name, got, len(got))
+		}
+		if other, dup := seen[got]; dup && c.runID != "r1" {
+			t.Errorf("%s and %s share the stage %q", c.name, other, got)
+		}
+		seen[got] = c.name
+	}
+}
+
+// TestSeedLoadName: every load has a table of its own, within 63 bytes.
+func TestSeedLoadName(t *testing.T) {
+	for _, name := range []string{"codes", strings.Repeat("é", 40)} {
+		seen := map[string]bool{}
+		for i := 0; i < 50; i++ {
+			got := SeedLoadName(adapters.Relation{Schema: "raw", Name: name}).Name
+			if seen[got] {
+				t.Fatalf("two loads of %s share %s", name, got)
+			}
+			seen[got] = true
+			if len(got) > 63 || !strings.Contains(got, "__idemc_new_") || !utf8.ValidString(got) {
+				t.Fatalf("load table %q: want a valid name of at most 63 bytes with __idemc_new_", got)
+			}
+		}
+	}
+}
