@@ -42,11 +42,23 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 			return nil, fmt.Errorf("duckdb: %w", err)
 		}
 	}
-	db, err := sql.Open("duckdb", path)
+	// Every connection runs in UTC: partition windows, partition keys and
+	// audit times are UTC instants, and DuckDB otherwise casts TIMESTAMP
+	// literals to TIMESTAMPTZ in the process's TZ (hour windows moved
+	// across a DST change).
+	var db *sql.DB
+	conn, err := duckdb.NewConnector(path, func(ex driver.ExecerContext) error {
+		_, err := ex.ExecContext(ctx, "SET TimeZone = 'UTC'", nil)
+		return err
+	})
 	if err == nil {
+		db = sql.OpenDB(conn)
 		err = db.PingContext(ctx)
 	}
 	if err != nil {
+		if db != nil {
+			db.Close()
+		}
 		if strings.Contains(err.Error(), "lock") {
 			return nil, fmt.Errorf("duckdb: %s is %w (another idemc or DuckDB process has it open); wait for it to finish, then run again: %v", path, adapters.ErrLocked, firstLine(err.Error()))
 		}
