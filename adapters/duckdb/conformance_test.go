@@ -39,3 +39,12 @@ func TestHostile(t *testing.T) {
 		Settings: func(dir string) map[string]string { return map[string]string{"path": filepath.Join(dir, "w.duckdb")} },
 	})
 }
+
+// TestTimeZones runs the time-zone matrix: builds under several process TZ
+// values across DST changes leave what a UTC build leaves.
+func TestTimeZones(t *testing.T) {
+	conformance.TimeZones(t, conformance.Target{
+		Engine:   "duckdb",
+		Settings: func(dir string) map[string]string { return map[string]string{"path": filepath.Join(dir, "w.duckdb")} },
+	}, conformance.TimeZoneOptions{})
+}
