@@ -151,6 +151,9 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 		}
 		return nil, diag.List{diag.Errorf(project.FileName, 0, 0, "target %q is not declared%s: add [targets.%s] or use one of %s", tname, hint, tname, strings.Join(sortedNames(p.Targets), ", "))}
 	}
+	if tgt.SchemaErr != nil {
+		return nil, diag.List{tgt.SchemaErr.(*diag.Error)}
+	}
 	ad, ok := adapters.Lookup(tgt.Engine)
 	if !ok {
 		return nil, diag.List{diag.Errorf(project.FileName, tgt.Line, 0, "target %q: engine %q is not in this build of idemc (it has %s)", tname, tgt.Engine, strings.Join(adapters.Names(), ", "))}
