@@ -47,8 +47,10 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 	// literals to TIMESTAMPTZ in the process's TZ (hour windows moved
 	// across a DST change).
 	var db *sql.DB
+	// The hook outlives Open's ctx (a connection opened after an interrupt
+	// records the unit as abandoned), so it does not use it.
 	conn, err := duckdb.NewConnector(path, func(ex driver.ExecerContext) error {
-		_, err := ex.ExecContext(ctx, "SET TimeZone = 'UTC'", nil)
+		_, err := ex.ExecContext(context.Background(), "SET TimeZone = 'UTC'", nil)
 		return err
 	})
 	if err == nil {
