@@ -228,6 +228,7 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 	}
 	close(next)
 	wg.Wait()
+	checkNames(p, tgt, d, list, &errs)
 	if len(errs) > 0 {
 		return nil, errs.Err()
 	}

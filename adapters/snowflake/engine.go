@@ -189,7 +189,7 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 	}
 	defer c.Close()
 	newRel := r
-	newRel.Name += "__idemc_new"
+	newRel.Name = e.d.DerivedName(newRel.Name, "__idemc_new")
 	exec := func(q string, args ...any) error {
 		_, err := c.ExecContext(ctx, q, args...)
 		return err

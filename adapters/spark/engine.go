@@ -178,7 +178,7 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 	}
 	d := NewDialect()
 	newRel := r
-	newRel.Name += "__idemc_new"
+	newRel.Name = d.DerivedName(newRel.Name, "__idemc_new")
 	if sc := d.CreateSchema(r); sc != "" {
 		if err := x.exec(ctx, sc); err != nil {
 			return 0, err

@@ -73,6 +73,8 @@ type Spelling struct {
 	// TypeFits, when set, decides between two types of one family whether
 	// the destination's holds the batch's values (DuckDB decimals).
 	TypeFits func(dest, batch string) bool
+	// IdentLimit is the engine's identifier length limit (Dialect.IdentLimit).
+	IdentLimit adapters.IdentLimit
 	// ColumnType maps a batch's driver type name to a column type for DDL
 	// (MySQL's VARCHAR has no length; pgx's BPCHAR would be char(1)). Nil:
 	// the name as it is.
@@ -159,9 +161,10 @@ func (g Gen) DescribeQuery(sql string) string {
 	return "SELECT * FROM (\n" + sql + "\n) AS idemc_describe LIMIT 0"
 }
 
-// StageName is the batch relation of a unit.
+// StageName is the batch relation of a unit, shortened with a hash when
+// the destination's name is long (portableDerive).
 func StageName(w *adapters.Write) string {
-	return w.Target.Name + "__idemc_stage"
+	return portableDerive(w.Target.Name, "__idemc_stage")
 }
 
 // ColumnList renders quoted columns with an optional alias prefix, or a

@@ -66,6 +66,7 @@ type Source struct {
 	Schema   string
 	Database string
 	Tables   []string
+	Line     int // of [sources.NAME] in project.toml, for errors
 }
 
 // File is a text file of the project.
@@ -235,7 +236,7 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 		if err != nil {
 			errs.Append(err)
 		}
-		p.Sources[name] = &Source{Name: name, Schema: schema, Database: s.Database, Tables: s.Tables}
+		p.Sources[name] = &Source{Name: name, Schema: schema, Database: s.Database, Tables: s.Tables, Line: keyLine(text, toml.Key{"sources", name})}
 	}
 
 	base := &layer{defined: map[string]bool{}, where: FileName}
