@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler/analyze"
 	"github.com/idemc/idemc/compiler/dag"
 	"github.com/idemc/idemc/compiler/diag"
@@ -508,7 +509,9 @@ func (c *compiled) expandInto(d adapters.Dialect, w *adapters.Window, opts Optio
 		switch s.Kind {
 		case render.Ref:
 			if e := models[s.A]; e != nil && e.cfg.Materialized == adapters.Ephemeral {
-				name := "__idemc_eph_" + s.A
+				// A long model name would make a CTE name the engine cuts
+				// (two ephemerals sharing a prefix would collide).
+				name := sqlgen.Derive(d.IdentLimit(), d.IdentLimit().Name, "__idemc_eph_"+s.A, "")
 				if !seen[s.A] {
 					seen[s.A] = true
 					inner := e.expandInto(d, w, opts, models, nodes, p, ctes, seen)
