@@ -131,6 +131,25 @@ type IdentLimit struct {
 	Name   int  // relation, schema and index names
 	Column int  // column names
 	Bytes  bool // counted in UTF-8 bytes (PostgreSQL, BigQuery tables), else in characters
+	// ColumnChars counts column names in characters even when Bytes is
+	// set (BigQuery: tables 1024 bytes, columns 300 characters).
+	ColumnChars bool
+}
+
+// ColumnLen is the length of a column name as the engine counts it.
+func (l IdentLimit) ColumnLen(name string) int {
+	if l.ColumnChars {
+		return utf8.RuneCountInString(name)
+	}
+	return l.Len(name)
+}
+
+// ColumnUnit names what ColumnLen counts, for messages.
+func (l IdentLimit) ColumnUnit() string {
+	if l.ColumnChars {
+		return "characters"
+	}
+	return l.Unit()
 }
 
 // Len is the length of ident as the engine counts it.

@@ -23,6 +23,11 @@ func checkNames(p *project.Project, tgt *project.Target, d adapters.Dialect, lis
 		errs.Add(path, line, 0, "%s %q is %d %s long, over %s's limit of %d %s: %s",
 			what, name, l.Len(name), l.Unit(), d.Name(), max, l.Unit(), remedy)
 	}
+	overCol := func(name string) bool { return l.Column > 0 && l.ColumnLen(name) > l.Column }
+	reportCol := func(path string, line int, what, name, remedy string) {
+		errs.Add(path, line, 0, "%s %q is %d %s long, over %s's limit of %d %s: %s",
+			what, name, l.ColumnLen(name), l.ColumnUnit(), d.Name(), l.Column, l.ColumnUnit(), remedy)
+	}
 	schemaPos := func(c *compiled) (string, int) {
 		if pos, ok := c.m.HeaderLine["schema"]; ok {
 			return pos.Path, pos.Line
@@ -42,8 +47,8 @@ func checkNames(p *project.Project, tgt *project.Target, d adapters.Dialect, lis
 			report(path, line, "schema", c.rel.Schema, l.Name, "set a shorter schema")
 		}
 		for _, col := range c.res.Columns {
-			if over(col, l.Column) {
-				report(c.m.Path, lineOf(c.m.Body, col, c.m.BodyLine), "column", col, l.Column, "give the column a shorter alias (AS short_name)")
+			if overCol(col) {
+				reportCol(c.m.Path, lineOf(c.m.Body, col, c.m.BodyLine), "column", col, "give the column a shorter alias (AS short_name)")
 			}
 		}
 	}
@@ -57,8 +62,8 @@ func checkNames(p *project.Project, tgt *project.Target, d adapters.Dialect, lis
 		}
 		if s.Table != nil {
 			for _, col := range s.Table.Columns {
-				if over(col.Name, l.Column) {
-					report(s.Path, 1, "seed column", col.Name, l.Column, "shorten it in the header line")
+				if overCol(col.Name) {
+					reportCol(s.Path, 1, "seed column", col.Name, "shorten it in the header line")
 				}
 			}
 		}

@@ -32,7 +32,7 @@ type Dialect struct{ sqlgen.Gen }
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
 		SeedTypes:  sqlgen.SeedTypes{BigInt: "INT64", Double: "FLOAT64", Boolean: "BOOL", Date: "DATE", Timestamp: "TIMESTAMP", Text: "STRING"},
-		IdentLimit: adapters.IdentLimit{Name: 1024, Column: 300, Bytes: true}, // tables 1024 UTF-8 bytes; columns 300 characters (counted here as bytes, the stricter)
+		IdentLimit: adapters.IdentLimit{Name: 1024, Column: 300, Bytes: true, ColumnChars: true}, // tables 1024 UTF-8 bytes, columns 300 characters
 		Engine:     "bigquery", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
 		QuoteIdent: quoteIdent,
 		StringLit:  stringLit,
