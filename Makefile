@@ -42,10 +42,12 @@ lint:
 # override the count and the seed; the SUMMARY lines give the outcomes. Then
 # the differential state fuzzer: IDEMC_STATE_SEQUENCES sequences (default
 # 1000) per engine, each compared with from-scratch builds after every step.
+# TestTimeZones runs every cell of the time-zone matrix (CI: 32 per engine).
 soak:
 	IDEMC_SOAK=1 $(GO) test -p 1 -run '^TestFaults$$' -count=1 -v -timeout 60m ./adapters/duckdb/ ./adapters/postgres/ ./adapters/mysql/
 	# Then 120 concurrent-runner trials per server engine (24 on DuckDB): 2–4 processes at once.
 	IDEMC_SOAK=1 $(GO) test -p 1 -run '^TestConcurrent$$' -count=1 -v -timeout 60m ./adapters/duckdb/ ./adapters/postgres/ ./adapters/mysql/
+	IDEMC_SOAK=1 $(GO) test -p 1 -run '^TestTimeZones$$' -count=1 -v -timeout 30m ./adapters/duckdb/ ./adapters/postgres/ ./adapters/mysql/
 	IDEMC_STATE_SEQUENCES=$${IDEMC_STATE_SEQUENCES:-1000} $(GO) test -run '^TestStateFuzz$$' -count=1 -v -timeout 120m ./internal/statefuzz/
 
 # services: install (Debian packages, as root) and start PostgreSQL, MariaDB

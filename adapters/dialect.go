@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"time"
+	"unicode/utf8"
 
 	"github.com/idemc/idemc/adapters/seed"
 )
@@ -117,6 +118,54 @@ type Dialect interface {
 	// DescribeQuery wraps a SELECT so that running it returns its columns and
 	// no rows.
 	DescribeQuery(sql string) string
+	// IdentLimit is the longest identifier the engine keeps. PostgreSQL
+	// silently cuts names after 63 bytes, MySQL/MariaDB refuse more than 64
+	// characters, Snowflake and Spark (Unity Catalog) 255 characters,
+	// BigQuery 1024 bytes for tables and 300 characters for columns; DuckDB
+	// has no practical limit.
+	IdentLimit() IdentLimit
+}
+
+// IdentLimit is an engine's identifier length limit; 0 means none.
+type IdentLimit struct {
+	Name   int  // relation, schema and index names
+	Column int  // column names
+	Bytes  bool // counted in UTF-8 bytes (PostgreSQL, BigQuery tables), else in characters
+	// ColumnChars counts column names in characters even when Bytes is
+	// set (BigQuery: tables 1024 bytes, columns 300 characters).
+	ColumnChars bool
+}
+
+// ColumnLen is the length of a column name as the engine counts it.
+func (l IdentLimit) ColumnLen(name string) int {
+	if l.ColumnChars {
+		return utf8.RuneCountInString(name)
+	}
+	return l.Len(name)
+}
+
+// ColumnUnit names what ColumnLen counts, for messages.
+func (l IdentLimit) ColumnUnit() string {
+	if l.ColumnChars {
+		return "characters"
+	}
+	return l.Unit()
+}
+
+// Len is the length of ident as the engine counts it.
+func (l IdentLimit) Len(ident string) int {
+	if l.Bytes {
+		return len(ident)
+	}
+	return utf8.RuneCountInString(ident)
+}
+
+// Unit names what Len counts, for messages.
+func (l IdentLimit) Unit() string {
+	if l.Bytes {
+		return "bytes"
+	}
+	return "characters"
 }
 
 // State names the audit, watermark and run tables of a target.

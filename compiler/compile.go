@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler/analyze"
 	"github.com/idemc/idemc/compiler/dag"
 	"github.com/idemc/idemc/compiler/diag"
@@ -151,6 +152,9 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 		}
 		return nil, diag.List{diag.Errorf(project.FileName, 0, 0, "target %q is not declared%s: add [targets.%s] or use one of %s", tname, hint, tname, strings.Join(sortedNames(p.Targets), ", "))}
 	}
+	if tgt.SchemaErr != nil {
+		return nil, diag.List{tgt.SchemaErr.(*diag.Error)}
+	}
 	ad, ok := adapters.Lookup(tgt.Engine)
 	if !ok {
 		return nil, diag.List{diag.Errorf(project.FileName, tgt.Line, 0, "target %q: engine %q is not in this build of idemc (it has %s)", tname, tgt.Engine, strings.Join(adapters.Names(), ", "))}
@@ -225,6 +229,7 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 	}
 	close(next)
 	wg.Wait()
+	checkNames(p, tgt, d, list, &errs)
 	if len(errs) > 0 {
 		return nil, errs.Err()
 	}
@@ -504,7 +509,9 @@ func (c *compiled) expandInto(d adapters.Dialect, w *adapters.Window, opts Optio
 		switch s.Kind {
 		case render.Ref:
 			if e := models[s.A]; e != nil && e.cfg.Materialized == adapters.Ephemeral {
-				name := "__idemc_eph_" + s.A
+				// A long model name would make a CTE name the engine cuts
+				// (two ephemerals sharing a prefix would collide).
+				name := sqlgen.Derive(d.IdentLimit(), d.IdentLimit().Name, "__idemc_eph_"+s.A, "")
 				if !seen[s.A] {
 					seen[s.A] = true
 					inner := e.expandInto(d, w, opts, models, nodes, p, ctes, seen)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/partition"
 	"github.com/idemc/idemc/compiler/project"
@@ -92,7 +93,7 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 			}
 			rel, where := region(plan, id, d)
 			snap := rel // one snapshot per unit: partitions of a model share a table
-			snap.Name += fmt.Sprintf("%s_%d", verifySuffix, i)
+			snap.Name = sqlgen.Derive(d.IdentLimit(), d.IdentLimit().Name, snap.Name, fmt.Sprintf("%s_%d", verifySuffix, i))
 			fp, err := fingerprint(ctx, sess, d, rel, where)
 			if err != nil {
 				r.Error = err.Error()
@@ -237,7 +238,7 @@ func dropAll(ctx context.Context, p *project.Project, target string, rels []adap
 }
 
 // againstFullRefresh builds the selection and its ancestors from scratch in
-// scratch schemas (<schema>__idemc_verify), compares each selected model's
+// scratch schemas (<schema>__idemc_verify, scratchName), compares each selected model's
 // whole table with the incrementally built one, then drops the scratch
 // schemas.
 func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOptions, plan *compiler.Plan) ([]VerifyResult, error) {
@@ -245,22 +246,22 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 	scratch.Targets = map[string]*project.Target{}
 	for name, t := range p.Targets {
 		ct := *t
-		ct.Schema += verifySuffix
+		ct.Schema = scratchName(t.Engine, ct.Schema)
 		if ct.StateSchema != "" {
-			ct.StateSchema += verifySuffix
+			ct.StateSchema = scratchName(t.Engine, ct.StateSchema)
 		}
 		scratch.Targets[name] = &ct
 	}
 	scratch.SeedSchema = ""
 	if p.SeedSchema != "" {
-		scratch.SeedSchema = p.SeedSchema + verifySuffix
+		scratch.SeedSchema = scratchName(plan.Engine, p.SeedSchema)
 	}
 	// Models with their own schema setting move to scratch schemas too.
 	scratch.Models = make([]*project.Model, len(p.Models))
 	for i, m := range p.Models {
 		cm := *m
 		if cm.Config.Schema != "" {
-			cm.Config.Schema += verifySuffix
+			cm.Config.Schema = scratchName(plan.Engine, cm.Config.Schema)
 		}
 		scratch.Models[i] = &cm
 	}
@@ -346,4 +347,15 @@ func dropScratch(ctx context.Context, p *project.Project, target string, plan *c
 			_, _ = s.Exec(context.WithoutCancel(ctx), ad.Dialect.DropSchema(sc))
 		}
 	}
+}
+
+// scratchName is schema+verifySuffix within the engine's name limit (a
+// long schema's scratch name is shortened with a hash, keeping the suffix
+// by which leftovers are found).
+func scratchName(engine, schema string) string {
+	var l adapters.IdentLimit
+	if ad, ok := adapters.Lookup(engine); ok {
+		l = ad.Dialect.IdentLimit()
+	}
+	return sqlgen.Derive(l, l.Name, schema, verifySuffix)
 }

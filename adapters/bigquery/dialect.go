@@ -31,8 +31,9 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns BigQuery's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		SeedTypes: sqlgen.SeedTypes{BigInt: "INT64", Double: "FLOAT64", Boolean: "BOOL", Date: "DATE", Timestamp: "TIMESTAMP", Text: "STRING"},
-		Engine:    "bigquery", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
+		SeedTypes:  sqlgen.SeedTypes{BigInt: "INT64", Double: "FLOAT64", Boolean: "BOOL", Date: "DATE", Timestamp: "TIMESTAMP", Text: "STRING"},
+		IdentLimit: adapters.IdentLimit{Name: 1024, Column: 300, Bytes: true, ColumnChars: true}, // tables 1024 UTF-8 bytes, columns 300 characters
+		Engine:     "bigquery", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
 		QuoteIdent: quoteIdent,
 		StringLit:  stringLit,
 		NullSafeEq: func(a, b string) string {

@@ -51,3 +51,12 @@ func TestConcurrent(t *testing.T) {
 		Settings: func(dir string) map[string]string { return map[string]string{"path": filepath.Join(dir, "w.duckdb")} },
 	}, conformance.Options{})
 }
+
+// TestTimeZones runs the time-zone matrix: builds under several process TZ
+// values across DST changes leave what a UTC build leaves.
+func TestTimeZones(t *testing.T) {
+	conformance.TimeZones(t, conformance.Target{
+		Engine:   "duckdb",
+		Settings: func(dir string) map[string]string { return map[string]string{"path": filepath.Join(dir, "w.duckdb")} },
+	}, conformance.TimeZoneOptions{})
+}

@@ -59,10 +59,22 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 // file held ("lock") or usable; a file that stays invalid is reported.
 func open(ctx context.Context, path string) (*sql.DB, error) {
 	for wait := 20 * time.Millisecond; ; wait *= 2 {
-		db, err := sql.Open("duckdb", path)
+		// Every connection runs in UTC: partition windows, partition keys
+		// and audit times are UTC instants, and DuckDB otherwise casts
+		// TIMESTAMP literals to TIMESTAMPTZ in the process's TZ (hour
+		// windows moved across a DST change). The hook outlives Open's ctx
+		// (a connection opened after an interrupt records the unit as
+		// abandoned), so it does not use it.
+		var db *sql.DB
+		conn, err := duckdb.NewConnector(path, func(ex driver.ExecerContext) error {
+			_, err := ex.ExecContext(context.Background(), "SET TimeZone = 'UTC'", nil)
+			return err
+		})
 		if err == nil {
+			db = sql.OpenDB(conn)
 			if err = db.PingContext(ctx); err != nil {
 				db.Close()
+				db = nil
 			}
 		}
 		if err == nil || !strings.Contains(err.Error(), "not a valid DuckDB database file") || wait > time.Second || ctx.Err() != nil {

@@ -1,6 +1,7 @@
 package mysql_test
 
 import (
+	gomysql "github.com/go-sql-driver/mysql"
 	"os"
 	"testing"
 
@@ -55,4 +56,29 @@ func TestConcurrent(t *testing.T) {
 		Concurrent: true,
 		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
 	}, conformance.Options{})
+}
+
+// TestTimeZones runs the time-zone matrix on a live MariaDB, with the
+// session's time_zone set through the DSN (offsets: the server has no
+// zone tables, and loading them would change it for everyone).
+func TestTimeZones(t *testing.T) {
+	dsn := conformance.Live(t, "mysql", "IDEMC_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/test")
+	conformance.TimeZones(t, conformance.Target{
+		Engine:     "mysql",
+		Concurrent: true,
+		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
+	}, conformance.TimeZoneOptions{
+		ServerZones: []string{"-05:00", "+05:30", "+13:45"},
+		WithServerZone: func(s map[string]string, zone string) map[string]string {
+			c, err := gomysql.ParseDSN(s["dsn"])
+			if err != nil {
+				t.Fatalf("IDEMC_MYSQL_DSN: %v", err)
+			}
+			if c.Params == nil {
+				c.Params = map[string]string{}
+			}
+			c.Params["time_zone"] = "'" + zone + "'"
+			return map[string]string{"dsn": c.FormatDSN()}
+		},
+	})
 }

@@ -20,6 +20,7 @@ type Dialect struct{ sqlgen.Gen }
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
 		SeedTypes:     sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "DATETIME(6)", Text: "TEXT"},
+		IdentLimit:    adapters.IdentLimit{Name: 64, Column: 64},
 		CurrentSchema: "DATABASE()",
 		Engine:        "mysql", QuoteOpen: '`', QuoteEnd: '`', TextType: "CHAR",
 		NullSafeEq:   func(a, b string) string { return a + " <=> " + b },
@@ -156,9 +157,9 @@ func (d Dialect) upsert(w *adapters.Write, stage string) []adapters.Step {
 func (d Dialect) tableRecipe(w *adapters.Write) []adapters.Step {
 	dest := d.Qualify(w.Target)
 	newRel := w.Target
-	newRel.Name += "__idemc_new"
+	newRel.Name = d.DerivedName(newRel.Name, "__idemc_new")
 	oldRel := w.Target
-	oldRel.Name += "__idemc_old"
+	oldRel.Name = d.DerivedName(oldRel.Name, "__idemc_old")
 	build := *w
 	build.Target = newRel
 	steps := []adapters.Step{

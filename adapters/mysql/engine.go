@@ -80,8 +80,8 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 	}
 	defer c.Close()
 	newRel, oldRel := r, r
-	newRel.Name += "__idemc_new"
-	oldRel.Name += "__idemc_old"
+	newRel.Name = e.d.DerivedName(newRel.Name, "__idemc_new")
+	oldRel.Name = e.d.DerivedName(oldRel.Name, "__idemc_old")
 	exec := func(q string, args ...any) error {
 		_, err := c.ExecContext(ctx, q, args...)
 		return err

@@ -1,7 +1,9 @@
 package postgres_test
 
 import (
+	"net/url"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/idemc/idemc/adapters/conformance"
@@ -55,4 +57,28 @@ func TestConcurrent(t *testing.T) {
 		Concurrent: true,
 		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
 	}, conformance.Options{})
+}
+
+// TestTimeZones runs the time-zone matrix on a live PostgreSQL, with the
+// session's default zone set through the DSN's options (never the
+// server's configuration).
+func TestTimeZones(t *testing.T) {
+	dsn := conformance.Live(t, "postgres", "IDEMC_PG_DSN", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
+	conformance.TimeZones(t, conformance.Target{
+		Engine:     "postgres",
+		Concurrent: true,
+		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
+	}, conformance.TimeZoneOptions{
+		ServerZones: []string{"America/New_York", "Europe/Berlin", "Pacific/Chatham"},
+		WithServerZone: func(s map[string]string, zone string) map[string]string {
+			u, err := url.Parse(s["dsn"])
+			if err != nil {
+				t.Fatalf("IDEMC_PG_DSN is not a URL: %v", err)
+			}
+			q := u.Query()
+			q.Set("options", "-c TimeZone="+zone)
+			u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20") // pgx reads + literally
+			return map[string]string{"dsn": u.String()}
+		},
+	})
 }

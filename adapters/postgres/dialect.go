@@ -17,6 +17,7 @@ type Dialect struct{ sqlgen.Gen }
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
 		SeedTypes:     sqlgen.SeedTypes{BigInt: "bigint", Double: "double precision", Boolean: "boolean", Date: "date", Timestamp: "timestamp without time zone", Text: "text"},
+		IdentLimit:    adapters.IdentLimit{Name: 63, Column: 63, Bytes: true}, // NAMEDATALEN-1; longer names are cut silently
 		CurrentSchema: "current_schema()",
 		Engine:        "postgres", QuoteOpen: '"', QuoteEnd: '"', TextType: "TEXT",
 		NullSafeEq:   func(a, b string) string { return a + " IS NOT DISTINCT FROM " + b },

@@ -33,6 +33,11 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 	if err != nil {
 		return nil, fmt.Errorf("postgres: dsn: %w", err)
 	}
+	// Every session runs in UTC whatever the DSN's options or the role's
+	// and database's defaults say (a startup parameter outranks both):
+	// TIMESTAMP window literals compared with a timestamptz column, and
+	// DATE bounds of day windows, are then UTC instants.
+	cfg.RuntimeParams["timezone"] = "UTC"
 	db := stdlib.OpenDB(*cfg)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()

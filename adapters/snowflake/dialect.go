@@ -22,6 +22,7 @@ type Dialect struct{ sqlgen.Gen }
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
 		SeedTypes:     sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "TIMESTAMP_NTZ", Text: "VARCHAR"},
+		IdentLimit:    adapters.IdentLimit{Name: 255, Column: 255},
 		CurrentSchema: "CURRENT_SCHEMA()",
 		Engine:        "snowflake", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
 		QuoteIdent: quoteIdent,

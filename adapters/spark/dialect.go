@@ -27,8 +27,9 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns the Spark / Databricks dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		SeedTypes: sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "TIMESTAMP", Text: "STRING"},
-		Engine:    "spark", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
+		SeedTypes:  sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "TIMESTAMP", Text: "STRING"},
+		IdentLimit: adapters.IdentLimit{Name: 255, Column: 255}, // Unity Catalog object names
+		Engine:     "spark", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
 		NullSafeEq:   func(a, b string) string { return a + " <=> " + b },
 		DateLit:      func(s string) string { return "DATE '" + s + "'" },
 		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },

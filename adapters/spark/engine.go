@@ -90,7 +90,13 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 		if err != nil {
 			return nil, err
 		}
-		return &connectExecutor{s: s}, nil
+		x := &connectExecutor{s: s}
+		// Partition windows and audit times are UTC; Spark otherwise reads
+		// TIMESTAMP literals in the cluster's default zone.
+		if err := x.exec(ctx, "SET spark.sql.session.timeZone = UTC"); err != nil {
+			return nil, err
+		}
+		return x, nil
 	}
 	// Reach the endpoint now: an unreachable target fails before anything
 	// is planned.

@@ -55,10 +55,7 @@ func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
 	if w.Materialized == adapters.Incremental {
 		add(adapters.Prepare, "the destination, empty, if it does not exist yet", g.CreateIfMissing(w))
 		if g.S.PartitionIndexDDL != nil && w.Window != nil && w.PartitionBy != "" {
-			name := w.Target.Name + "__idemc_" + w.PartitionBy
-			if len(name) > 60 {
-				name = name[:60]
-			}
+			name := g.DerivedName(w.Target.Name, "__idemc_"+w.PartitionBy)
 			add(adapters.Prepare, "an index on the partition column: a window's delete and NULL check read only the window",
 				g.S.PartitionIndexDDL(g.Qualify(w.Target), g.Quote(name), g.Quote(w.PartitionBy)))
 		}

@@ -95,9 +95,6 @@ func SeedLoadName(r adapters.Relation) adapters.Relation {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	suffix := "__idemc_new_" + hex.EncodeToString(b[:])
-	if len(r.Name)+len(suffix) > 63 {
-		r.Name = strings.ToValidUTF8(r.Name[:63-len(suffix)], "")
-	}
-	r.Name += suffix
+	r.Name = portableDerive(r.Name, suffix)
 	return r
 }

@@ -9,7 +9,6 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -74,6 +73,8 @@ type Spelling struct {
 	// TypeFits, when set, decides between two types of one family whether
 	// the destination's holds the batch's values (DuckDB decimals).
 	TypeFits func(dest, batch string) bool
+	// IdentLimit is the engine's identifier length limit (Dialect.IdentLimit).
+	IdentLimit adapters.IdentLimit
 	// ColumnType maps a batch's driver type name to a column type for DDL
 	// (MySQL's VARCHAR has no length; pgx's BPCHAR would be char(1)). Nil:
 	// the name as it is.
@@ -160,10 +161,11 @@ func (g Gen) DescribeQuery(sql string) string {
 	return "SELECT * FROM (\n" + sql + "\n) AS idemc_describe LIMIT 0"
 }
 
-// StageName is the batch relation of a unit.
-// A run's stage carries the random part of its run id, so that concurrent
-// runners of one unit never share a stage on engines whose stage is a real
-// table (Spark, BigQuery).
+// StageName is the batch relation of a unit. A run's stage carries the
+// random part of its run id, so that concurrent runners of one unit never
+// share a stage on engines whose stage is a real table (Spark, BigQuery);
+// it is shortened with a hash when the destination's name is long
+// (portableDerive).
 func StageName(w *adapters.Write) string {
 	suffix := "__idemc_stage"
 	if w.Audit != nil {
@@ -171,13 +173,7 @@ func StageName(w *adapters.Write) string {
 			suffix += "_" + tag
 		}
 	}
-	base := w.Target.Name
-	if len(base)+len(suffix) > 63 { // PostgreSQL's and MySQL's identifier limits
-		h := fnv.New32a()
-		h.Write([]byte(base))
-		base = fmt.Sprintf("%s_%08x", strings.ToValidUTF8(base[:63-len(suffix)-9], ""), h.Sum32())
-	}
-	return base + suffix
+	return portableDerive(w.Target.Name, suffix)
 }
 
 // ColumnList renders quoted columns with an optional alias prefix, or a

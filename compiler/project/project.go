@@ -55,6 +55,9 @@ type Target struct {
 	StateSchema string
 	Settings    map[string]string // path, dsn, account, … as written
 	Line        int               // line of [targets.NAME] in project.toml, for errors
+	// SchemaErr is set when schema or state_schema names an unset ${VAR};
+	// it is reported when the target is compiled for, not for every target.
+	SchemaErr error
 }
 
 // Source is one [sources.NAME] table.
@@ -63,6 +66,7 @@ type Source struct {
 	Schema   string
 	Database string
 	Tables   []string
+	Line     int // of [sources.NAME] in project.toml, for errors
 }
 
 // File is a text file of the project.
@@ -194,10 +198,18 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 				if s != "" && !contains(engineNames(), s) {
 					errs.Add(FileName, line, 0, "targets.%s: unknown engine %q%s", name, s, didYouMeanValue(s, engineNames()))
 				}
-			case "schema":
-				t.Schema = s
-			case "state_schema":
-				t.StateSchema = s
+			case "schema", "state_schema":
+				// An unset variable matters only when this target is
+				// used: Compile reports SchemaErr then.
+				v, err := expandSchema(s, fmt.Sprintf("[targets.%s] %s", name, k), line)
+				if err != nil && t.SchemaErr == nil {
+					t.SchemaErr = err
+				}
+				if k == "schema" {
+					t.Schema = v
+				} else {
+					t.StateSchema = v
+				}
 			default:
 				t.Settings[k] = s
 			}
@@ -220,7 +232,11 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 		if s.Schema == "" {
 			errs.Add(FileName, keyLine(text, toml.Key{"sources", name}), 0, "[sources.%s] needs schema = \"...\"", name)
 		}
-		p.Sources[name] = &Source{Name: name, Schema: s.Schema, Database: s.Database, Tables: s.Tables}
+		schema, err := expandSchema(s.Schema, "[sources."+name+"] schema", keyLine(text, toml.Key{"sources", name, "schema"}))
+		if err != nil {
+			errs.Append(err)
+		}
+		p.Sources[name] = &Source{Name: name, Schema: schema, Database: s.Database, Tables: s.Tables, Line: keyLine(text, toml.Key{"sources", name})}
 	}
 
 	base := &layer{defined: map[string]bool{}, where: FileName}

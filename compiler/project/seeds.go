@@ -53,6 +53,10 @@ func (p *Project) parseSeedTables(md toml.MetaData, text string, raw map[string]
 			if err := md.PrimitiveDecode(prim, &p.SeedSchema); err != nil {
 				errs.Add(FileName, keyLine(text, toml.Key{"seeds", "schema"}), 0, "seeds.schema must be a quoted string: schema = \"raw\"")
 			}
+			var err *diag.Error
+			if p.SeedSchema, err = expandSchema(p.SeedSchema, "[seeds] schema", keyLine(text, toml.Key{"seeds", "schema"})); err != nil {
+				errs.Append(err)
+			}
 			continue
 		}
 		if notTable(md, "seeds", name) {

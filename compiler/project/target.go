@@ -2,10 +2,13 @@ package project
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/idemc/idemc/compiler/diag"
 )
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
@@ -37,6 +40,27 @@ func (t *Target) Resolve(lookup func(string) (string, bool)) (map[string]string,
 			t.Name, verb, missing[0], t.Name, FileName)
 	}
 	out["schema"] = t.Schema
+	return out, nil
+}
+
+// expandSchema replaces each ${VAR} in a schema name from the environment.
+// Unlike the other settings a schema is needed to compile (it is in the
+// compiled SQL and the plan), so it is read when the project is loaded; an
+// unset or empty variable is an error at the schema's line. Any other "$"
+// stays literal.
+func expandSchema(v, what string, line int) (string, *diag.Error) {
+	var missing string
+	out := envRef.ReplaceAllStringFunc(v, func(ref string) string {
+		name := ref[2 : len(ref)-1]
+		val := os.Getenv(name)
+		if val == "" && missing == "" {
+			missing = name
+		}
+		return val
+	})
+	if missing != "" {
+		return v, diag.Errorf(FileName, line, 0, "%s needs environment variable %s, which is not set: export %s=... or write the schema literally", what, missing, missing)
+	}
 	return out, nil
 }
 

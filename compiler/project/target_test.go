@@ -91,3 +91,29 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+func TestExpandSchema(t *testing.T) {
+	t.Setenv("IDEMC_TEST_SCHEMA_A", "analytics")
+	t.Setenv("IDEMC_TEST_SCHEMA_EMPTY", "")
+	tests := []struct{ in, want, err string }{
+		{"main", "main", ""},
+		{"${IDEMC_TEST_SCHEMA_A}", "analytics", ""},
+		{"dev_${IDEMC_TEST_SCHEMA_A}_x", "dev_analytics_x", ""},
+		{"a$b", "a$b", ""},
+		{"$IDEMC_TEST_SCHEMA_A", "$IDEMC_TEST_SCHEMA_A", ""},
+		{"${IDEMC_TEST_SCHEMA_UNSET}", "", "project.toml:7: [seeds] schema needs environment variable IDEMC_TEST_SCHEMA_UNSET, which is not set: export IDEMC_TEST_SCHEMA_UNSET=... or write the schema literally"},
+		{"${IDEMC_TEST_SCHEMA_EMPTY}", "", "IDEMC_TEST_SCHEMA_EMPTY, which is not set"},
+	}
+	for _, tt := range tests {
+		got, err := expandSchema(tt.in, "[seeds] schema", 7)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: err %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%q: got %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
