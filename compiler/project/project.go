@@ -380,6 +380,10 @@ func (p *Project) loadFiles(base *layer, folders []folderLayer, errs *diag.List)
 			if err != nil {
 				return err
 			}
+			if line, why, bad := notText(b); bad && ext == ".sql" {
+				errs.Add(filepath.ToSlash(rel), line, 0, "%s; %s/ holds UTF-8 .sql text files only: save it as UTF-8 or move it out of %s/", why, dir, dir)
+				return nil
+			}
 			fn(filepath.ToSlash(rel), string(b))
 			return nil
 		})

@@ -322,6 +322,12 @@ func TestModelFileErrors(t *testing.T) {
 			[]string{`models/b/x.sql:1: duplicate model name "x": also defined in models/a/x.sql; rename one of the files`}},
 		{"seed named like a model", map[string]string{"models/x.sql": "SELECT 1\n", "seeds/x.csv": "a\n1\n"},
 			[]string{`seeds/x.csv:1: seed "x" has the same name as model models/x.sql; rename one of them`}},
+		{"binary model", map[string]string{"models/a.sql": "SELECT 1\n\x00\x01PNG"},
+			[]string{`models/a.sql:2: a NUL byte: this is a binary file, not SQL text; models/ holds UTF-8 .sql text files only: save it as UTF-8 or move it out of models/`}},
+		{"latin-1 model", map[string]string{"models/a.sql": "SELECT 1\n\n-- caf\xe9\n"},
+			[]string{`models/a.sql:3: byte 0xe9 is not UTF-8; models/ holds UTF-8 .sql text files only`}},
+		{"binary macro and test", map[string]string{"macros/m.sql": "\xff\xd8\xff", "tests/t.sql": "SELECT 1\x00"},
+			[]string{`macros/m.sql:1: byte 0xff is not UTF-8; macros/ holds UTF-8 .sql text files only`, `tests/t.sql:1: a NUL byte`}},
 		{"errors in two files", map[string]string{
 			"models/a.sql": "/* idemc\nlookback = \"x\"\n*/\nSELECT 1\n",
 			"models/b.sql": "/* idemc\nstrategy = \"merj\"\n*/\nSELECT 1\n"},
