@@ -1,0 +1,44 @@
+package runner
+
+import "testing"
+
+func TestClassifyFatal(t *testing.T) {
+	cases := []struct {
+		msg  string
+		want fatalKind
+	}{
+		{`step 5 (insert): IO Error: Could not write file "w.duckdb.wal": No space left on device`, outOfSpace},
+		{`step 4 (stage): ERROR: could not extend file "base/16384/16385": No space left on device (SQLSTATE 53100)`, outOfSpace},
+		{`step 4 (stage): Error 3 (HY000): Error writing file '/tmp/MYx' (Errcode: 28 "No space left on device")`, outOfSpace},
+		{`step 4 (stage): FATAL Error: Failed: database has been invalidated because of a previous fatal error`, ioFailure},
+		{`step 6 (commit): IO Error: Could not fsync file: Input/output error`, ioFailure},
+		{`step 5 (insert): driver: bad connection`, connLost},
+		{`step 2 (audit_start): invalid connection`, connLost},
+		{`step 3 (stage): FATAL: terminating connection due to administrator command (SQLSTATE 57P01)`, connLost},
+		{`dial tcp 127.0.0.1:5432: connect: connection refused`, connLost},
+		{`step 4 (stage): Binder Error: Referenced column "x" not found`, notFatal},
+		{`step 4 (stage): IO Error: No files found that match the pattern "data/*.csv"`, notFatal},
+		// A check's sample rows are data: never a cause.
+		{`check accepted_values(msg) failed: (msg=No space left on device, n=1)`, notFatal},
+	}
+	for _, c := range cases {
+		if got := classifyFatal(c.msg); got != c.want {
+			t.Errorf("classifyFatal(%q) = %d, want %d", c.msg, got, c.want)
+		}
+	}
+}
+
+func TestHostOf(t *testing.T) {
+	cases := []struct{ dsn, want string }{
+		{"postgres://idemc:s3cr@t@db.example:5432/w?sslmode=disable", "db.example:5432"},
+		{"postgres://db.example/w", "db.example"},
+		{"idemc:s3cret@tcp(127.0.0.1:3306)/w?parseTime=true", "127.0.0.1:3306"},
+		{"host=db.example port=5433 user=idemc password=s3cret dbname=w", "db.example:5433"},
+		{"user=idemc password=s3cret", "user=idemc password=xxxxx"},
+	}
+	for _, c := range cases {
+		if got := hostOf(c.dsn); got != c.want {
+			t.Errorf("hostOf(%q) = %q, want %q", c.dsn, got, c.want)
+		}
+	}
+}
