@@ -48,3 +48,41 @@ func TestNestingBound(t *testing.T) {
 		})
 	}
 }
+
+// TestRecursiveMacros: a macro that calls itself, directly or through
+// others (in one file or across macro files), is refused with its position
+// (runaway recursion overflowed the Go stack); calls without a cycle and
+// SQL text that looks like a call are fine.
+func TestRecursiveMacros(t *testing.T) {
+	tests := []struct {
+		name   string
+		macros []File
+		model  string
+		want   string
+	}{
+		{"self in a model", nil, "SELECT 1\n{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(1) }}",
+			"models/m.sql:2:1: macro f calls itself (f → f)"},
+		{"mutual in one macro file", []File{{Path: "macros/a.sql", Text: "{% macro a() %}{{ b() }}{% endmacro %}\n{%- macro b() -%}{{ a() }}{% endmacro %}"}}, "SELECT 1",
+			"macros/a.sql:1:1: macro a calls itself (a → b → a)"},
+		{"across macro files", []File{
+			{Path: "macros/a.sql", Text: "{% macro a() %}{{ b() }}{% endmacro %}"},
+			{Path: "macros/b.sql", Text: "\n{% macro b() %}{% if true %}{{ a() }}{% endif %}{% endmacro %}"}}, "SELECT 1",
+			"macros/a.sql:1:1: macro a calls itself (a → b → a)"},
+		{"a chain", []File{{Path: "macros/a.sql", Text: "{% macro a() %}{{ b() }}{% endmacro %}{% macro b() %}x{% endmacro %}"}}, "SELECT {{ a() }}", ""},
+		{"its name in the SQL text", nil, "{% macro coalesce(x) %}coalesce({{ x }}, 0){% endmacro %}SELECT {{ coalesce('a') }}", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := NewEnv(tc.macros, nil)
+			if err == nil {
+				_, err = e.Parse("models/m.sql", tc.model)
+			}
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("got %v, want nil", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}

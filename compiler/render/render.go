@@ -167,6 +167,9 @@ func NewEnv(macros []File, vars map[string]any) (*Env, error) {
 		}
 	}
 	e.macroNames = names
+	if len(errs) == 0 {
+		errs = append(errs, checkRecursion(macros)) // across files: a → b → a
+	}
 	return e, errors.Join(errs...)
 }
 
