@@ -35,6 +35,7 @@ func Hostile(t *testing.T, tgt Target) {
 	t.Run("vars", func(t *testing.T) { hostileVars(t, tgt) })
 	t.Run("partition_values", func(t *testing.T) { hostilePartitions(t, tgt) })
 	t.Run("secrets", func(t *testing.T) { hostileSecrets(t, tgt) })
+	t.Run("checks", func(t *testing.T) { hostileChecks(t, tgt) })
 }
 
 // Names that would end a quoted identifier or a string, end a statement or
