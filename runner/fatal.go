@@ -136,3 +136,21 @@ func hostOf(dsn string) string {
 	}
 	return project.Redact(dsn)
 }
+
+// runFatal adds the cause and remedy to an error of the run itself (reading
+// the audit table, recording the run) when the connection or the storage
+// failed under it.
+func (r *run) runFatal(err error) error {
+	if err == nil {
+		return err
+	}
+	switch classifyFatal(err.Error()) {
+	case connLost:
+		return fmt.Errorf("%w; the connection to target %s was lost; once it is reachable, run the same command again", err, r.targetWhere())
+	case outOfSpace:
+		return fmt.Errorf("%w; the engine is out of disk space: free space on target %s and run the same command again", err, r.targetWhere())
+	case ioFailure:
+		return fmt.Errorf("%w; the engine hit an I/O error: check the storage of target %s", err, r.targetWhere())
+	}
+	return err
+}

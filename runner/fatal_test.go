@@ -1,6 +1,14 @@
 package runner
 
-import "testing"
+import (
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/idemc/idemc/compiler/project"
+)
 
 func TestClassifyFatal(t *testing.T) {
 	cases := []struct {
@@ -40,5 +48,26 @@ func TestHostOf(t *testing.T) {
 		if got := hostOf(c.dsn); got != c.want {
 			t.Errorf("hostOf(%q) = %q, want %q", c.dsn, got, c.want)
 		}
+	}
+}
+
+// TestRunFatal: an error of the run itself (not of a unit) caused by a lost
+// connection names the target and its host, never the password.
+func TestRunFatal(t *testing.T) {
+	p := &project.Project{DefaultTarget: "pg", Targets: map[string]*project.Target{
+		"pg": {Engine: "postgres", Settings: map[string]string{"dsn": "postgres://idemc:s3cret@db.example:5432/w"}},
+	}}
+	r := &run{p: p}
+	err := r.runFatal(fmt.Errorf("runner: reading the audit table: %w", driver.ErrBadConn))
+	want := `runner: reading the audit table: driver: bad connection; the connection to target "pg" (postgres, db.example:5432) was lost; once it is reachable, run the same command again`
+	if err == nil || err.Error() != want || !errors.Is(err, driver.ErrBadConn) {
+		t.Errorf("runFatal = %v\nwant %s", err, want)
+	}
+	if strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("the password leaked: %v", err)
+	}
+	plain := errors.New("runner: reading the audit table: permission denied")
+	if got := r.runFatal(plain); got != plain {
+		t.Errorf("runFatal(%v) = %v, want it unchanged", plain, got)
 	}
 }

@@ -145,7 +145,8 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 			r.release()
 		}
 	}()
-	return r.build(ctx)
+	res, err := r.build(ctx)
+	return res, r.runFatal(err)
 }
 
 type run struct {
