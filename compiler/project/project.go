@@ -376,6 +376,12 @@ func (p *Project) loadFiles(base *layer, folders []folderLayer, errs *diag.List)
 				return nil
 			}
 			rel, _ := filepath.Rel(p.Root, full)
+			// A FIFO or a device (a link to /dev/zero) would block the
+			// load or read without end.
+			if fi, err := os.Stat(full); err == nil && !fi.Mode().IsRegular() {
+				errs.Add(filepath.ToSlash(rel), 0, 0, "not a regular file (%s); %s/ holds %s files only: remove it", fi.Mode().Type(), dir, ext)
+				return nil
+			}
 			b, err := os.ReadFile(full)
 			if err != nil {
 				return err

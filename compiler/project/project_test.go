@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/idemc/idemc/compiler/diag"
 )
@@ -441,5 +443,31 @@ func TestFolderMatches(t *testing.T) {
 		if got := folderMatches(tt.pattern, tt.dir, tt.name); got != tt.want {
 			t.Errorf("folderMatches(%q, %q, %q) = %v, want %v", tt.pattern, tt.dir, tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestSpecialFiles: a FIFO or a link to a device under models/ or seeds/
+// is refused by name instead of blocking the load or reading without end.
+func TestSpecialFiles(t *testing.T) {
+	dir := writeProject(t, map[string]string{"project.toml": baseToml, "models/ok.sql": "SELECT 1\n"})
+	if err := syscall.Mkfifo(filepath.Join(dir, "models", "fifo.sql"), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "seeds"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "seeds", "zero.csv")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Load(dir); done <- err }()
+	select {
+	case err := <-done:
+		checkErrors(t, err, []string{
+			"models/fifo.sql: not a regular file (p---------); models/ holds .sql files only: remove it",
+			"seeds/zero.csv: not a regular file (D",
+		})
+	case <-time.After(10 * time.Second):
+		t.Fatal("Load blocked on a special file")
 	}
 }
