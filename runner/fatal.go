@@ -31,10 +31,14 @@ var fatalMarks = []struct {
 		"not enough space on the disk", "sqlstate 53100", "errcode: 28", "errno: 28", "could not extend file"}},
 	{ioFailure, []string{"input/output error", "read-only file system", "database has been invalidated",
 		"could not fsync", "could not read block"}},
-	{connLost, []string{"driver: bad connection", "invalid connection", "broken pipe", "connection reset by peer",
-		"unexpected eof", "conn closed", "server closed the connection unexpectedly", "terminating connection",
-		"use of closed network connection", "connection refused", "lost connection to", "server has gone away"}},
+	{connLost, []string{"driver: bad connection", "invalid connection", "conn closed", "server closed the connection unexpectedly",
+		"terminating connection", "use of closed network connection", "lost connection to", "server has gone away"}},
 }
+
+// socketMarks are connection failures that an engine also reports for a
+// URL a model reads (DuckDB's httpfs): they mean the target's connection
+// only when no URL is involved.
+var socketMarks = []string{"broken pipe", "connection reset by peer", "unexpected eof", "connection refused"}
 
 // classifyFatal tells a failed unit's error apart. A failed check is never
 // fatal: its sample rows are data and may say anything.
@@ -47,6 +51,13 @@ func classifyFatal(msg string) fatalKind {
 		for _, m := range k.marks {
 			if strings.Contains(low, m) {
 				return k.kind
+			}
+		}
+	}
+	if !strings.Contains(low, "http") {
+		for _, m := range socketMarks {
+			if strings.Contains(low, m) {
+				return connLost
 			}
 		}
 	}
