@@ -36,8 +36,8 @@ var fatalMarks = []struct {
 }
 
 // socketMarks are connection failures that an engine also reports for a
-// URL a model reads (DuckDB's httpfs): they mean the target's connection
-// only when no URL is involved.
+// URL or file a model reads (DuckDB's httpfs and readers, as "IO Error"):
+// they mean the target's connection only when neither is involved.
 var socketMarks = []string{"broken pipe", "connection reset by peer", "unexpected eof", "connection refused"}
 
 // classifyFatal tells a failed unit's error apart. A failed check is never
@@ -54,7 +54,7 @@ func classifyFatal(msg string) fatalKind {
 			}
 		}
 	}
-	if !strings.Contains(low, "http") {
+	if !strings.Contains(low, "http") && !strings.Contains(low, "io error") {
 		for _, m := range socketMarks {
 			if strings.Contains(low, m) {
 				return connLost

@@ -28,6 +28,7 @@ func TestClassifyFatal(t *testing.T) {
 		{`step 4 (stage): IO Error: No files found that match the pattern "data/*.csv"`, notFatal},
 		// A URL the model reads is not the target's connection.
 		{`step 4 (stage): IO Error: Could not establish connection error for HTTP HEAD to 'https://example.com/x.csv': Connection refused`, notFatal},
+		{`step 4 (stage): IO Error: Unexpected EOF reading "data/x.parquet"`, notFatal},
 		{`step 3 (stage): read tcp 10.0.0.2:51514->10.0.0.9:5432: read: connection reset by peer`, connLost},
 		// A check's sample rows are data: never a cause.
 		{`check accepted_values(msg) failed: (msg=No space left on device, n=1)`, notFatal},
