@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"os"
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
@@ -54,12 +55,14 @@ func claimScratch(ctx context.Context, p *project.Project, target string, plan *
 	return release, nil
 }
 
-// verifyLockID names the verify lock: one per target and schema, short
-// enough for MariaDB's 64-character lock names.
+// verifyLockID names the verify lock: one per server database and schema
+// (MariaDB's locks are server-wide, so the DSN, which names the database,
+// is part of it), hashed to fit MariaDB's 64-character lock names.
 func verifyLockID(p *project.Project, plan *compiler.Plan) string {
 	h := fnv.New64a()
 	if t := p.Targets[plan.Target]; t != nil {
-		h.Write([]byte(t.Engine + "." + t.Schema))
+		settings, _ := t.Resolve(os.LookupEnv)
+		h.Write([]byte(t.Engine + "\x00" + project.Redact(settings["dsn"]) + "\x00" + t.Schema))
 	}
 	return fmt.Sprintf("verify:%x", h.Sum64())
 }
