@@ -242,6 +242,7 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 			seedAt[node.Relation] = n
 		}
 	}
+	exprParser := analyze.NewParser()
 	for _, c := range list {
 		for _, r := range c.tpl.Refs {
 			plan.Graph.Connect(r, c.m.Name)
@@ -264,7 +265,7 @@ func Compile(p *project.Project, opts Options) (*Plan, error) {
 				c.external = true
 			}
 		}
-		c.checks = buildChecks(c, p, plan.Nodes, models, &errs)
+		c.checks = buildChecks(c, p, plan.Nodes, models, exprParser, &errs)
 		for _, u := range c.extraUp {
 			if u != c.m.Name {
 				plan.Graph.Connect(u, c.m.Name)
@@ -811,7 +812,7 @@ func validateModel(c *compiled, errs *diag.List) {
 
 // buildChecks turns the [checks] table into checks, positioned errors for
 // bad values, and upstream models the checks read.
-func buildChecks(c *compiled, p *project.Project, seeds map[string]*Node, models map[string]*compiled, errs *diag.List) []*adapters.Check {
+func buildChecks(c *compiled, p *project.Project, seeds map[string]*Node, models map[string]*compiled, parser *analyze.Parser, errs *diag.List) []*adapters.Check {
 	var out []*adapters.Check
 	keys := make([]string, 0, len(c.cfg.Checks))
 	for k := range c.cfg.Checks {
@@ -937,7 +938,13 @@ func buildChecks(c *compiled, p *project.Project, seeds map[string]*Node, models
 				errs.Add(path, line, 0, "checks.expect must be a list of boolean aggregate expressions: expect = [\"sum(amount) >= 0\"]")
 				continue
 			}
-			for _, e := range exprs {
+			for i, e := range exprs {
+				// Pasted into the check query as is: it must stay one
+				// expression there (no second statement, on any engine).
+				if err := parser.CheckExpr(e); err != nil {
+					errs.Add(path, line, 0, "checks.expect[%d]: %q is not one SQL expression: %v", i+1, e, err)
+					continue
+				}
 				out = append(out, &adapters.Check{Name: "expect(" + e + ")", Kind: kind, Severity: sev, Expr: e})
 			}
 		}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -18,6 +19,9 @@ import (
 //
 //	crash:<unit>:<purpose>   SIGKILL this process right after that step
 //	fail:<unit>:<purpose>    make that step fail with an injected error
+//	diskfull:<unit>:<purpose>  fail it as a full disk does (DuckDB's text)
+//	connlost:<unit>:<purpose>  fail it as a dropped connection does
+//	                         (driver.ErrBadConn)
 //	sleep:<unit>:<purpose>:<duration>   pause after that step, like a slow
 //	                         statement: an interrupt ends the pause and fails the step
 //	stall:<unit>:<purpose>:<duration>   pause and ignore interrupts, like a
@@ -79,6 +83,10 @@ func (fs faults) after(ctx context.Context, unit string, p adapters.Purpose) err
 			if f.fired.CompareAndSwap(false, true) {
 				return fmt.Errorf("after %s: %w", p, errInjectedConflict)
 			}
+		case "diskfull":
+			return fmt.Errorf("IO Error: Could not write file \"w.duckdb.wal\": No space left on device (injected by IDEMC_FAULT after %s)", p)
+		case "connlost":
+			return fmt.Errorf("%w (injected by IDEMC_FAULT after %s)", driver.ErrBadConn, p)
 		case "sleep":
 			t := time.NewTimer(f.pause)
 			select {

@@ -97,6 +97,9 @@ func (r *run) summary() {
 	if r.res.Failed > 0 {
 		fmt.Fprintln(out, "The failed units left their destinations as they were. Fix the cause and run the same command again.")
 	}
+	if r.fatal != nil && r.res.NotStarted > 0 {
+		fmt.Fprintf(out, "stopped: %d units not started after %s %s\n", r.res.NotStarted, r.fatal.unit, r.fatal.reason())
+	}
 }
 
 // upToDateSummary names the up-to-date units by model: "dim, events_daily

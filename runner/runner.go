@@ -145,7 +145,8 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 			r.release()
 		}
 	}()
-	return r.build(ctx)
+	res, err := r.build(ctx)
+	return res, r.runFatal(err)
 }
 
 type run struct {
@@ -170,7 +171,8 @@ type run struct {
 	runRow   *adapters.RunRow    // this run's idemc_runs row
 	recorded *runOptions         // a retry's options, copied from the run it finishes
 
-	mu    sync.Mutex // guards ddl, res.Units appends and output
+	mu    sync.Mutex // guards ddl, res.Units appends, fatal and output
+	fatal *fatalStop // the first unrecoverable engine error: no unit starts after it
 	ddl   map[adapters.Relation]*sync.Mutex
 	done  int
 	total int
@@ -272,12 +274,23 @@ func (r *run) walk(ctx context.Context, plan *compiler.Plan) error {
 		if ctx.Err() != nil {
 			return errStopped // picked just as the interrupt came
 		}
+		r.mu.Lock()
+		stop := r.fatal
+		r.mu.Unlock()
+		if stop != nil {
+			ur := notStarted(units[id])
+			r.mu.Lock()
+			results[id] = ur
+			r.mu.Unlock()
+			return errStopped
+		}
 		ur := r.runUnit(ctx, units[id])
 		r.mu.Lock()
 		results[id] = ur
 		r.mu.Unlock()
 		switch ur.Status {
 		case "failed":
+			r.noteFatal(ur)
 			return errors.New(ur.Error)
 		case StatusInterrupted, StatusNotStarted:
 			return errStopped
@@ -341,9 +354,27 @@ func (r *run) collect(walk []dag.Result, results map[string]*UnitResult, units m
 			}
 		}
 	}
-	if r.res.RolledBack > 0 || r.res.NotStarted > 0 {
+	if r.fatal == nil && (r.res.RolledBack > 0 || r.res.NotStarted > 0) {
 		r.res.Outcome = OutcomeInterrupted
 	}
+}
+
+// noteFatal explains a unit that failed with an unrecoverable engine error
+// and, for the first one, stops the walk from starting new units. Later
+// units failing alike (they were already running) point to the first.
+func (r *run) noteFatal(ur *UnitResult) {
+	kind := classifyFatal(ur.Error)
+	if kind == notFatal {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fatal != nil {
+		ur.Error = fmt.Sprintf("%s (the same cause as %s, above)", ur.Error, r.fatal.unit)
+		return
+	}
+	r.fatal = &fatalStop{unit: ur.ID, kind: kind}
+	ur.Error = r.explainFatal(ur, kind)
 }
 
 // abandonDeadRuns takes this run's lock (on engines with RunLocks) and

@@ -47,7 +47,7 @@ func Test(ctx context.Context, p *project.Project, opts compiler.Options) ([]*Te
 		w := &adapters.Write{Model: n, Materialized: node.Materialized, Target: node.Relation, PartitionBy: node.PartitionBy}
 		for _, c := range node.Checks {
 			tr := &TestResult{Path: c.Name, Model: n, Severity: c.Severity, Status: "pass"}
-			cols, rows, err := sess.Query(ctx, ad.Dialect.CheckQuery(c, w, true), sqlgen.SampleLimit)
+			cols, rows, err := readOnlyQuery(ctx, sess, ad.Dialect.Name(), ad.Dialect.CheckQuery(c, w, true))
 			switch {
 			case err != nil:
 				tr.Status, tr.Detail = "fail", err.Error()
@@ -80,7 +80,7 @@ func runTests(ctx context.Context, eng adapters.Engine, plan *compiler.Plan, ses
 	var out []*TestResult
 	for _, t := range plan.Tests {
 		tr := &TestResult{Path: t.Path, Severity: "error", Status: "pass"}
-		cols, rows, err := sess.Query(ctx, t.SQL, sqlgen.SampleLimit)
+		cols, rows, err := readOnlyQuery(ctx, sess, plan.Engine, t.SQL)
 		switch {
 		case err != nil:
 			tr.Status, tr.Detail = "fail", err.Error()
@@ -90,6 +90,36 @@ func runTests(ctx context.Context, eng adapters.Engine, plan *compiler.Plan, ses
 		out = append(out, tr)
 	}
 	return out, nil
+}
+
+// readOnlyBegin is the statement that opens a read-only transaction on an
+// engine that has one; the others (Snowflake, BigQuery, Spark) have none
+// and run tests as they are.
+func readOnlyBegin(engine string) (string, bool) {
+	switch engine {
+	case "duckdb", "postgres", "mysql":
+		return "START TRANSACTION READ ONLY", true
+	}
+	return "", false
+}
+
+// readOnlyQuery runs one check or test in a read-only transaction of its
+// own, so no test can write (a check expression calling a writing
+// function, a tests/*.sql that deletes) and a failed one does not abort
+// the next one's transaction.
+func readOnlyQuery(ctx context.Context, sess adapters.Session, engine, sql string) ([]string, [][]string, error) {
+	begin, ok := readOnlyBegin(engine)
+	if !ok {
+		return sess.Query(ctx, sql, sqlgen.SampleLimit)
+	}
+	if _, err := sess.Exec(ctx, begin); err != nil {
+		return nil, nil, fmt.Errorf("opening a read-only transaction: %w", err)
+	}
+	cols, rows, err := sess.Query(ctx, sql, sqlgen.SampleLimit)
+	if _, rerr := sess.Exec(ctx, "ROLLBACK"); rerr != nil && err == nil {
+		err = fmt.Errorf("ending the read-only transaction: %w", rerr)
+	}
+	return cols, rows, err
 }
 
 func sample(cols []string, rows [][]string) string {

@@ -57,6 +57,12 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 	}
 	ad, _ := adapters.Lookup(plan.Engine)
 	d := ad.Dialect
+	release, err := claimScratch(ctx, p, opts.Target, plan, d)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	fs := loadFaults()
 	results := make([]VerifyResult, len(units))
 	var snaps []adapters.Relation
 	defer func() { dropAll(ctx, p, opts.Target, snaps, d) }()
@@ -129,6 +135,9 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 		}
 		sess.Close()
 		eng.Close()
+		if err := fs.after(ctx, "verify", "snapshot"); err != nil {
+			return nil, err // the tests' kill -9 and interrupt point: snapshots exist
+		}
 	}
 	for i := range results {
 		r := &results[i]
@@ -277,6 +286,9 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 	splan, perr := compiler.Compile(&scratch, o)
 	defer dropScratch(ctx, p, vo.Compile.Target, splan, perr)
 	if err != nil {
+		return nil, err
+	}
+	if err := loadFaults().after(ctx, "verify", "scratch"); err != nil {
 		return nil, err
 	}
 	if !res.OK() {

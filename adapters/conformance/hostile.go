@@ -35,6 +35,8 @@ func Hostile(t *testing.T, tgt Target) {
 	t.Run("vars", func(t *testing.T) { hostileVars(t, tgt) })
 	t.Run("partition_values", func(t *testing.T) { hostilePartitions(t, tgt) })
 	t.Run("secrets", func(t *testing.T) { hostileSecrets(t, tgt) })
+	t.Run("checks", func(t *testing.T) { hostileChecks(t, tgt) })
+	t.Run("fatal_engine_errors", func(t *testing.T) { hostileFatal(t, tgt) })
 }
 
 // Names that would end a quoted identifier or a string, end a statement or

@@ -29,6 +29,9 @@ func Parse(data []byte, types map[string]Kind) (*Table, []*Error) {
 	if e := checkEncoding(data); e != nil {
 		return nil, []*Error{e}
 	}
+	if e := checkLineEnds(data); e != nil {
+		return nil, []*Error{e}
+	}
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1 // field counts are checked here, to report every bad row
 	header, err := r.Read()
@@ -251,4 +254,25 @@ func checkEncoding(data []byte) *Error {
 	line := bytes.Count(data[:at], []byte("\n")) + 1
 	col := at - bytes.LastIndexByte(data[:at], '\n')
 	return &Error{Line: line, Col: col, Msg: msg}
+}
+
+// checkLineEnds refuses a carriage return that ends a line without a line
+// feed (classic Mac line endings) outside quotes: the CSV reader splits
+// lines at \n only, so the whole file read as one header and the seed
+// loaded no rows without a word.
+func checkLineEnds(data []byte) *Error {
+	quoted := false
+	line := 1
+	for i, c := range data {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case c == '\n':
+			line++
+		case c == '\r' && !quoted && (i+1 == len(data) || data[i+1] != '\n'):
+			col := i - bytes.LastIndexByte(data[:i], '\n')
+			return &Error{Line: line, Col: col, Msg: "a line ends with a carriage return alone (old Mac line endings): save the file with \\n or \\r\\n line endings"}
+		}
+	}
+	return nil
 }

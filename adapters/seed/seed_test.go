@@ -148,6 +148,8 @@ func TestParseErrors(t *testing.T) {
 		{"declared date", "d\n2026-07-01\n07/01/2026\n", map[string]Kind{"d": Date}, []string{`3: column d: "07/01/2026" is not a date`}},
 		{"not UTF-8", "a,b\n1,caf\xe9\n", nil, []string{"2:6: the file is not UTF-8 here: save it as UTF-8"}},
 		{"NUL byte", "a,b\n1,x\n2,\x00\n", nil, []string{"3:3: a NUL byte"}},
+		{"old Mac line endings", "a,b\r1,2\r", nil, []string{"1:4: a line ends with a carriage return alone"}},
+		{"a lone CR after CRLF lines", "a,b\r\n1,2\r\n3,4\r", nil, []string{"3:4: a line ends with a carriage return alone"}},
 		{"declared boolean", "b\nyes\n", map[string]Kind{"b": Boolean}, []string{`2: column b: "yes" is not a boolean`}},
 	}
 	for _, c := range cases {
@@ -241,5 +243,14 @@ func TestParseTimes(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%q: %q, want %q", c.v, got, c.want)
 		}
+	}
+}
+
+// TestParseQuotedCR: a carriage return inside a quoted value is data, and
+// CRLF line endings are line endings.
+func TestParseQuotedCR(t *testing.T) {
+	tab, errs := Parse([]byte("a,b\r\n1,\"x\ry\"\r\n"), nil)
+	if len(errs) > 0 || tab == nil || len(tab.Rows) != 1 || tab.Rows[0][1] != "x\ry" {
+		t.Fatalf("Parse: %v %v", tab, errs)
 	}
 }

@@ -392,9 +392,19 @@ func (p *Project) loadFiles(base *layer, folders []folderLayer, errs *diag.List)
 				return nil
 			}
 			rel, _ := filepath.Rel(p.Root, full)
+			// A FIFO or a device (a link to /dev/zero) would block the
+			// load or read without end.
+			if fi, err := os.Stat(full); err == nil && !fi.Mode().IsRegular() {
+				errs.Add(filepath.ToSlash(rel), 0, 0, "not a regular file (%s); %s/ holds %s files only: remove it", fi.Mode().Type(), dir, ext)
+				return nil
+			}
 			b, err := os.ReadFile(full)
 			if err != nil {
 				return err
+			}
+			if line, why, bad := notText(b); bad && ext == ".sql" {
+				errs.Add(filepath.ToSlash(rel), line, 0, "%s; %s/ holds UTF-8 .sql text files only: save it as UTF-8 or move it out of %s/", why, dir, dir)
+				return nil
 			}
 			fn(filepath.ToSlash(rel), string(b))
 			return nil

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/idemc/idemc/compiler/diag"
 )
@@ -322,6 +324,12 @@ func TestModelFileErrors(t *testing.T) {
 			[]string{`models/b/x.sql:1: duplicate model name "x": also defined in models/a/x.sql; rename one of the files`}},
 		{"seed named like a model", map[string]string{"models/x.sql": "SELECT 1\n", "seeds/x.csv": "a\n1\n"},
 			[]string{`seeds/x.csv:1: seed "x" has the same name as model models/x.sql; rename one of them`}},
+		{"binary model", map[string]string{"models/a.sql": "SELECT 1\n\x00\x01PNG"},
+			[]string{`models/a.sql:2: a NUL byte: this is a binary file, not SQL text; models/ holds UTF-8 .sql text files only: save it as UTF-8 or move it out of models/`}},
+		{"latin-1 model", map[string]string{"models/a.sql": "SELECT 1\n\n-- caf\xe9\n"},
+			[]string{`models/a.sql:3: byte 0xe9 is not UTF-8; models/ holds UTF-8 .sql text files only`}},
+		{"binary macro and test", map[string]string{"macros/m.sql": "\xff\xd8\xff", "tests/t.sql": "SELECT 1\x00"},
+			[]string{`macros/m.sql:1: byte 0xff is not UTF-8; macros/ holds UTF-8 .sql text files only`, `tests/t.sql:1: a NUL byte`}},
 		{"errors in two files", map[string]string{
 			"models/a.sql": "/* idemc\nlookback = \"x\"\n*/\nSELECT 1\n",
 			"models/b.sql": "/* idemc\nstrategy = \"merj\"\n*/\nSELECT 1\n"},
@@ -435,5 +443,31 @@ func TestFolderMatches(t *testing.T) {
 		if got := folderMatches(tt.pattern, tt.dir, tt.name); got != tt.want {
 			t.Errorf("folderMatches(%q, %q, %q) = %v, want %v", tt.pattern, tt.dir, tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestSpecialFiles: a FIFO or a link to a device under models/ or seeds/
+// is refused by name instead of blocking the load or reading without end.
+func TestSpecialFiles(t *testing.T) {
+	dir := writeProject(t, map[string]string{"project.toml": baseToml, "models/ok.sql": "SELECT 1\n"})
+	if err := syscall.Mkfifo(filepath.Join(dir, "models", "fifo.sql"), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "seeds"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "seeds", "zero.csv")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Load(dir); done <- err }()
+	select {
+	case err := <-done:
+		checkErrors(t, err, []string{
+			"models/fifo.sql: not a regular file (p---------); models/ holds .sql files only: remove it",
+			"seeds/zero.csv: not a regular file (D",
+		})
+	case <-time.After(10 * time.Second):
+		t.Fatal("Load blocked on a special file")
 	}
 }

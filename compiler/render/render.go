@@ -167,6 +167,9 @@ func NewEnv(macros []File, vars map[string]any) (*Env, error) {
 		}
 	}
 	e.macroNames = names
+	if len(errs) == 0 {
+		errs = append(errs, checkRecursion(macros)) // across files: a → b → a
+	}
 	return e, errors.Join(errs...)
 }
 
@@ -208,6 +211,9 @@ type Template struct {
 
 // Parse parses one model body.
 func (e *Env) Parse(path, text string) (*Template, error) {
+	if err := checkNesting(path, text); err != nil {
+		return nil, err
+	}
 	if e.macroNames != nil && !e.noFast {
 		if segs, ok := e.parseFast(text); ok {
 			return &Template{path: path, text: text, fast: segs}, nil
@@ -234,6 +240,9 @@ func (e *Env) parse(path, text string) (t *exec.Template, err error) {
 			t, err = nil, &Error{Path: path, Msg: fmt.Sprintf("template error: %v", p)}
 		}
 	}()
+	if err := checkNesting(path, text); err != nil {
+		return nil, err
+	}
 	loader, err := loaders.NewShiftedLoader(path, strings.NewReader(text), noIncludes{})
 	if err != nil {
 		return nil, err
