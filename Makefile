@@ -35,19 +35,21 @@ update-golden:
 lint:
 	$(GO) run ./cmd/idemc lint
 
-# soak: the long fault-injection run: a crash and a failure at every step of
-# one unit of every model, then 60 random trials (kill -9 by rule and by timer,
-# server-side session kills, failed steps) per engine, each followed by a rerun
-# that must give a clean run's tables. IDEMC_FAULT_TRIALS and IDEMC_FAULT_SEED
-# override the count and the seed; the SUMMARY lines give the outcomes. Then
-# the differential state fuzzer: IDEMC_STATE_SEQUENCES sequences (default
-# 1000) per engine, each compared with from-scratch builds after every step.
-# TestTimeZones runs every cell of the time-zone matrix (CI: 32 per engine).
+# soak: the long fault-injection runs, per engine (DuckDB, PostgreSQL,
+# MariaDB), each trial compared with a clean run's tables and audit rows:
+#   TestFaults: a crash and a failure at every step of one unit of every
+#     model, then 60 random trials (kill -9 by rule and by timer, server-side
+#     session kills, failed steps);
+#   TestFaultsSchema: a column change (add, drop, retype, full refresh) then a
+#     failure or a crash at every later step;
+#   TestConcurrent: 120 trials of 2-4 runners at once (24 on DuckDB);
+#   TestTimeZones: every cell of the time-zone matrix (CI runs 32).
+# IDEMC_FAULT_TRIALS, IDEMC_CONC_TRIALS and IDEMC_FAULT_SEED override counts
+# and the seed; the SUMMARY lines give the outcomes. Then the differential
+# state fuzzer: IDEMC_STATE_SEQUENCES sequences (default 1000) per engine,
+# each compared with from-scratch builds after every step.
 soak:
-	IDEMC_SOAK=1 $(GO) test -p 1 -run '^TestFaults$$' -count=1 -v -timeout 60m ./adapters/duckdb/ ./adapters/postgres/ ./adapters/mysql/
-	# Then 120 concurrent-runner trials per server engine (24 on DuckDB): 2–4 processes at once.
-	IDEMC_SOAK=1 $(GO) test -p 1 -run '^TestConcurrent$$' -count=1 -v -timeout 60m ./adapters/duckdb/ ./adapters/postgres/ ./adapters/mysql/
-	IDEMC_SOAK=1 $(GO) test -p 1 -run '^TestTimeZones$$' -count=1 -v -timeout 30m ./adapters/duckdb/ ./adapters/postgres/ ./adapters/mysql/
+	IDEMC_SOAK=1 $(GO) test -p 1 -run '^(TestFaults|TestFaultsSchema|TestConcurrent|TestTimeZones)$$' -count=1 -v -timeout 150m ./adapters/duckdb/ ./adapters/postgres/ ./adapters/mysql/
 	IDEMC_STATE_SEQUENCES=$${IDEMC_STATE_SEQUENCES:-1000} $(GO) test -run '^TestStateFuzz$$' -count=1 -v -timeout 120m ./internal/statefuzz/
 
 # services: install (Debian packages, as root) and start PostgreSQL, MariaDB

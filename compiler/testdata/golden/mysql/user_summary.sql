@@ -29,7 +29,9 @@ SELECT GET_LOCK('idemc:analytics.user_summary', 600);
 DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_new`;
 -- 5. stage: a leftover previous table from a run that died after its swap
 DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_old`;
--- 6. stage: build the new table aside
+-- 6. stage: a previous view (the model was a view) from a run that died after its swap
+DROP VIEW IF EXISTS `analytics`.`user_summary__idemc_old`;
+-- 7. stage: build the new table aside
 CREATE TABLE `analytics`.`user_summary__idemc_new` AS
 WITH `__idemc_eph_valid_events` AS (
 -- Inlined as a CTE wherever it is used; never built on its own.
@@ -47,24 +49,26 @@ FROM `analytics`.`dim_users` AS u
 LEFT JOIN `__idemc_eph_valid_events` AS e ON e.user_id = u.user_id
 GROUP BY u.user_id, u.country
 ORDER BY u.user_id;
--- 7. check: check min_rows(1) (error)
+-- 8. check: check min_rows(1) (error)
 SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`user_summary__idemc_new` AS t) AS c
 WHERE n < 1;
--- 8. check: check relationships(user_id -> dim_users.user_id) (error)
+-- 9. check: check relationships(user_id -> dim_users.user_id) (error)
 SELECT t.`user_id` FROM `analytics`.`user_summary__idemc_new` AS t
 WHERE t.`user_id` IS NOT NULL AND NOT EXISTS (SELECT 1 FROM `analytics`.`dim_users` AS o WHERE o.`user_id` = t.`user_id`)
 LIMIT 5;
--- 9. check: check unique(user_id) (error)
+-- 10. check: check unique(user_id) (error)
 SELECT t.`user_id`, count(*) AS n FROM `analytics`.`user_summary__idemc_new` AS t
 GROUP BY t.`user_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 10. publish: swap it in atomically
+-- 11. publish: swap it in atomically
 RENAME TABLE `analytics`.`user_summary` TO `analytics`.`user_summary__idemc_old`, `analytics`.`user_summary__idemc_new` TO `analytics`.`user_summary`;
--- 11. cleanup: drop the previous table
+-- 12. cleanup: drop the previous table
 DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_old`;
--- 12. audit_finish: record success with the row count
+-- 13. cleanup: or the previous view, when the model was a view
+DROP VIEW IF EXISTS `analytics`.`user_summary__idemc_old`;
+-- 14. audit_finish: record success with the row count
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`user_summary`), ended_at = NULL, error = NULL, checks = NULL
 WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
--- 13. cleanup: release the destination's lock
+-- 15. cleanup: release the destination's lock
 SELECT RELEASE_LOCK('idemc:analytics.user_summary');
