@@ -42,7 +42,7 @@ lint:
 #     session kills, failed steps);
 #   TestFaultsSchema: a column change (add, drop, retype, full refresh) then a
 #     failure or a crash at every later step;
-#   TestConcurrent: 120 trials of 2-4 runners at once (24 on DuckDB);
+#   TestConcurrent: 120 trials of 2-4 runners at once;
 #   TestTimeZones: every cell of the time-zone matrix (CI runs 32).
 # IDEMC_FAULT_TRIALS, IDEMC_CONC_TRIALS and IDEMC_FAULT_SEED override counts
 # and the seed; the SUMMARY lines give the outcomes. Then the differential

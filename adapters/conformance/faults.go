@@ -249,22 +249,28 @@ func runFaultChild(spec string) {
 		fmt.Fprintln(os.Stderr, "fault child:", err)
 		os.Exit(childSetupFailure)
 	}
-	p, err := project.Load(cs.Dir)
+	buildChild("fault child", cs.Dir, compiler.Options{Start: cs.Start, End: cs.End}, cs.AsOf, cs.Threads)
+}
+
+// buildChild runs one build of the project in dir and exits with a child
+// exit code, printing what failed for the parent to read (prefixed by who).
+func buildChild(who, dir string, opts compiler.Options, asOfText string, threads int) {
+	p, err := project.Load(dir)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "fault child:", err)
+		fmt.Fprintln(os.Stderr, who+":", err)
 		os.Exit(childSetupFailure)
 	}
-	asOf, _ := time.Parse(time.RFC3339, cs.AsOf)
-	opts := compiler.Options{AsOf: asOf, Models: true, Seeds: true, Start: cs.Start, End: cs.End}
-	res, err := runner.Build(context.Background(), p, runner.Options{Compile: opts, Threads: cs.Threads})
+	opts.AsOf, _ = time.Parse(time.RFC3339, asOfText)
+	opts.Models, opts.Seeds = true, true
+	res, err := runner.Build(context.Background(), p, runner.Options{Compile: opts, Threads: threads})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "fault child: build error:", err)
+		fmt.Fprintln(os.Stderr, who+": build error:", err)
 		os.Exit(childBuildError)
 	}
 	if !res.OK() {
 		for _, u := range res.Units {
 			if u.Error != "" {
-				fmt.Fprintf(os.Stderr, "fault child: %s %s: %s\n", u.ID, u.Status, firstLineOf(u.Error))
+				fmt.Fprintf(os.Stderr, "%s: unit %s %s: %s\n", who, u.ID, u.Status, firstLineOf(u.Error))
 			}
 		}
 		os.Exit(childUnitsFailed)

@@ -104,32 +104,42 @@ func SchemaFaults(t *testing.T, tgt Target) {
 			ref.mustSucceed(ref.build(asOf, nil))
 			want := ref.schemaSnap(false)
 			for _, p := range c.purposes() {
+				before := t.Failed()
 				outcome := sfTrial(t, tgt, c, "fail", p, want)
+				if t.Failed() && !before {
+					outcome = "FAILED"
+				}
 				count("fail_"+c.name, outcome)
 				if outcome == "restored" && (soak || p == adapters.SchemaStep || p == adapters.CheckStep) {
-					sfTrial(t, tgt, c, "crash", p, want)
-					count("crash_"+c.name, "restored")
+					outcome = sfTrial(t, tgt, c, "crash", p, want)
+					if t.Failed() {
+						outcome = "FAILED"
+					}
+					count("crash_"+c.name, outcome)
 				}
 			}
 		})
 	}
 	var kinds []string
-	total, restored := 0, 0
+	total, restored, failed := 0, 0, 0
 	for k, m := range outcomes {
 		var parts []string
 		for o, n := range m {
 			parts = append(parts, fmt.Sprintf("%s %d", o, n))
 			total += n
-			if o == "restored" {
+			switch o {
+			case "restored":
 				restored += n
+			case "FAILED":
+				failed += n
 			}
 		}
 		sort.Strings(parts)
 		kinds = append(kinds, fmt.Sprintf("%s (%s)", k, strings.Join(parts, ", ")))
 	}
 	sort.Strings(kinds)
-	t.Logf("SUMMARY schema %s: %d trials in %v, %d with the fault reached, each left the previous state and recovered: %s",
-		tgt.Engine, total, time.Since(t0).Round(100*time.Millisecond), restored, strings.Join(kinds, "; "))
+	t.Logf("SUMMARY schema %s: %d trials in %v, %d reached the fault, left the previous state and recovered, %d FAILED: %s",
+		tgt.Engine, total, time.Since(t0).Round(100*time.Millisecond), restored, failed, strings.Join(kinds, "; "))
 }
 
 // sfTrial runs one trial and returns its outcome: restored (the previous

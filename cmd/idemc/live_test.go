@@ -5,15 +5,12 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"github.com/rogpeppe/go-internal/testscript"
-
-	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
 // liveEngine is a server engine the live scripts run against.
@@ -156,25 +153,7 @@ func (le liveEngine) dump(ts *testscript.TestScript, neg bool, args []string) {
 	rows, err := db.Query(args[0])
 	ts.Check(err)
 	defer rows.Close()
-	cols, err := rows.Columns()
+	text, err := rowsText(rows)
 	ts.Check(err)
-	var b strings.Builder
-	b.WriteString(strings.Join(cols, "\t") + "\n")
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		ts.Check(rows.Scan(ptrs...))
-		for i, v := range vals {
-			if i > 0 {
-				b.WriteByte('\t')
-			}
-			b.WriteString(sqlgen.Text(v))
-		}
-		b.WriteByte('\n')
-	}
-	ts.Check(rows.Err())
-	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(text), 0o644))
 }

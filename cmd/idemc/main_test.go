@@ -79,8 +79,17 @@ func dump(ts *testscript.TestScript, neg bool, args []string) {
 	rows, err := db.Query(args[1])
 	ts.Check(err)
 	defer rows.Close()
-	cols, err := rows.Columns()
+	text, err := rowsText(rows)
 	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(text), 0o644))
+}
+
+// rowsText renders rows tab-separated under a header line.
+func rowsText(rows *sql.Rows) (string, error) {
+	cols, err := rows.Columns()
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	b.WriteString(strings.Join(cols, "\t") + "\n")
 	vals := make([]any, len(cols))
@@ -89,7 +98,9 @@ func dump(ts *testscript.TestScript, neg bool, args []string) {
 		ptrs[i] = &vals[i]
 	}
 	for rows.Next() {
-		ts.Check(rows.Scan(ptrs...))
+		if err := rows.Scan(ptrs...); err != nil {
+			return "", err
+		}
 		for i, v := range vals {
 			if i > 0 {
 				b.WriteByte('\t')
@@ -98,8 +109,7 @@ func dump(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		b.WriteByte('\n')
 	}
-	ts.Check(rows.Err())
-	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(b.String()), 0o644))
+	return b.String(), rows.Err()
 }
 
 // sqlexec DB STATEMENT runs one statement on a DuckDB file, as a change
