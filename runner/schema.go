@@ -322,7 +322,7 @@ func retypeError(model string, changes []adapters.ColumnChange, err error, q str
 func (r *run) retypeAside(ctx context.Context, ddl *schemaDDL, w *adapters.Write, dest []adapters.Column, changes []adapters.ColumnChange) error {
 	ab := r.d.(adapters.AsideBuilder)
 	tw := *w
-	tw.Target = asideOf(w.Target, "__idemc_try")
+	tw.Target = r.asideOf(w.Target, "__idemc_try")
 	defer func() { _, _ = ddl.sess.Exec(context.WithoutCancel(ctx), r.d.DropTable(tw.Target)) }()
 	for _, q := range ab.CopyTable(tw.Target, w.Target, true) {
 		if _, err := ddl.sess.Exec(ctx, q); err != nil {

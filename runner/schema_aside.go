@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
 // asideSteps is the recipe of a unit whose schema changes go to a copy of
@@ -18,24 +19,28 @@ import (
 // table and a running row, which the next run marks abandoned and redoes
 // (with nothing left to change).
 func (r *run) asideSteps(ab adapters.AsideBuilder, w *adapters.Write, alters []adapters.Step, copyRows bool) []adapters.Step {
-	aside := asideOf(w.Target, "__idemc_new")
+	aside := r.asideOf(w.Target, "__idemc_new")
 	var prelude []string
 	prelude = append(prelude, ab.CopyTable(aside, w.Target, copyRows)...)
 	for _, s := range alters {
 		prelude = append(prelude, s.SQL) // written for the copy (schemaDDL.target)
 	}
-	return r.swapSteps(ab, w, prelude, r.d.DropTable(asideOf(w.Target, "__idemc_old")))
+	return r.swapSteps(ab, w, prelude, r.d.DropTable(r.asideOf(w.Target, "__idemc_old")))
 }
 
-func asideOf(rel adapters.Relation, suffix string) adapters.Relation {
-	rel.Name += suffix
+// asideOf names a relation beside rel (the copy, the previous table): the
+// same derived name the dialect's own recipes use, within its identifier
+// limit (a long table's name plus the suffix was refused on MySQL).
+func (r *run) asideOf(rel adapters.Relation, suffix string) adapters.Relation {
+	l := r.d.IdentLimit()
+	rel.Name = sqlgen.Derive(l, l.Name, rel.Name, suffix)
 	return rel
 }
 
 // swapSteps is asideSteps' recipe around prelude, the statements that make
 // the copy; dropOld drops the previous relation once swapped out.
 func (r *run) swapSteps(ab adapters.AsideBuilder, w *adapters.Write, prelude []string, dropOld string) []adapters.Step {
-	aside, old := asideOf(w.Target, "__idemc_new"), asideOf(w.Target, "__idemc_old")
+	aside, old := r.asideOf(w.Target, "__idemc_new"), r.asideOf(w.Target, "__idemc_old")
 	wa := *w
 	wa.Target = aside
 	real, body := r.d.Recipe(w), r.d.Recipe(&wa)
@@ -95,7 +100,7 @@ func (r *run) swapSteps(ab adapters.AsideBuilder, w *adapters.Write, prelude []s
 // (a view: created and checked; a table: created empty, written and
 // checked) and swapped in, so a failed unit keeps the old relation.
 func (r *run) kindSwapSteps(ab adapters.AsideBuilder, w *adapters.Write, dropOld string) []adapters.Step {
-	aside, old := asideOf(w.Target, "__idemc_new"), asideOf(w.Target, "__idemc_old")
+	aside, old := r.asideOf(w.Target, "__idemc_new"), r.asideOf(w.Target, "__idemc_old")
 	clear := []string{"DROP VIEW IF EXISTS " + r.d.Qualify(aside), r.d.DropTable(aside)}
 	wa := *w
 	wa.Target = aside

@@ -17,8 +17,10 @@ type schemaDDL struct {
 	sess     adapters.Session
 	deferred bool
 	// aside: the statements are collected for a copy of the destination
-	// (asideSteps) on an engine whose DDL commits on its own.
-	aside bool
+	// (asideSteps) on an engine whose DDL commits on its own; asideName
+	// names that copy.
+	aside     bool
+	asideName func(adapters.Relation, string) adapters.Relation
 	// emptyCopy: the copy starts without rows (its old values cannot take
 	// the new types, and the run rewrites every row).
 	emptyCopy bool
@@ -37,7 +39,7 @@ func (r *run) newSchemaDDL(sess adapters.Session, w *adapters.Write, recipe []ad
 	}
 	k.deferred = r.ad.Capabilities.TransactionalDDL && k.begin != "" && k.rollback != ""
 	if _, ok := r.d.(adapters.AsideBuilder); ok && !k.deferred && w.Materialized != adapters.View {
-		k.aside = true
+		k.aside, k.asideName = true, r.asideOf
 	}
 	return k
 }
@@ -46,7 +48,7 @@ func (r *run) newSchemaDDL(sess adapters.Session, w *adapters.Write, recipe []ad
 // or its copy (asideSteps).
 func (k *schemaDDL) target(rel adapters.Relation) adapters.Relation {
 	if k.aside {
-		return asideOf(rel, "__idemc_new")
+		return k.asideName(rel, "__idemc_new")
 	}
 	return rel
 }

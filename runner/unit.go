@@ -173,7 +173,7 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.U
 			return steps, 0, false, &unitError{step: 1, purp: adapters.SchemaStep, err: err}
 		}
 		if drop != "" {
-			old := asideOf(w.Target, "__idemc_old")
+			old := r.asideOf(w.Target, "__idemc_old")
 			dropOld := r.d.DropTable(old)
 			if strings.HasPrefix(drop, "DROP VIEW") {
 				dropOld = "DROP VIEW IF EXISTS " + r.d.Qualify(old)
