@@ -38,6 +38,10 @@ type Options struct {
 	// when set, receives a live progress line (a terminal).
 	Out      io.Writer
 	Progress io.Writer
+	// Trace, when set, receives each statement's duration (IDEMC_TRACE=1).
+	Trace io.Writer
+	// AfterStep is called after each step of a unit (the fault trials).
+	AfterStep StepHook
 }
 
 // UnitResult is what one unit did.
@@ -134,11 +138,8 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 		return nil, err
 	}
 	defer eng.Close()
-	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[adapters.Relation]*sync.Mutex{}, faults: loadFaults(), tables: tablesOf(pre)}
+	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[adapters.Relation]*sync.Mutex{}, tables: tablesOf(pre), trace: o.Trace}
 	r.views, _ = ad.Dialect.(adapters.ViewBinder)
-	if os.Getenv("IDEMC_TRACE") != "" {
-		r.trace = os.Stderr
-	}
 	r.res = &Result{RunID: NewRunID(started), Started: started.UTC()}
 	defer func() {
 		if r.release != nil {
@@ -159,11 +160,10 @@ type run struct {
 	views adapters.ViewBinder
 	res   *Result
 
-	plan   *compiler.Plan
-	state  adapters.State
-	db     *dbState
-	faults faults
-	trace  io.Writer // IDEMC_TRACE=1: each statement's duration on stderr
+	plan  *compiler.Plan
+	state adapters.State
+	db    *dbState
+	trace io.Writer // Options.Trace
 
 	release func() // releases the run lock (engines with RunLocks)
 

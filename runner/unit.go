@@ -184,8 +184,8 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.U
 	i := 0
 	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
 		err := execIdempotent(ctx, sess, steps[i].SQL)
-		if err == nil && r.faults != nil {
-			err = r.faults.after(ctx, u.ID, steps[i].Purpose)
+		if err == nil {
+			err = r.o.AfterStep.after(ctx, u.ID, steps[i].Purpose)
 		}
 		if err != nil {
 			return steps, i, false, &unitError{step: i + 1, purp: steps[i].Purpose, err: err}
@@ -263,7 +263,7 @@ func retryable(e adapters.Engine, err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, errInjectedConflict) {
+	if errors.Is(err, ErrConflict) {
 		return true
 	}
 	if r, ok := e.(interface{ Retryable(error) bool }); ok {
@@ -364,10 +364,8 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 			if cr.Status == "fail" {
 				return &unitError{step: i + 1, purp: s.Purpose, check: cr}
 			}
-			if r.faults != nil {
-				if err := r.faults.after(ctx, u.ID, s.Purpose); err != nil {
-					return &unitError{step: i + 1, purp: s.Purpose, err: err}
-				}
+			if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {
+				return &unitError{step: i + 1, purp: s.Purpose, err: err}
 			}
 			continue
 		case adapters.Lock:
@@ -417,10 +415,8 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 		case adapters.AuditStart:
 			st.audited = true
 		}
-		if r.faults != nil {
-			if err := r.faults.after(ctx, u.ID, s.Purpose); err != nil {
-				return &unitError{step: i + 1, purp: s.Purpose, err: err}
-			}
+		if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {
+			return &unitError{step: i + 1, purp: s.Purpose, err: err}
 		}
 	}
 	return nil
@@ -444,10 +440,8 @@ func (r *run) takeLock(ctx context.Context, sess adapters.Session, u *compiler.U
 	if waited := time.Since(t1); waited > time.Second {
 		ur.Note = fmt.Sprintf("waited %.1fs for another run holding this unit", waited.Seconds())
 	}
-	if r.faults != nil {
-		if err := r.faults.after(ctx, u.ID, s.Purpose); err != nil {
-			return &unitError{step: i + 1, purp: s.Purpose, err: err}
-		}
+	if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {
+		return &unitError{step: i + 1, purp: s.Purpose, err: err}
 	}
 	return nil
 }

@@ -23,6 +23,11 @@ type VerifyOptions struct {
 	// scratch in scratch schemas and compares whole tables.
 	AgainstFullRefresh bool
 	Out                io.Writer
+	// Trace and AfterStep are passed to every build (Options); AfterStep
+	// is also called after the snapshots and the scratch build, as unit
+	// "verify".
+	Trace     io.Writer
+	AfterStep StepHook
 }
 
 // VerifyResult is one unit's (or, against a full refresh, one model's) verdict.
@@ -62,7 +67,7 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 		return nil, err
 	}
 	defer release()
-	fs := loadFaults()
+	fs := vo.AfterStep
 	results := make([]VerifyResult, len(units))
 	var snaps []adapters.Relation
 	defer func() { dropAll(ctx, p, opts.Target, snaps, d) }()
@@ -71,7 +76,7 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 		o.Units = units
 		o.Select, o.Exclude = nil, nil
 		o.KeepVersions = true
-		res, err := Build(ctx, p, Options{Compile: o, Threads: vo.Threads, Command: "verify"})
+		res, err := Build(ctx, p, Options{Compile: o, Threads: vo.Threads, Command: "verify", Trace: vo.Trace, AfterStep: vo.AfterStep})
 		if err != nil {
 			return nil, err
 		}
@@ -282,13 +287,13 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 		sel = append(sel, "+"+n)
 	}
 	o.Select, o.Exclude = []string{strings.Join(sel, " ")}, nil
-	res, err := Build(ctx, &scratch, Options{Compile: o, Threads: vo.Threads, Command: "verify"})
+	res, err := Build(ctx, &scratch, Options{Compile: o, Threads: vo.Threads, Command: "verify", Trace: vo.Trace, AfterStep: vo.AfterStep})
 	splan, perr := compiler.Compile(&scratch, o)
 	defer dropScratch(ctx, p, vo.Compile.Target, splan, perr)
 	if err != nil {
 		return nil, err
 	}
-	if err := loadFaults().after(ctx, "verify", "scratch"); err != nil {
+	if err := vo.AfterStep.after(ctx, "verify", "scratch"); err != nil {
 		return nil, err
 	}
 	if !res.OK() {

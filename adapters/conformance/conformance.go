@@ -21,6 +21,7 @@ import (
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/faultinject"
 	"github.com/idemc/idemc/runner"
 )
 
@@ -68,7 +69,7 @@ func MaybeChild() {
 		opts.Partition, opts.Seeds = parts[2], false
 	}
 	opts.FullRefresh = os.Getenv(childFullRefreshEnv) == "1"
-	res, err := runner.Build(context.Background(), p, runner.Options{Compile: opts, Threads: 1})
+	res, err := runner.Build(context.Background(), p, runner.Options{AfterStep: faultinject.FromEnv(), Compile: opts, Threads: 1})
 	if err != nil || !res.OK() {
 		fmt.Fprintln(os.Stderr, "child build failed:", err)
 		os.Exit(1)
@@ -190,7 +191,7 @@ func (e *env) buildErr(asOf string, mod func(*compiler.Options)) (*runner.Result
 	if mod != nil {
 		mod(&opts)
 	}
-	return runner.Build(context.Background(), p, runner.Options{Compile: opts, Threads: 4})
+	return runner.Build(context.Background(), p, runner.Options{AfterStep: faultinject.FromEnv(), Compile: opts, Threads: 4})
 }
 
 func (e *env) mustSucceed(res *runner.Result) {

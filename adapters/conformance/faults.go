@@ -52,6 +52,7 @@ import (
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/faultinject"
 	"github.com/idemc/idemc/runner"
 )
 
@@ -262,7 +263,7 @@ func buildChild(who, dir string, opts compiler.Options, asOfText string, threads
 	}
 	opts.AsOf, _ = time.Parse(time.RFC3339, asOfText)
 	opts.Models, opts.Seeds = true, true
-	res, err := runner.Build(context.Background(), p, runner.Options{Compile: opts, Threads: threads})
+	res, err := runner.Build(context.Background(), p, runner.Options{AfterStep: faultinject.FromEnv(), Compile: opts, Threads: threads})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, who+": build error:", err)
 		os.Exit(childBuildError)

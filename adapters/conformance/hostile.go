@@ -26,6 +26,7 @@ import (
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/diag"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/faultinject"
 	"github.com/idemc/idemc/runner"
 )
 
@@ -405,7 +406,7 @@ func hostileSecrets(t *testing.T, tgt Target) {
 		}
 		at, _ := time.Parse(time.RFC3339, asOf)
 		opts := compiler.Options{AsOf: at, Models: true, Seeds: true}
-		res, err := runner.Build(context.Background(), p, runner.Options{Compile: opts, Threads: 2, Tests: true, Out: &out})
+		res, err := runner.Build(context.Background(), p, runner.Options{AfterStep: faultinject.FromEnv(), Compile: opts, Threads: 2, Tests: true, Out: &out})
 		if err != nil {
 			t.Fatalf("build: %v", err)
 		}
@@ -458,7 +459,7 @@ func hostileSecrets(t *testing.T, tgt Target) {
 			t.Fatal(err)
 		}
 		at, _ := time.Parse(time.RFC3339, asOf)
-		_, err = runner.Build(context.Background(), p, runner.Options{Compile: compiler.Options{AsOf: at, Models: true, Seeds: true}, Out: &out})
+		_, err = runner.Build(context.Background(), p, runner.Options{AfterStep: faultinject.FromEnv(), Compile: compiler.Options{AsOf: at, Models: true, Seeds: true}, Out: &out})
 		if err == nil {
 			t.Fatal("a build against an unreachable target succeeded")
 		}

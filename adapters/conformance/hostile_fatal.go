@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/faultinject"
 	"github.com/idemc/idemc/runner"
 )
 
@@ -32,7 +33,7 @@ func hostileFatal(t *testing.T, tgt Target) {
 				t.Fatal(err)
 			}
 			at := time.Date(2026, 7, 3, 0, 0, 0, 0, time.UTC)
-			res, err := runner.Build(t.Context(), p, runner.Options{Compile: compiler.Options{AsOf: at, Models: true, Seeds: true}, Threads: 1})
+			res, err := runner.Build(t.Context(), p, runner.Options{AfterStep: faultinject.FromEnv(), Compile: compiler.Options{AsOf: at, Models: true, Seeds: true}, Threads: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

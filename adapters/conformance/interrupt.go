@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/faultinject"
 	"github.com/idemc/idemc/runner"
 )
 
@@ -50,7 +51,7 @@ func interruptMidStatement(t *testing.T, tgt Target) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(1500*time.Millisecond, cancel)
 	t0 := time.Now()
-	res, err := runner.Build(ctx, p, runner.Options{Compile: compiler.Options{AsOf: at, Models: true, Seeds: true}, Threads: 2})
+	res, err := runner.Build(ctx, p, runner.Options{AfterStep: faultinject.FromEnv(), Compile: compiler.Options{AsOf: at, Models: true, Seeds: true}, Threads: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/idemc/idemc/internal/faultinject"
+
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -19,7 +21,7 @@ import (
 // "idemc", exactly as a user runs it.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"idemc": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+		"idemc": func() { os.Exit(runWith(os.Args[1:], os.Stdout, os.Stderr, faultinject.FromEnv())) },
 	})
 }
 

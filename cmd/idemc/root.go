@@ -22,6 +22,7 @@ import (
 	"github.com/idemc/idemc/compiler/diag"
 	"github.com/idemc/idemc/compiler/partition"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/runner"
 )
 
 // Exit codes of DESIGN §10.
@@ -44,7 +45,13 @@ func (e *usageError) Is(t error) bool { return t == diag.ErrBadInput }
 
 // run is the whole command line, testable in process.
 func run(args []string, stdout, stderr io.Writer) int {
-	root := newRoot(stdout, stderr)
+	return runWith(args, stdout, stderr, nil)
+}
+
+// runWith is run with a hook after every step of every unit: the fault
+// trials' (main_faults.go, the tests' TestMain); the idemc users run has none.
+func runWith(args []string, stdout, stderr io.Writer, afterStep runner.StepHook) int {
+	root := newRoot(stdout, stderr, afterStep)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -107,9 +114,19 @@ type common struct {
 	failFast    bool
 	stdout      io.Writer
 	stderr      io.Writer
+	trace       io.Writer       // IDEMC_TRACE=1: each statement's duration
+	afterStep   runner.StepHook // the fault trials' hook; nil for users
 }
 
-func newRoot(stdout, stderr io.Writer) *cobra.Command {
+// traceTo returns where statement timings go: stderr with IDEMC_TRACE set.
+func traceTo(stderr io.Writer) io.Writer {
+	if os.Getenv("IDEMC_TRACE") == "" {
+		return nil
+	}
+	return stderr
+}
+
+func newRoot(stdout, stderr io.Writer, afterStep runner.StepHook) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "idemc",
 		Short:         "compile SQL models into idempotent writes and run them",
@@ -118,7 +135,9 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	mk := func() *common { return &common{stdout: stdout, stderr: stderr} }
+	mk := func() *common {
+		return &common{stdout: stdout, stderr: stderr, afterStep: afterStep, trace: traceTo(stderr)}
+	}
 	root.AddCommand(compileCmd(mk()), lintCmd(mk()), lsCmd(mk()))
 	root.AddCommand(runnerCommands(mk)...)
 	return root

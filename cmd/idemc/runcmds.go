@@ -63,6 +63,7 @@ func (c *common) build(ctx context.Context, p *project.Project, ro runner.Option
 		ro.Threads = p.Threads
 	}
 	ro.Out = c.stdout
+	ro.Trace, ro.AfterStep = c.trace, c.afterStep
 	if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
 		ro.Progress = f
 	}
@@ -119,7 +120,7 @@ func verifyCmd(c *common) *cobra.Command {
 				threads = p.Threads
 			}
 			ctx := cmd.Context()
-			results, err := runner.Verify(ctx, p, runner.VerifyOptions{Compile: opts, Runs: runs, Threads: threads, AgainstFullRefresh: full})
+			results, err := runner.Verify(ctx, p, runner.VerifyOptions{Compile: opts, Runs: runs, Threads: threads, AgainstFullRefresh: full, Trace: c.trace, AfterStep: c.afterStep})
 			if err != nil {
 				return err
 			}

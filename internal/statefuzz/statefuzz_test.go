@@ -30,7 +30,8 @@ var binary struct {
 }
 
 // idemcBinary builds cmd/idemc once per test process: the fuzzer runs the
-// binary as a user does.
+// binary as a user does, built with the idemc_faults tag because its kill
+// operations place a crash with an IDEMC_FAULT rule.
 func idemcBinary(t *testing.T) string {
 	binary.once.Do(func() {
 		dir, err := os.MkdirTemp("", "statefuzz-bin-")
@@ -39,7 +40,7 @@ func idemcBinary(t *testing.T) string {
 			return
 		}
 		binary.path = filepath.Join(dir, "idemc")
-		out, err := exec.Command("go", "build", "-o", binary.path, "github.com/idemc/idemc/cmd/idemc").CombinedOutput()
+		out, err := exec.Command("go", "build", "-tags", "idemc_faults", "-o", binary.path, "github.com/idemc/idemc/cmd/idemc").CombinedOutput()
 		if err != nil {
 			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}

@@ -1,9 +1,12 @@
-package runner
+// Package faultinject turns IDEMC_FAULT rules into a runner.StepHook for the
+// crash, failure and retry trials (adapters/conformance, the state fuzzer,
+// cmd/idemc's scripts). Only test binaries and the idemc_faults build of
+// cmd/idemc link it: the idemc a user runs reads no fault variable.
+package faultinject
 
 import (
 	"context"
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -12,10 +15,10 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/runner"
 )
 
-// Fault injection for the crash and retry tests (and `make soak`). The
-// environment variable IDEMC_FAULT holds rules separated by ";":
+// Env is the variable the harnesses set. It holds rules separated by ";":
 //
 //	crash:<unit>:<purpose>   SIGKILL this process right after that step
 //	fail:<unit>:<purpose>    make that step fail with an injected error
@@ -32,7 +35,8 @@ import (
 //	                         deadlock (the retry tests)
 //
 // <unit> is a unit id ("events_daily/2026-07-04", "dim_users") or "*".
-// It is read once per run; with the variable unset nothing is checked.
+const Env = "IDEMC_FAULT"
+
 type faults []fault
 
 type fault struct {
@@ -42,12 +46,15 @@ type fault struct {
 	fired        *atomic.Bool // conflict: fires once per run
 }
 
-// errInjectedConflict is the conflict rule's error; retryable treats it
-// as the engine's deadlock.
-var errInjectedConflict = errors.New("injected conflict (IDEMC_FAULT), retried like a deadlock")
+// FromEnv returns the hook of the rules in IDEMC_FAULT, read now (nil
+// when it is unset): a harness calls it once per run, so that a conflict
+// rule fires once per run.
+func FromEnv() runner.StepHook {
+	return Parse(os.Getenv(Env))
+}
 
-func loadFaults() faults {
-	spec := os.Getenv("IDEMC_FAULT")
+// Parse returns the hook of a rule list (nil for none).
+func Parse(spec string) runner.StepHook {
 	if spec == "" {
 		return nil
 	}
@@ -63,7 +70,7 @@ func loadFaults() faults {
 		}
 		out = append(out, f)
 	}
-	return out
+	return out.after
 }
 
 // after is called after each step of a unit; it may fail the step, pause or
@@ -81,7 +88,7 @@ func (fs faults) after(ctx context.Context, unit string, p adapters.Purpose) err
 			return fmt.Errorf("injected failure (IDEMC_FAULT) after %s", p)
 		case "conflict":
 			if f.fired.CompareAndSwap(false, true) {
-				return fmt.Errorf("after %s: %w", p, errInjectedConflict)
+				return fmt.Errorf("injected (IDEMC_FAULT) after %s: %w", p, runner.ErrConflict)
 			}
 		case "diskfull":
 			return fmt.Errorf("IO Error: Could not write file \"w.duckdb.wal\": No space left on device (injected by IDEMC_FAULT after %s)", p)
