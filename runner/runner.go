@@ -138,6 +138,12 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 		return nil, err
 	}
 	defer eng.Close()
+	return buildOn(ctx, p, o, pre, eng, ad, started)
+}
+
+// buildOn is Build on an open engine (a fake one in the runner's tests);
+// pre is the plan compiled without state.
+func buildOn(ctx context.Context, p *project.Project, o Options, pre *compiler.Plan, eng adapters.Engine, ad *adapters.Adapter, started time.Time) (*Result, error) {
 	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[adapters.Relation]*sync.Mutex{}, tables: tablesOf(pre), trace: o.Trace}
 	r.views, _ = ad.Dialect.(adapters.ViewBinder)
 	r.res = &Result{RunID: NewRunID(started), Started: started.UTC()}

@@ -398,9 +398,12 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 			affected, err = sess.Exec(ctx, s.SQL)
 		}
 		if err != nil {
-			if s.Purpose == adapters.Cleanup {
+			if s.Purpose == adapters.Cleanup && !st.inTx {
 				continue // best effort: the unit's work is committed
 			}
+			// Inside the transaction a failed statement may have aborted
+			// it (PostgreSQL then answers COMMIT with a silent ROLLBACK):
+			// the unit fails, or is retried, like any other step.
 			return &unitError{step: i + 1, purp: s.Purpose, err: err}
 		}
 		switch s.Purpose {
