@@ -33,10 +33,10 @@ type fakeServer struct {
 	// fail fails the nth statement (from 0) whose stmtKey is fail, and
 	// every later one, with err; only that one when err is errFakeConflict
 	// (a retry succeeds). By stmtKey: timestamps differ by run.
-	fail  string
-	nth   int
-	seen  int
-	err   error
+	fail string
+	nth  int
+	seen int
+	err  error
 	// dest is what Relation answers for the destination (nil: missing).
 	dest []adapters.Column
 }
