@@ -61,7 +61,7 @@ func plannerProject(t *testing.T) *project.Project {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
-		"project.toml": "name = \"p\"\ndefault_target = \"pg\"\n[targets.pg]\nengine = \"postgres\"\ndsn = \"postgres://u@127.0.0.1:1/db\"\nschema = \"s\"\n",
+		"project.toml":   "name = \"p\"\ndefault_target = \"pg\"\n[targets.pg]\nengine = \"postgres\"\ndsn = \"postgres://u@127.0.0.1:1/db\"\nschema = \"s\"\n",
 		"models/src.sql": "/* idemc\nmaterialized = \"view\"\n*/\nSELECT DATE '2026-07-01' AS d, 1 AS k, 2 AS n",
 		"models/daily.sql": "/* idemc\nmaterialized = \"incremental\"\nstrategy = \"delete_insert\"\npartition_by = \"d\"\n" +
 			"granularity = \"day\"\nstart = \"2026-07-01\"\n*/\nSELECT d, k, n FROM {{ ref(\"src\") }}",
