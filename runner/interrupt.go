@@ -17,13 +17,30 @@ import (
 // killed run's unit — with an error saying it was interrupted. Units that
 // had not started stay without an audit row and are counted, not listed.
 
-// Unit statuses of an interrupted run, besides succeeded, failed, skipped.
+// UnitStatus is what a unit did in a run (UnitResult, run_results.json).
+type UnitStatus string
+
+// Unit statuses.
 const (
+	StatusSucceeded UnitStatus = "succeeded"
+	StatusFailed    UnitStatus = "failed"
+	// StatusSkipped: an upstream unit failed, so the unit did not run.
+	StatusSkipped UnitStatus = "skipped"
 	// StatusInterrupted: the unit was running when the run was interrupted;
 	// its write was rolled back and its audit row says abandoned.
-	StatusInterrupted = "interrupted"
+	StatusInterrupted UnitStatus = "interrupted"
 	// StatusNotStarted: the run was interrupted before the unit started.
-	StatusNotStarted = "not_started"
+	StatusNotStarted UnitStatus = "not_started"
+)
+
+// CheckStatus is a check's or a test's outcome.
+type CheckStatus string
+
+// Check statuses.
+const (
+	CheckPass CheckStatus = "pass"
+	CheckFail CheckStatus = "fail" // an error check found rows: the unit failed
+	CheckWarn CheckStatus = "warn" // a warn check found rows: recorded, not failed
 )
 
 // Outcomes of a run, in Result.Outcome and target/run_results.json.

@@ -119,7 +119,7 @@ func TestUnitReleasesSessionLocks(t *testing.T) {
 		answer     string
 		failOn     string
 		failures   int
-		wantStatus string
+		wantStatus UnitStatus
 		wantErr    string
 		wantRetry  bool
 	}{

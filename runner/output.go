@@ -25,14 +25,14 @@ func (r *run) line(ur *UnitResult) {
 	}
 	status := ur.Status
 	for _, c := range ur.Checks {
-		if c.Status == "warn" && status == "succeeded" {
+		if c.Status == CheckWarn && status == "succeeded" {
 			status = "warned"
 		}
 	}
 	width := len(fmt.Sprint(r.total))
 	fmt.Fprintf(r.o.Out, "[%*d/%d] %-9s %-28s %-13s %-16s %8d rows %7.2fs\n", width, r.done, r.total, status, ur.Model, part, ur.Kind, ur.Rows, ur.Seconds)
 	for _, c := range ur.Checks {
-		if c.Status == "warn" {
+		if c.Status == CheckWarn {
 			fmt.Fprintf(r.o.Out, "      warn: check %s: %s\n", c.Name, strings.Join(c.Sample, "; "))
 		}
 	}
@@ -53,7 +53,7 @@ func (r *run) summary() {
 	out := r.o.Out
 	failed := 0
 	for _, u := range r.res.Units {
-		if u.Status != "failed" {
+		if u.Status != StatusFailed {
 			continue
 		}
 		if failed == 0 {
@@ -71,7 +71,7 @@ func (r *run) summary() {
 	}
 	for _, t := range r.res.Tests {
 		fmt.Fprintf(out, "test %-40s %s", t.Path, t.Status)
-		if t.Status != "pass" {
+		if t.Status != CheckPass {
 			fmt.Fprintf(out, ": %s", t.Detail)
 		}
 		fmt.Fprintln(out)

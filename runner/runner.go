@@ -50,7 +50,7 @@ type UnitResult struct {
 	Model     string        `json:"model"`
 	Partition string        `json:"partition"`
 	Kind      string        `json:"kind"`
-	Status    string        `json:"status"` // succeeded, failed, skipped, interrupted, not_started
+	Status    UnitStatus    `json:"status"`
 	Rows      int64         `json:"rows"`
 	Seconds   float64       `json:"seconds"`
 	Error     string        `json:"error,omitempty"`
@@ -63,10 +63,10 @@ type UnitResult struct {
 
 // CheckResult is one check's outcome in a unit.
 type CheckResult struct {
-	Name     string   `json:"name"`
-	Severity string   `json:"severity"`
-	Status   string   `json:"status"` // pass, fail, warn
-	Sample   []string `json:"sample,omitempty"`
+	Name     string      `json:"name"`
+	Severity string      `json:"severity"`
+	Status   CheckStatus `json:"status"`
+	Sample   []string    `json:"sample,omitempty"`
 }
 
 // Result of a run.
@@ -104,7 +104,7 @@ func (r *Result) OK() bool {
 		return false
 	}
 	for _, t := range r.Tests {
-		if t.Status == "fail" {
+		if t.Status == CheckFail {
 			return false
 		}
 	}
@@ -334,7 +334,7 @@ func (r *run) collect(walk []dag.Result, results map[string]*UnitResult, units m
 			if stopped(w, results) {
 				ur = notStarted(u)
 			} else {
-				ur = &UnitResult{ID: w.ID, Model: u.Model, Partition: u.Partition, Kind: kindOf(u), Status: "skipped", SkippedBy: w.SkippedBecause}
+				ur = &UnitResult{ID: w.ID, Model: u.Model, Partition: u.Partition, Kind: kindOf(u), Status: StatusSkipped, SkippedBy: w.SkippedBecause}
 				if ur.SkippedBy == "" && w.Err != nil {
 					ur.Error = w.Err.Error()
 				}
@@ -355,7 +355,7 @@ func (r *run) collect(walk []dag.Result, results map[string]*UnitResult, units m
 			r.res.Skipped++
 		}
 		for _, c := range ur.Checks {
-			if c.Status == "warn" {
+			if c.Status == CheckWarn {
 				r.res.Warnings++
 			}
 		}

@@ -13,11 +13,11 @@ import (
 
 // TestResult is one check over a whole table, or one singular test.
 type TestResult struct {
-	Path     string `json:"name"`
-	Model    string `json:"model,omitempty"`
-	Severity string `json:"severity"`
-	Status   string `json:"status"` // pass, fail, warn
-	Detail   string `json:"detail,omitempty"`
+	Path     string      `json:"name"`
+	Model    string      `json:"model,omitempty"`
+	Severity string      `json:"severity"`
+	Status   CheckStatus `json:"status"`
+	Detail   string      `json:"detail,omitempty"`
 }
 
 // Test runs every declared check of the selected models over their whole
@@ -46,15 +46,15 @@ func Test(ctx context.Context, p *project.Project, opts compiler.Options) ([]*Te
 		}
 		w := &adapters.Write{Model: n, Materialized: node.Materialized, Target: node.Relation, PartitionBy: node.PartitionBy}
 		for _, c := range node.Checks {
-			tr := &TestResult{Path: c.Name, Model: n, Severity: c.Severity, Status: "pass"}
+			tr := &TestResult{Path: c.Name, Model: n, Severity: c.Severity, Status: CheckPass}
 			cols, rows, err := readOnlyQuery(ctx, sess, ad.Dialect.Name(), ad.Dialect.CheckQuery(c, w, true))
 			switch {
 			case err != nil:
-				tr.Status, tr.Detail = "fail", err.Error()
+				tr.Status, tr.Detail = CheckFail, err.Error()
 			case len(rows) > 0:
-				tr.Status, tr.Detail = "fail", sample(cols, rows)
+				tr.Status, tr.Detail = CheckFail, sample(cols, rows)
 				if c.Severity == "warn" {
-					tr.Status = "warn"
+					tr.Status = CheckWarn
 				}
 			}
 			out = append(out, tr)
@@ -79,13 +79,13 @@ func runTests(ctx context.Context, eng adapters.Engine, plan *compiler.Plan, ses
 	}
 	var out []*TestResult
 	for _, t := range plan.Tests {
-		tr := &TestResult{Path: t.Path, Severity: "error", Status: "pass"}
+		tr := &TestResult{Path: t.Path, Severity: "error", Status: CheckPass}
 		cols, rows, err := readOnlyQuery(ctx, sess, plan.Engine, t.SQL)
 		switch {
 		case err != nil:
-			tr.Status, tr.Detail = "fail", err.Error()
+			tr.Status, tr.Detail = CheckFail, err.Error()
 		case len(rows) > 0:
-			tr.Status, tr.Detail = "fail", sample(cols, rows)
+			tr.Status, tr.Detail = CheckFail, sample(cols, rows)
 		}
 		out = append(out, tr)
 	}

@@ -47,7 +47,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	}()
 	sess, err := r.eng.Session(ctx)
 	if err != nil {
-		ur.Status, ur.Error = "failed", err.Error()
+		ur.Status, ur.Error = StatusFailed, err.Error()
 		if ctx.Err() != nil {
 			ur.Status, ur.Error, ur.Attempted = StatusNotStarted, "", false
 		}
@@ -84,7 +84,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 	for attempt := 1; ; attempt++ {
 		ue := r.execSteps(ctx, sess, u, &w, steps, begin, ur, row, st)
 		if ue == nil {
-			ur.Status = "succeeded"
+			ur.Status = StatusSucceeded
 			return ur
 		}
 		if attempt < maxTxAttempts && ue.check == nil && ctx.Err() == nil && retryable(r.eng, ue.err) {
@@ -123,7 +123,7 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *compiler.U
 	// Session locks and temporary tables must not outlive the unit on
 	// a pooled connection.
 	cleanup(context.WithoutCancel(ctx), sess, steps, st)
-	ur.Status = "failed"
+	ur.Status = StatusFailed
 	ur.Error = e.Error()
 	ur.SQLFile = compiledPath(u)
 	_ = writeUnitSQL(filepath.Join(r.p.Root, "target", "compiled"), u, w, r.d)
@@ -361,7 +361,7 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 				return &unitError{step: i + 1, purp: s.Purpose, err: err}
 			}
 			ur.Checks = append(ur.Checks, *cr)
-			if cr.Status == "fail" {
+			if cr.Status == CheckFail {
 				return &unitError{step: i + 1, purp: s.Purpose, check: cr}
 			}
 			if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {
@@ -468,13 +468,13 @@ func runCheck(ctx context.Context, s adapters.Session, step adapters.Step) (*Che
 	if err != nil {
 		return nil, fmt.Errorf("check %s: %w", c.Name, err)
 	}
-	cr := &CheckResult{Name: c.Name, Severity: c.Severity, Status: "pass"}
+	cr := &CheckResult{Name: c.Name, Severity: c.Severity, Status: CheckPass}
 	if len(rows) == 0 {
 		return cr, nil
 	}
-	cr.Status = "fail"
+	cr.Status = CheckFail
 	if c.Severity == "warn" {
-		cr.Status = "warn"
+		cr.Status = CheckWarn
 	}
 	for _, row := range rows {
 		parts := make([]string, len(row))
@@ -499,7 +499,7 @@ func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *compiler.Un
 	row := &adapters.AuditRow{RunID: r.res.RunID, Job: u.Model, CodeHash: u.CodeHash, Target: r.plan.Target, AsOf: r.plan.AsOf, Started: time.Now().UTC(),
 		Attempt: r.db.nextAttempt(u.Model, ""), Inputs: u.Inputs, DataVersion: u.DataVersion}
 	if _, err := sess.Exec(ctx, r.d.AuditStart(r.state, row)); err != nil {
-		ur.Status, ur.Error = "failed", err.Error()
+		ur.Status, ur.Error = StatusFailed, err.Error()
 		if ctx.Err() != nil {
 			r.interrupted(ctx, sess, nil, row, &unitState{}, ur)
 		}
@@ -521,15 +521,15 @@ func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *compiler.Un
 		return
 	}
 	if err != nil {
-		ur.Status, ur.Error = "failed", fmt.Sprintf("loading %s: %v", u.SeedPath, err)
+		ur.Status, ur.Error = StatusFailed, fmt.Sprintf("loading %s: %v", u.SeedPath, err)
 		frow.Status, frow.Error = "failed", ur.Error
 		_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.AuditFinish(r.state, &frow, ""))
 		return
 	}
 	frow.Status = "succeeded"
 	if _, err := sess.Exec(ctx, r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))); err != nil {
-		ur.Status, ur.Error = "failed", err.Error()
+		ur.Status, ur.Error = StatusFailed, err.Error()
 		return
 	}
-	ur.Status, ur.Rows = "succeeded", n
+	ur.Status, ur.Rows = StatusSucceeded, n
 }

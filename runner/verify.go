@@ -82,8 +82,8 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 		}
 		failed := map[string]string{}
 		for _, u := range res.Units {
-			if u.Status != "succeeded" {
-				failed[u.ID] = u.Status + ": " + u.Error
+			if u.Status != StatusSucceeded {
+				failed[u.ID] = string(u.Status) + ": " + u.Error
 			}
 		}
 		eng, _, err := Connect(ctx, p, opts.Target)

@@ -759,7 +759,7 @@ func (s *faultSuite) trial(t *testing.T, n int, sp trialSpec) {
 			outcome = "failed otherwise"
 			t.Errorf("%s failed without the injected failure: %s", u.id, ur.Error)
 		default:
-			outcome = "not reached (" + ur.Status + ")"
+			outcome = "not reached (" + string(ur.Status) + ")"
 			if ur.Status == "succeeded" {
 				s.missed[p] = append(s.missed[p], u.id)
 			}

@@ -59,7 +59,7 @@ func hostileChecks(t *testing.T, tgt Target) {
 	}
 	status := map[string]string{}
 	for _, r := range results {
-		status[r.Path] = r.Status
+		status[r.Path] = string(r.Status)
 	}
 	if status["tests/delete.sql"] != "fail" || status["tests/fine.sql"] != "pass" || status["min_rows(1)"] != "pass" {
 		t.Errorf("test results %v, want the delete failed, the rest passed", status)
