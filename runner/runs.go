@@ -96,6 +96,12 @@ func (r *run) startRun(ctx context.Context, sess adapters.Session, plan *compile
 	if _, err := sess.Exec(ctx, r.d.RunStart(r.state, r.runRow)); err != nil {
 		return fmt.Errorf("runner: recording the run in idemc_runs: %w", err)
 	}
+	// Only a run with work: an up-to-date build writes nothing.
+	if q := r.d.AuditIndex(r.state); q != "" {
+		if err := execIdempotent(ctx, sess, q); err != nil {
+			return fmt.Errorf("runner: indexing the audit table: %w", err)
+		}
+	}
 	return nil
 }
 

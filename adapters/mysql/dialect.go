@@ -27,6 +27,10 @@ func NewDialect() Dialect {
 		DateLit:      func(s string) string { return "DATE '" + s + "'" },
 		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
 		BigInt:       "BIGINT", Timestamp: "DATETIME(6)", Text: "TEXT",
+		// TEXT cannot be indexed whole: the key columns are VARCHARs, so
+		// that each unit's audit UPDATE reads (and InnoDB locks) its own
+		// row, not every row of the table (auditKeyMigration).
+		KeyText: "VARCHAR(255)", AuditIndex: true,
 		HexToInt:              func(h string) string { return "CAST(conv(" + h + ", 16, 10) AS UNSIGNED)" },
 		StringEscapeBackslash: true,
 		DeleteFrom:            func(dest, alias string) string { return "DELETE " + alias + " FROM " + dest + " AS " + alias },
@@ -238,3 +242,21 @@ func (d Dialect) SwapTable(dest, aside, old adapters.Relation) string {
 }
 
 var _ adapters.AsideBuilder = Dialect{}
+
+// AuditMigrations adds to the audit table of an earlier release the columns
+// it lacks and, when its key columns are TEXT (releases before the unit-key
+// index), makes them VARCHARs and indexes them: without the index every
+// unit's audit UPDATE scanned the table and, in InnoDB, locked every row it
+// read until its transaction ended, so concurrent units waited on each other.
+func (d Dialect) AuditMigrations(s adapters.State, have []adapters.Column) []string {
+	out := d.Gen.AuditMigrations(s, have)
+	for _, c := range have {
+		if strings.EqualFold(c.Name, "job_name") && strings.Contains(strings.ToLower(c.Type), "text") {
+			out = append(out, "ALTER TABLE "+d.Qualify(s.Audit)+
+				" MODIFY run_id VARCHAR(255) NOT NULL, MODIFY job_name VARCHAR(255) NOT NULL,"+
+				" MODIFY partition_key VARCHAR(255) NOT NULL, MODIFY status VARCHAR(255) NOT NULL,"+
+				" ADD KEY idemc_audit_unit (job_name, partition_key, run_id)")
+		}
+	}
+	return out
+}

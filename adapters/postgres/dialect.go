@@ -27,6 +27,7 @@ func NewDialect() Dialect {
 		PartitionIndexDDL: func(table, index, column string) string {
 			return "CREATE INDEX IF NOT EXISTS " + index + " ON " + table + " (" + column + ")"
 		},
+		AuditIndexDDL:     auditIndexDDL,
 		DropSchemaCascade: true, HexToInt: func(h string) string { return "('x' || " + h + ")::bit(32)::bigint" },
 		TypeFamily: typeFamily,
 	}}}
@@ -226,4 +227,21 @@ func (d Dialect) insertSelect(w *adapters.Write) string {
 // CreateSeedTable creates a seed's table from its kinds.
 func (d Dialect) CreateSeedTable(r adapters.Relation, t *seed.Table) string {
 	return fmt.Sprintf("CREATE TABLE %s (%s)", d.Qualify(r), sqlgen.SeedColumnDefs(d, t))
+}
+
+// auditIndexDDL creates the audit table's unit-key index when it is
+// missing. CREATE INDEX IF NOT EXISTS would take a SHARE lock on the audit
+// table before finding the index there, on every build, waiting for the
+// open unit transactions of concurrent runs; the catalog check takes none.
+func auditIndexDDL(schema, table string) string {
+	quote := func(id string) string { return `"` + strings.ReplaceAll(id, `"`, `""`) + `"` }
+	index := quote("idemc_audit_unit")
+	if schema != "" {
+		index = quote(schema) + "." + index
+	}
+	return fmt.Sprintf(`DO $idemc$ BEGIN
+  IF to_regclass(%s) IS NULL THEN
+    CREATE INDEX idemc_audit_unit ON %s (job_name, partition_key, run_id);
+  END IF;
+END $idemc$`, "'"+strings.ReplaceAll(index, "'", "''")+"'", table)
 }

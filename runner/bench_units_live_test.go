@@ -1,0 +1,81 @@
+package runner_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/compiler"
+)
+
+// BenchmarkUnitOverheadLive runs 100 one-row partitions of one model, one
+// thread, forced, on the live PostgreSQL and MariaDB servers, with an audit
+// table that already holds IDEMC_BENCH_AUDIT_ROWS rows (200,000 by default)
+// of history: ms/unit is idemc's cost per unit as the audit table grows.
+// Skipped when a server does not answer.
+func BenchmarkUnitOverheadLive(b *testing.B) {
+	history := int64(200_000)
+	if v, err := strconv.ParseInt(os.Getenv("IDEMC_BENCH_AUDIT_ROWS"), 10, 64); err == nil {
+		history = v
+	}
+	engines := []struct{ name, env, dsn, series string }{
+		{"postgres", "IDEMC_PG_DSN", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "generate_series(1, %d) AS g(i)"},
+		{"mysql", "IDEMC_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/test", "(SELECT seq AS i FROM seq_1_to_%d) AS g"},
+	}
+	for _, eng := range engines {
+		b.Run(eng.name, func(b *testing.B) {
+			dsn := os.Getenv(eng.env)
+			if dsn == "" {
+				dsn = eng.dsn
+			}
+			ad, _ := adapters.Lookup(eng.name)
+			e, err := ad.Open(context.Background(), map[string]string{"dsn": dsn})
+			if err != nil {
+				b.Skipf("%s does not answer: %v", eng.name, err)
+			}
+			defer e.Close()
+			sess, err := e.Session(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sess.Close()
+			d := ad.Dialect
+			schema := "idemc_bench_units"
+			exec := func(q string) {
+				if _, err := sess.Exec(context.Background(), q); err != nil {
+					b.Fatalf("%v\n%s", err, q)
+				}
+			}
+			drop := "DROP SCHEMA IF EXISTS " + d.Quote(schema)
+			if eng.name == "postgres" {
+				drop += " CASCADE"
+			}
+			exec(drop)
+			defer exec(drop)
+			dir := writeProject(b, map[string]string{"daily": `/* idemc
+materialized = "incremental"
+partition_by = "d"
+start = "2026-01-01"
+*/
+SELECT {{ start }} AS d, 1 AS n`})
+			toml := fmt.Sprintf("name = \"bench\"\ndefault_target = \"live\"\n[targets.live]\nengine = %q\ndsn = %q\nschema = %q\n", eng.name, dsn, schema)
+			if err := os.WriteFile(filepath.Join(dir, "project.toml"), []byte(toml), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			window := compiler.Options{Start: "2026-01-01", End: "2026-04-11"} // 100 days, forced
+			build(b, dir, window, 1)
+			audit := d.Qualify(adapters.Relation{Schema: schema, Name: "idemc_audit"})
+			exec("INSERT INTO " + audit + " (run_id, job_name, partition_key, status, row_count, attempt, code_hash, target, inputs)" +
+				fmt.Sprintf(" SELECT concat('old', i %% 5000), concat('job', i %% 997), concat('p', i %% 365), 'succeeded', 1, 1, concat('h', i), 'live', concat('i', i) FROM "+eng.series, history))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				build(b, dir, window, 1)
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/100, "ms/unit")
+		})
+	}
+}
