@@ -20,7 +20,7 @@ var goldenShapes = []string{
 	"incremental delete_insert day", "incremental delete_insert hour", "incremental delete_insert month",
 	"incremental delete_insert by key",
 	"incremental merge", "incremental merge update_columns", "incremental merge exclude_columns",
-	"incremental insert_overwrite day",
+	"incremental insert_overwrite day", "incremental insert_overwrite hour", "incremental insert_overwrite month",
 	"incremental append", "incremental append day",
 	"incremental merge watermark",
 	"full_refresh incremental delete_insert day", "full_refresh incremental merge",
