@@ -80,27 +80,17 @@ func runGoldenCase(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	targets := goldenTargets(t, p)
-	if *update {
-		// Rewrite out/ whole, so a model or target that went away leaves no stale file.
-		if err := os.RemoveAll(filepath.Join(dir, "out")); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for _, target := range targets {
 		t.Run(target, func(t *testing.T) {
 			out := filepath.Join(dir, "out", target)
 			files := compileTarget(t, p, gc.options(t, target))
+			staleFiles(t, out, files)
 			for name, got := range files {
 				golden(t, filepath.Join(out, name), got)
 			}
-			if !*update {
-				noStaleFiles(t, out, files)
-			}
 		})
 	}
-	if !*update {
-		noStaleFiles(t, filepath.Join(dir, "out"), dirSet(targets))
-	}
+	staleFiles(t, filepath.Join(dir, "out"), dirSet(targets))
 }
 
 func readCase(t *testing.T, dir string) goldenCase {
@@ -217,17 +207,27 @@ func dirSet(names []string) map[string]string {
 	return out
 }
 
-// noStaleFiles fails for a golden file or directory that nothing produces
-// any more (run -update to remove it).
-func noStaleFiles(t *testing.T, dir string, want map[string]string) {
+// staleFiles fails for a golden file or directory of dir that nothing
+// produces any more; -update removes it. Each target removes only its own
+// files, so that -update with -run rewrites only what ran.
+func staleFiles(t *testing.T, dir string, want map[string]string) {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
+		if *update && os.IsNotExist(err) {
+			return
+		}
 		t.Fatalf("%v (run go test ./compiler -update to create it)", err)
 	}
 	for _, e := range entries {
-		if _, ok := want[e.Name()]; !ok {
-			t.Errorf("%s: stale golden (nothing compiles to it; run go test ./compiler -update)", filepath.Join(dir, e.Name()))
+		if _, ok := want[e.Name()]; ok {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if !*update {
+			t.Errorf("%s: stale golden (nothing compiles to it; run go test ./compiler -update)", path)
+		} else if err := os.RemoveAll(path); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
