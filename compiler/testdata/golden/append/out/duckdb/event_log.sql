@@ -1,0 +1,25 @@
+-- unit event_log  partition -  (incremental append)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "main"."event_log" AS
+SELECT * FROM (
+SELECT event_id, event_at, kind FROM "raw"."events"
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'event_log', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'd6c52d8e2560b090', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'd84801400161ac1f20eb431a', 'r:r1'
+FROM "main"."idemc_audit" WHERE job_name = 'event_log' AND partition_key = '';
+-- 3. begin
+BEGIN TRANSACTION;
+-- 4. stage: the batch
+CREATE OR REPLACE TEMP TABLE "event_log__idemc_stage" AS
+SELECT event_id, event_at, kind FROM "raw"."events";
+-- 5. insert: append the batch (allow_append: a rerun adds the rows again)
+INSERT INTO "main"."event_log" ("event_id", "event_at", "kind")
+SELECT "event_id", "event_at", "kind" FROM "event_log__idemc_stage";
+-- 6. audit_finish: record success with the row count, in the write's transaction
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "event_log__idemc_stage"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
+-- 7. cleanup: drop the batch
+DROP TABLE IF EXISTS "event_log__idemc_stage";
+-- 8. commit
+COMMIT;

@@ -1,0 +1,33 @@
+-- unit event_log_daily  partition 2026-07-02  (incremental append)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "main"."event_log_daily" AS
+SELECT * FROM (
+SELECT event_id, event_date, kind
+FROM "raw"."events"
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'event_log_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'df99c3db859f8cea', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'd2a6e74c298d8535138f1bf6', 'r:r1'
+FROM "main"."idemc_audit" WHERE job_name = 'event_log_daily' AND partition_key = '2026-07-02';
+-- 3. begin
+BEGIN TRANSACTION;
+-- 4. insert: append the batch (allow_append: a rerun adds the rows again)
+INSERT INTO "main"."event_log_daily" ("event_id", "event_date", "kind")
+SELECT "event_id", "event_date", "kind" FROM (
+SELECT * FROM (
+SELECT event_id, event_date, kind
+FROM "raw"."events"
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_batch
+WHERE ("event_date" >= DATE '2026-07-02' AND "event_date" < DATE '2026-07-03') OR "event_date" IS NULL
+) AS idemc_batch;
+-- 5. validate: a NULL event_date would land in no partition
+SELECT count(*) AS n FROM "main"."event_log_daily"
+WHERE "event_date" IS NULL
+HAVING count(*) > 0;
+-- 6. audit_finish: record success with the row count, in the write's transaction
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "main"."event_log_daily" AS t WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'event_log_daily' AND partition_key = '2026-07-02';
+-- 7. commit
+COMMIT;

@@ -1,0 +1,29 @@
+-- unit event_log  partition -  (incremental append)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`event_log` AS
+SELECT * FROM (
+SELECT event_id, event_at, kind FROM `raw`.`events`
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'event_log', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '1d0bc10c1a440cb8', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7dba5263f77cc34217a6a24a', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'event_log' AND partition_key = '';
+-- 3. begin
+START TRANSACTION;
+-- 4. lock: serialize writers of this unit until commit
+SELECT GET_LOCK('idemc:analytics.event_log', 600);
+-- 5. stage: the batch
+CREATE TEMPORARY TABLE `event_log__idemc_stage` AS
+SELECT event_id, event_at, kind FROM `raw`.`events`;
+-- 6. insert: append the batch (allow_append: a rerun adds the rows again)
+INSERT INTO `analytics`.`event_log` (`event_id`, `event_at`, `kind`)
+SELECT `event_id`, `event_at`, `kind` FROM `event_log__idemc_stage`;
+-- 7. audit_finish: record success with the row count, in the write's transaction
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `event_log__idemc_stage`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
+-- 8. cleanup: drop the batch
+DROP TEMPORARY TABLE IF EXISTS `event_log__idemc_stage`;
+-- 9. commit
+COMMIT;
+-- 10. cleanup: release the unit's lock
+SELECT RELEASE_LOCK('idemc:analytics.event_log');

@@ -1,0 +1,29 @@
+-- unit event_log  partition -  (incremental append)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"event_log"}';
+-- 2. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."EVENT_LOG" AS
+SELECT * FROM (
+SELECT event_id, event_at, kind FROM "RAW"."EVENTS"
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'event_log', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '04ea322d1f666596', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'a431b4fbcc17db6ccf0d767a', 'r:r1'
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'event_log' AND partition_key = '';
+-- 4. stage: the batch
+CREATE OR REPLACE TEMPORARY TABLE "EVENT_LOG__IDEMC_STAGE" AS
+SELECT event_id, event_at, kind FROM "RAW"."EVENTS";
+-- 5. begin
+BEGIN TRANSACTION;
+-- 6. insert: append the batch (allow_append: a rerun adds the rows again)
+INSERT INTO "ANALYTICS"."EVENT_LOG" ("EVENT_ID", "EVENT_AT", "KIND")
+SELECT "EVENT_ID", "EVENT_AT", "KIND" FROM "EVENT_LOG__IDEMC_STAGE";
+-- 7. audit_finish: record success with the row count, in the write's transaction
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "EVENT_LOG__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
+-- 8. commit
+COMMIT;
+-- 9. cleanup: drop the batch
+DROP TABLE IF EXISTS "EVENT_LOG__IDEMC_STAGE";
+-- 10. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

@@ -1,0 +1,29 @@
+-- unit event_log  partition -  (incremental append)
+-- 1. prepare: the destination, an empty Delta table, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`event_log` USING DELTA AS
+SELECT * FROM (
+SELECT event_id, event_at, kind FROM `raw`.`events`
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'event_log', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '891fa64d5c59e367', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '1e42fe65c551d0d751ee540b', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'event_log' AND partition_key = '';
+-- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`event_log__idemc_stage_0c53fdac` USING DELTA AS
+SELECT event_id, event_at, kind FROM `raw`.`events`;
+-- 4. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+SET spark.databricks.delta.write.txnAppId = idemc-f5173865;
+-- 5. publish
+SET spark.databricks.delta.write.txnVersion = 1;
+-- 6. insert: append the batch (allow_append: a rerun adds the rows again; a resubmission does not)
+INSERT INTO `analytics`.`event_log`
+SELECT `event_id`, `event_at`, `kind` FROM `analytics`.`event_log__idemc_stage_0c53fdac`;
+-- 7. cleanup: forget the idempotent-write id
+RESET spark.databricks.delta.write.txnAppId;
+-- 8. cleanup
+RESET spark.databricks.delta.write.txnVersion;
+-- 9. audit_finish: record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`event_log__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
+-- 10. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`event_log__idemc_stage_0c53fdac`;

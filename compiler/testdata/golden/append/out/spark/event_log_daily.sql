@@ -1,0 +1,40 @@
+-- unit event_log_daily  partition 2026-07-02  (incremental append)
+-- 1. prepare: the destination, an empty Delta table, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`event_log_daily` USING DELTA AS
+SELECT * FROM (
+SELECT event_id, event_date, kind
+FROM `raw`.`events`
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'event_log_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '97563b22411c599a', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'efb8da43ec66105d3828abf9', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'event_log_daily' AND partition_key = '2026-07-02';
+-- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`event_log_daily__idemc_stage_20260702_0c53fdac` USING DELTA AS
+SELECT * FROM (
+SELECT event_id, event_date, kind
+FROM `raw`.`events`
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_batch
+WHERE (`event_date` >= DATE '2026-07-02' AND `event_date` < DATE '2026-07-03') OR `event_date` IS NULL;
+-- 4. validate: a NULL event_date would land in no partition
+SELECT count(*) AS n FROM `analytics`.`event_log_daily__idemc_stage_20260702_0c53fdac`
+WHERE `event_date` IS NULL
+HAVING count(*) > 0;
+-- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+SET spark.databricks.delta.write.txnAppId = idemc-1abeec0e;
+-- 6. publish
+SET spark.databricks.delta.write.txnVersion = 1;
+-- 7. insert: append the batch (allow_append: a rerun adds the rows again; a resubmission does not)
+INSERT INTO `analytics`.`event_log_daily`
+SELECT `event_id`, `event_date`, `kind` FROM `analytics`.`event_log_daily__idemc_stage_20260702_0c53fdac`;
+-- 8. cleanup: forget the idempotent-write id
+RESET spark.databricks.delta.write.txnAppId;
+-- 9. cleanup
+RESET spark.databricks.delta.write.txnVersion;
+-- 10. audit_finish: record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`event_log_daily__idemc_stage_20260702_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'event_log_daily' AND partition_key = '2026-07-02';
+-- 11. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`event_log_daily__idemc_stage_20260702_0c53fdac`;

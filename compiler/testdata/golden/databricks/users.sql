@@ -1,2 +1,0 @@
--- unit users  partition -  (seed)
--- load seeds/users.csv in bulk, replacing the table

@@ -1,0 +1,50 @@
+-- unit orders_daily  partition 2026-07-02  (incremental delete_insert)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`orders_daily` AS
+SELECT * FROM (
+SELECT order_id, order_date, user_id, amount
+FROM `raw`.`orders`
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'f2bc7f69cc0b94b9', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'ad4bb4f0c131265e9140bd06', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'orders_daily' AND partition_key = '2026-07-02';
+-- 3. begin
+START TRANSACTION;
+-- 4. lock: serialize writers of this unit until commit
+SELECT GET_LOCK('idemc:analytics.orders_daily', 600);
+-- 5. delete: replace the partition window 2026-07-02
+DELETE t FROM `analytics`.`orders_daily` AS t
+WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03';
+-- 6. insert: write the partition
+INSERT INTO `analytics`.`orders_daily` (`order_id`, `order_date`, `user_id`, `amount`)
+SELECT `order_id`, `order_date`, `user_id`, `amount` FROM (
+SELECT * FROM (
+SELECT order_id, order_date, user_id, amount
+FROM `raw`.`orders`
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_batch
+WHERE (`order_date` >= DATE '2026-07-02' AND `order_date` < DATE '2026-07-03') OR `order_date` IS NULL
+) AS idemc_batch;
+-- 7. validate: a NULL order_date would land in no partition
+SELECT count(*) AS n FROM `analytics`.`orders_daily`
+WHERE `order_date` IS NULL
+HAVING count(*) > 0;
+-- 8. check: check not_null(order_id, order_date) (error)
+SELECT * FROM `analytics`.`orders_daily` AS t
+WHERE (t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03') AND (t.`order_id` IS NULL OR t.`order_date` IS NULL)
+LIMIT 5;
+-- 9. check: check unique(order_id) (error)
+SELECT t.`order_id`, count(*) AS n FROM `analytics`.`orders_daily` AS t
+WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03'
+GROUP BY t.`order_id`
+HAVING count(*) > 1
+LIMIT 5;
+-- 10. audit_finish: record success with the row count, in the write's transaction
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`orders_daily` AS t WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
+-- 11. commit
+COMMIT;
+-- 12. cleanup: release the unit's lock
+SELECT RELEASE_LOCK('idemc:analytics.orders_daily');

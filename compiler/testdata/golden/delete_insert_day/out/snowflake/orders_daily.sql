@@ -1,0 +1,50 @@
+-- unit orders_daily  partition 2026-07-02  (incremental delete_insert)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"orders_daily","partition":"2026-07-02"}';
+-- 2. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."ORDERS_DAILY" AS
+SELECT * FROM (
+SELECT order_id, order_date, user_id, amount
+FROM "RAW"."ORDERS"
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'a5353b98ec5f9fa7', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '055f3b95ce4a4dc7e78047dc', 'r:r1'
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'orders_daily' AND partition_key = '2026-07-02';
+-- 4. begin
+BEGIN TRANSACTION;
+-- 5. delete: replace the partition window 2026-07-02
+DELETE FROM "ANALYTICS"."ORDERS_DAILY" t
+WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03';
+-- 6. insert: write the partition
+INSERT INTO "ANALYTICS"."ORDERS_DAILY" ("ORDER_ID", "ORDER_DATE", "USER_ID", "AMOUNT")
+SELECT "ORDER_ID", "ORDER_DATE", "USER_ID", "AMOUNT" FROM (
+SELECT * FROM (
+SELECT order_id, order_date, user_id, amount
+FROM "RAW"."ORDERS"
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_batch
+WHERE ("ORDER_DATE" >= DATE '2026-07-02' AND "ORDER_DATE" < DATE '2026-07-03') OR "ORDER_DATE" IS NULL
+) AS idemc_batch;
+-- 7. validate: a NULL order_date would land in no partition
+SELECT count(*) AS n FROM "ANALYTICS"."ORDERS_DAILY"
+WHERE "ORDER_DATE" IS NULL
+HAVING count(*) > 0;
+-- 8. check: check not_null(order_id, order_date) (error)
+SELECT * FROM "ANALYTICS"."ORDERS_DAILY" AS t
+WHERE (t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03') AND (t."ORDER_ID" IS NULL OR t."ORDER_DATE" IS NULL)
+LIMIT 5;
+-- 9. check: check unique(order_id) (error)
+SELECT t."ORDER_ID", count(*) AS n FROM "ANALYTICS"."ORDERS_DAILY" AS t
+WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03'
+GROUP BY t."ORDER_ID"
+HAVING count(*) > 1
+LIMIT 5;
+-- 10. audit_finish: record success with the row count, in the write's transaction
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."ORDERS_DAILY" AS t WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
+-- 11. commit
+COMMIT;
+-- 12. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

@@ -1,0 +1,41 @@
+-- unit order_status  partition -  (incremental delete_insert)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "main"."order_status" AS
+SELECT * FROM (
+SELECT source_system, order_id, status, amount
+FROM "raw"."orders"
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'order_status', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'bb2adb72283e609f', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '0787e40210a9750c08319bfd', 'r:r1'
+FROM "main"."idemc_audit" WHERE job_name = 'order_status' AND partition_key = '';
+-- 3. begin
+BEGIN TRANSACTION;
+-- 4. stage: the batch
+CREATE OR REPLACE TEMP TABLE "order_status__idemc_stage" AS
+SELECT source_system, order_id, status, amount
+FROM "raw"."orders";
+-- 5. validate: refuse a batch that repeats a key before writing anything
+SELECT "source_system", "order_id", count(*) AS n FROM "order_status__idemc_stage"
+GROUP BY "source_system", "order_id"
+HAVING count(*) > 1
+LIMIT 5;
+-- 6. delete: delete the batch's keys (null-safe)
+DELETE FROM "main"."order_status" AS t
+WHERE EXISTS (SELECT 1 FROM "order_status__idemc_stage" AS s WHERE t."source_system" IS NOT DISTINCT FROM s."source_system" AND t."order_id" IS NOT DISTINCT FROM s."order_id");
+-- 7. insert: write the batch
+INSERT INTO "main"."order_status" ("source_system", "order_id", "status", "amount")
+SELECT "source_system", "order_id", "status", "amount" FROM "order_status__idemc_stage";
+-- 8. check: check unique(source_system, order_id) (error)
+SELECT t."source_system", t."order_id", count(*) AS n FROM "main"."order_status" AS t
+WHERE EXISTS (SELECT 1 FROM "order_status__idemc_stage" AS s WHERE t."source_system" IS NOT DISTINCT FROM s."source_system" AND t."order_id" IS NOT DISTINCT FROM s."order_id")
+GROUP BY t."source_system", t."order_id"
+HAVING count(*) > 1
+LIMIT 5;
+-- 9. audit_finish: record success with the row count, in the write's transaction
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "order_status__idemc_stage"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'order_status' AND partition_key = '';
+-- 10. cleanup: drop the batch
+DROP TABLE IF EXISTS "order_status__idemc_stage";
+-- 11. commit
+COMMIT;

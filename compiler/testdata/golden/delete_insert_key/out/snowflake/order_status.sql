@@ -1,0 +1,45 @@
+-- unit order_status  partition -  (incremental delete_insert)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"order_status"}';
+-- 2. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."ORDER_STATUS" AS
+SELECT * FROM (
+SELECT source_system, order_id, status, amount
+FROM "RAW"."ORDERS"
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'order_status', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '9321fa0bf3e42f8e', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '5055b5c9b1020aba676759bb', 'r:r1'
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'order_status' AND partition_key = '';
+-- 4. stage: the batch
+CREATE OR REPLACE TEMPORARY TABLE "ORDER_STATUS__IDEMC_STAGE" AS
+SELECT source_system, order_id, status, amount
+FROM "RAW"."ORDERS";
+-- 5. begin
+BEGIN TRANSACTION;
+-- 6. validate: refuse a batch that repeats a key before writing anything
+SELECT "SOURCE_SYSTEM", "ORDER_ID", count(*) AS n FROM "ORDER_STATUS__IDEMC_STAGE"
+GROUP BY "SOURCE_SYSTEM", "ORDER_ID"
+HAVING count(*) > 1
+LIMIT 5;
+-- 7. delete: delete the batch's keys (null-safe)
+DELETE FROM "ANALYTICS"."ORDER_STATUS" t
+WHERE EXISTS (SELECT 1 FROM "ORDER_STATUS__IDEMC_STAGE" AS s WHERE EQUAL_NULL(t."SOURCE_SYSTEM", s."SOURCE_SYSTEM") AND EQUAL_NULL(t."ORDER_ID", s."ORDER_ID"));
+-- 8. insert: write the batch
+INSERT INTO "ANALYTICS"."ORDER_STATUS" ("SOURCE_SYSTEM", "ORDER_ID", "STATUS", "AMOUNT")
+SELECT "SOURCE_SYSTEM", "ORDER_ID", "STATUS", "AMOUNT" FROM "ORDER_STATUS__IDEMC_STAGE";
+-- 9. check: check unique(source_system, order_id) (error)
+SELECT t."SOURCE_SYSTEM", t."ORDER_ID", count(*) AS n FROM "ANALYTICS"."ORDER_STATUS" AS t
+WHERE EXISTS (SELECT 1 FROM "ORDER_STATUS__IDEMC_STAGE" AS s WHERE EQUAL_NULL(t."SOURCE_SYSTEM", s."SOURCE_SYSTEM") AND EQUAL_NULL(t."ORDER_ID", s."ORDER_ID"))
+GROUP BY t."SOURCE_SYSTEM", t."ORDER_ID"
+HAVING count(*) > 1
+LIMIT 5;
+-- 10. audit_finish: record success with the row count, in the write's transaction
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ORDER_STATUS__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'order_status' AND partition_key = '';
+-- 11. commit
+COMMIT;
+-- 12. cleanup: drop the batch
+DROP TABLE IF EXISTS "ORDER_STATUS__IDEMC_STAGE";
+-- 13. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

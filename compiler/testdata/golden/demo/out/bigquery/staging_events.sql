@@ -1,0 +1,3 @@
+-- unit staging_events  partition -  (seed)
+-- load seeds/staging_events.csv in bulk, replacing the table
+-- columns: `source_system` STRING, `source_id` STRING, `event_version` INT64, `event_date` DATE, `user_id` STRING, `amount` FLOAT64, `loaded_at` TIMESTAMP

@@ -1,0 +1,3 @@
+-- unit users  partition -  (seed)
+-- load seeds/users.csv in bulk, replacing the table
+-- columns: "user_id" VARCHAR, "name" VARCHAR, "country" VARCHAR, "updated_at" TIMESTAMP

@@ -1,0 +1,3 @@
+-- unit staging_events  partition -  (seed)
+-- load seeds/staging_events.csv in bulk, replacing the table
+-- columns: `source_system` TEXT, `source_id` TEXT, `event_version` BIGINT, `event_date` DATE, `user_id` TEXT, `amount` DOUBLE, `loaded_at` DATETIME(6)

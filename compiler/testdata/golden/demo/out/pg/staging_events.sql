@@ -1,0 +1,3 @@
+-- unit staging_events  partition -  (seed)
+-- load seeds/staging_events.csv in bulk, replacing the table
+-- columns: "source_system" text, "source_id" text, "event_version" bigint, "event_date" date, "user_id" text, "amount" double precision, "loaded_at" timestamp without time zone

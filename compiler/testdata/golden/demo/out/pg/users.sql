@@ -1,0 +1,3 @@
+-- unit users  partition -  (seed)
+-- load seeds/users.csv in bulk, replacing the table
+-- columns: "user_id" text, "name" text, "country" text, "updated_at" timestamp without time zone

@@ -1,0 +1,3 @@
+-- unit staging_events  partition -  (seed)
+-- load seeds/staging_events.csv in bulk, replacing the table
+-- columns: "SOURCE_SYSTEM" VARCHAR, "SOURCE_ID" VARCHAR, "EVENT_VERSION" BIGINT, "EVENT_DATE" DATE, "USER_ID" VARCHAR, "AMOUNT" DOUBLE, "LOADED_AT" TIMESTAMP_NTZ

@@ -1,0 +1,3 @@
+-- unit users  partition -  (seed)
+-- load seeds/users.csv in bulk, replacing the table
+-- columns: "USER_ID" VARCHAR, "NAME" VARCHAR, "COUNTRY" VARCHAR, "UPDATED_AT" TIMESTAMP_NTZ

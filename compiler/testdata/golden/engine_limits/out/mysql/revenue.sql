@@ -1,0 +1,32 @@
+-- unit revenue  partition -  (table)
+-- 1. prepare: the table, empty, if it does not exist yet (so the swap below always has two sides)
+CREATE TABLE IF NOT EXISTS `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6` AS
+SELECT * FROM (
+SELECT country, sum(amount) AS amount FROM `raw`.`orders` GROUP BY country
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'revenue', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '4ca49fa96532750e', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f05158c99d44b012acd922df', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'revenue' AND partition_key = '';
+-- 3. lock: serialize writers of this table across build, check and publish
+SELECT GET_LOCK('idemc:analytics.daily_revenue_by_country_and_pro#5dd6a54b', 600);
+-- 4. stage: a leftover build from a dead run
+DROP TABLE IF EXISTS `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_new`;
+-- 5. stage: a leftover previous table from a run that died after its swap
+DROP TABLE IF EXISTS `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_old`;
+-- 6. stage: a previous view (the model was a view) from a run that died after its swap
+DROP VIEW IF EXISTS `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_old`;
+-- 7. stage: build the new table aside
+CREATE TABLE `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_new` AS
+SELECT country, sum(amount) AS amount FROM `raw`.`orders` GROUP BY country;
+-- 8. publish: swap it in atomically
+RENAME TABLE `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6` TO `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_old`, `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_new` TO `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6`;
+-- 9. cleanup: drop the previous table
+DROP TABLE IF EXISTS `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_old`;
+-- 10. cleanup: or the previous view, when the model was a view
+DROP VIEW IF EXISTS `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_old`;
+-- 11. audit_finish: record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'revenue' AND partition_key = '';
+-- 12. cleanup: release the destination's lock
+SELECT RELEASE_LOCK('idemc:analytics.daily_revenue_by_country_and_pro#5dd6a54b');

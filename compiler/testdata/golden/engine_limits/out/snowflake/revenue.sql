@@ -1,0 +1,26 @@
+-- unit revenue  partition -  (table)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"revenue"}';
+-- 2. prepare: the table, empty, if it does not exist yet (DDL, before BEGIN)
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."DAILY_REVENUE_BY_COUNTRY_AND_PRODUCT_CATEGORY_FOR_FINANCE_REP_X6" AS
+SELECT * FROM (
+SELECT country, sum(amount) AS amount FROM "RAW"."ORDERS" GROUP BY country
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'revenue', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '21798be12b868c4c', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '2a56c3fd1c7c49b0c57600dd', 'r:r1'
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'revenue' AND partition_key = '';
+-- 4. begin
+BEGIN TRANSACTION;
+-- 5. publish: replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)
+INSERT OVERWRITE INTO "ANALYTICS"."DAILY_REVENUE_BY_COUNTRY_AND_PRODUCT_CATEGORY_FOR_FINANCE_REP_X6" ("COUNTRY", "AMOUNT")
+SELECT "COUNTRY", "AMOUNT" FROM (
+SELECT country, sum(amount) AS amount FROM "RAW"."ORDERS" GROUP BY country
+) AS idemc_batch;
+-- 6. audit_finish: record success with the row count, in the write's transaction
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."DAILY_REVENUE_BY_COUNTRY_AND_PRODUCT_CATEGORY_FOR_FINANCE_REP_X6"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'revenue' AND partition_key = '';
+-- 7. commit
+COMMIT;
+-- 8. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

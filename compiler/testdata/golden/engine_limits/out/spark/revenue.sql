@@ -1,0 +1,16 @@
+-- unit revenue  partition -  (table)
+-- 1. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'revenue', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '26acfd7afd1b0115', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7ada3a4142013e887baa960b', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'revenue' AND partition_key = '';
+-- 2. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`daily_revenue_by_country_and_product_cate_4b8be76f__idemc_stage_0c53fdac` USING DELTA AS
+SELECT country, sum(amount) AS amount FROM `raw`.`orders` GROUP BY country;
+-- 3. publish: publish atomically: one Delta commit replaces the table's rows and schema
+CREATE OR REPLACE TABLE `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6` USING DELTA AS
+SELECT * FROM `analytics`.`daily_revenue_by_country_and_product_cate_4b8be76f__idemc_stage_0c53fdac`;
+-- 4. audit_finish: record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`daily_revenue_by_country_and_product_cate_4b8be76f__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'revenue' AND partition_key = '';
+-- 5. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`daily_revenue_by_country_and_product_cate_4b8be76f__idemc_stage_0c53fdac`;

@@ -1,0 +1,25 @@
+-- unit user_totals  partition -  (table)
+-- 1. audit_start: record the unit as running (committed on its own)
+INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'user_totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '5b92e8e272a6ada2', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '34930413d802d8480bd3bd33', 'r:r1'
+FROM "main"."idemc_audit" WHERE job_name = 'user_totals' AND partition_key = '';
+-- 2. begin
+BEGIN TRANSACTION;
+-- 3. publish: rebuild the table inside the transaction
+CREATE OR REPLACE TABLE "main"."user_totals" AS
+SELECT user_id, count(*) AS orders, sum(amount) AS amount
+FROM "raw"."orders"
+GROUP BY user_id;
+-- 4. check: check min_rows(1) (error)
+SELECT n FROM (SELECT count(*) AS n FROM "main"."user_totals" AS t) AS c
+WHERE n < 1;
+-- 5. check: check unique(user_id) (error)
+SELECT t."user_id", count(*) AS n FROM "main"."user_totals" AS t
+GROUP BY t."user_id"
+HAVING count(*) > 1
+LIMIT 5;
+-- 6. audit_finish: record success with the row count, in the write's transaction
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "main"."user_totals"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'user_totals' AND partition_key = '';
+-- 7. commit
+COMMIT;

@@ -1,0 +1,41 @@
+-- unit users_latest  partition -  (incremental merge)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`users_latest` AS
+SELECT * FROM (
+SELECT user_id, name, updated_at
+FROM `raw`.`users`
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'users_latest', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '7848f0d93e3cb686', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '3e8c098278d9a05157dda25a', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'users_latest' AND partition_key = '';
+-- 3. begin
+START TRANSACTION;
+-- 4. lock: serialize writers of this unit until commit
+SELECT GET_LOCK('idemc:analytics.users_latest', 600);
+-- 5. stage: the batch
+CREATE TEMPORARY TABLE `users_latest__idemc_stage` AS
+SELECT user_id, name, updated_at
+FROM `raw`.`users`;
+-- 6. validate: refuse a batch that repeats a key before writing anything
+SELECT `user_id`, count(*) AS n FROM `users_latest__idemc_stage`
+GROUP BY `user_id`
+HAVING count(*) > 1
+LIMIT 5;
+-- 7. merge: update matched keys (null-safe <=>)
+UPDATE `analytics`.`users_latest` AS t
+JOIN `users_latest__idemc_stage` AS s ON t.`user_id` <=> s.`user_id`
+SET t.`name` = s.`name`, t.`updated_at` = s.`updated_at`;
+-- 8. merge: insert the batch's new keys
+INSERT INTO `analytics`.`users_latest` (`user_id`, `name`, `updated_at`)
+SELECT s.`user_id`, s.`name`, s.`updated_at` FROM `users_latest__idemc_stage` AS s
+WHERE NOT EXISTS (SELECT 1 FROM `analytics`.`users_latest` AS t WHERE t.`user_id` <=> s.`user_id`);
+-- 9. audit_finish: record success with the row count, in the write's transaction
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `users_latest__idemc_stage`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
+-- 10. cleanup: drop the batch
+DROP TEMPORARY TABLE IF EXISTS `users_latest__idemc_stage`;
+-- 11. commit
+COMMIT;
+-- 12. cleanup: release the unit's lock
+SELECT RELEASE_LOCK('idemc:analytics.users_latest');

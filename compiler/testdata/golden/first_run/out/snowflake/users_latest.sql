@@ -1,0 +1,39 @@
+-- unit users_latest  partition -  (incremental merge)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"users_latest"}';
+-- 2. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."USERS_LATEST" AS
+SELECT * FROM (
+SELECT user_id, name, updated_at
+FROM "RAW"."USERS"
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'users_latest', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '50efafdb79931206', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '7b5620a4566686b279263ed8', 'r:r1'
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'users_latest' AND partition_key = '';
+-- 4. stage: the batch
+CREATE OR REPLACE TEMPORARY TABLE "USERS_LATEST__IDEMC_STAGE" AS
+SELECT user_id, name, updated_at
+FROM "RAW"."USERS";
+-- 5. begin
+BEGIN TRANSACTION;
+-- 6. validate: refuse a batch that repeats a key before writing anything
+SELECT "USER_ID", count(*) AS n FROM "USERS_LATEST__IDEMC_STAGE"
+GROUP BY "USER_ID"
+HAVING count(*) > 1
+LIMIT 5;
+-- 7. merge: update matched keys, insert new ones (null-safe)
+MERGE INTO "ANALYTICS"."USERS_LATEST" AS t
+USING "USERS_LATEST__IDEMC_STAGE" AS s
+ON EQUAL_NULL(t."USER_ID", s."USER_ID")
+WHEN MATCHED THEN UPDATE SET "NAME" = s."NAME", "UPDATED_AT" = s."UPDATED_AT"
+WHEN NOT MATCHED THEN INSERT ("USER_ID", "NAME", "UPDATED_AT") VALUES (s."USER_ID", s."NAME", s."UPDATED_AT");
+-- 8. audit_finish: record success with the row count, in the write's transaction
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "USERS_LATEST__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
+-- 9. commit
+COMMIT;
+-- 10. cleanup: drop the batch
+DROP TABLE IF EXISTS "USERS_LATEST__IDEMC_STAGE";
+-- 11. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

@@ -1,0 +1,26 @@
+-- unit user_totals  partition -  (table)
+-- 1. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'user_totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'dd36e8ba5297e183', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '55f4c89c22ecaad6c4d76479', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'user_totals' AND partition_key = '';
+-- 2. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`user_totals__idemc_stage_0c53fdac` USING DELTA AS
+SELECT user_id, count(*) AS orders, sum(amount) AS amount
+FROM `raw`.`orders`
+GROUP BY user_id;
+-- 3. check: check min_rows(1) (error) on the staged batch, before publishing
+SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`user_totals__idemc_stage_0c53fdac` AS t) AS c
+WHERE n < 1;
+-- 4. check: check unique(user_id) (error) on the staged batch, before publishing
+SELECT t.`user_id`, count(*) AS n FROM `analytics`.`user_totals__idemc_stage_0c53fdac` AS t
+GROUP BY t.`user_id`
+HAVING count(*) > 1
+LIMIT 5;
+-- 5. publish: publish atomically: one Delta commit replaces the table's rows and schema
+CREATE OR REPLACE TABLE `analytics`.`user_totals` USING DELTA AS
+SELECT * FROM `analytics`.`user_totals__idemc_stage_0c53fdac`;
+-- 6. audit_finish: record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`user_totals__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'user_totals' AND partition_key = '';
+-- 7. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`user_totals__idemc_stage_0c53fdac`;

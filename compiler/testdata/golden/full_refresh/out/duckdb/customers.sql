@@ -1,0 +1,38 @@
+-- unit customers  partition -  (incremental merge)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "main"."customers" AS
+SELECT * FROM (
+SELECT source_system, user_id, name, country, created_at
+FROM "raw"."users"
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'customers', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'fcfbe0cc26a17670', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7f5a767a3e4de497b9270fe1', 'r:r1'
+FROM "main"."idemc_audit" WHERE job_name = 'customers' AND partition_key = '';
+-- 3. begin
+BEGIN TRANSACTION;
+-- 4. stage: the batch
+CREATE OR REPLACE TEMP TABLE "customers__idemc_stage" AS
+SELECT source_system, user_id, name, country, created_at
+FROM "raw"."users";
+-- 5. validate: refuse a batch that repeats a key before writing anything
+SELECT "source_system", "user_id", count(*) AS n FROM "customers__idemc_stage"
+GROUP BY "source_system", "user_id"
+HAVING count(*) > 1
+LIMIT 5;
+-- 6. delete: full refresh: replace every row
+DELETE FROM "main"."customers";
+-- 7. insert: write the batch
+INSERT INTO "main"."customers" ("source_system", "user_id", "name", "country", "created_at")
+SELECT "source_system", "user_id", "name", "country", "created_at" FROM "customers__idemc_stage";
+-- 8. check: check not_null(user_id) (error)
+SELECT * FROM "main"."customers" AS t
+WHERE (EXISTS (SELECT 1 FROM "customers__idemc_stage" AS s WHERE t."source_system" IS NOT DISTINCT FROM s."source_system" AND t."user_id" IS NOT DISTINCT FROM s."user_id")) AND (t."user_id" IS NULL)
+LIMIT 5;
+-- 9. audit_finish: record success with the row count, in the write's transaction
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "customers__idemc_stage"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
+-- 10. cleanup: drop the batch
+DROP TABLE IF EXISTS "customers__idemc_stage";
+-- 11. commit
+COMMIT;

@@ -1,0 +1,42 @@
+-- unit customers  partition -  (incremental merge)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`customers` AS
+SELECT * FROM (
+SELECT source_system, user_id, name, country, created_at
+FROM `raw`.`users`
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'customers', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '6b9a09a417cdca27', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7101c479b74812f54f3a4f94', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'customers' AND partition_key = '';
+-- 3. begin
+START TRANSACTION;
+-- 4. lock: serialize writers of this unit until commit
+SELECT GET_LOCK('idemc:analytics.customers', 600);
+-- 5. stage: the batch
+CREATE TEMPORARY TABLE `customers__idemc_stage` AS
+SELECT source_system, user_id, name, country, created_at
+FROM `raw`.`users`;
+-- 6. validate: refuse a batch that repeats a key before writing anything
+SELECT `source_system`, `user_id`, count(*) AS n FROM `customers__idemc_stage`
+GROUP BY `source_system`, `user_id`
+HAVING count(*) > 1
+LIMIT 5;
+-- 7. delete: full refresh: replace every row
+DELETE FROM `analytics`.`customers`;
+-- 8. insert: write the batch
+INSERT INTO `analytics`.`customers` (`source_system`, `user_id`, `name`, `country`, `created_at`)
+SELECT `source_system`, `user_id`, `name`, `country`, `created_at` FROM `customers__idemc_stage`;
+-- 9. check: check not_null(user_id) (error)
+SELECT * FROM `analytics`.`customers` AS t
+WHERE (EXISTS (SELECT 1 FROM `customers__idemc_stage` AS s WHERE t.`source_system` <=> s.`source_system` AND t.`user_id` <=> s.`user_id`)) AND (t.`user_id` IS NULL)
+LIMIT 5;
+-- 10. audit_finish: record success with the row count, in the write's transaction
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `customers__idemc_stage`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
+-- 11. cleanup: drop the batch
+DROP TEMPORARY TABLE IF EXISTS `customers__idemc_stage`;
+-- 12. commit
+COMMIT;
+-- 13. cleanup: release the unit's lock
+SELECT RELEASE_LOCK('idemc:analytics.customers');

@@ -1,0 +1,41 @@
+-- unit users_by_mark  partition -  (incremental merge)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "analytics"."users_by_mark" AS
+SELECT * FROM (
+SELECT user_id, name, updated_at
+FROM "raw"."users"
+WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '2026-07-03 06:00:00'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'users_by_mark', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '0e268604ef2098ad', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'd3a9230176c140db1d79b85a', 'r:r1'
+FROM "analytics"."idemc_audit" WHERE job_name = 'users_by_mark' AND partition_key = '';
+-- 3. begin
+BEGIN;
+-- 4. lock: serialize writers of this unit until commit
+SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."users_by_mark"', 0));
+-- 5. stage: the batch
+CREATE TEMP TABLE "users_by_mark__idemc_stage" ON COMMIT DROP AS
+SELECT user_id, name, updated_at
+FROM "raw"."users"
+WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '2026-07-03 06:00:00';
+-- 6. validate: refuse a batch that repeats a key before writing anything
+SELECT "user_id", count(*) AS n FROM "users_by_mark__idemc_stage"
+GROUP BY "user_id"
+HAVING count(*) > 1
+LIMIT 5;
+-- 7. delete: full refresh: replace every row
+DELETE FROM "analytics"."users_by_mark";
+-- 8. insert: write the batch
+INSERT INTO "analytics"."users_by_mark" ("user_id", "name", "updated_at")
+SELECT "user_id", "name", "updated_at" FROM "users_by_mark__idemc_stage";
+-- 9. state: forget the old high-water mark if the batch has rows
+DELETE FROM "analytics"."idemc_state" WHERE job_name = 'users_by_mark' AND EXISTS (SELECT 1 FROM "users_by_mark__idemc_stage" WHERE "updated_at" IS NOT NULL);
+-- 10. state: record the batch's maximum updated_at
+INSERT INTO "analytics"."idemc_state" (job_name, high_water, run_id, updated_at)
+SELECT 'users_by_mark', CAST(max("updated_at") AS TEXT), 'r1', NULL FROM "users_by_mark__idemc_stage" HAVING max("updated_at") IS NOT NULL;
+-- 11. audit_finish: record success with the row count, in the write's transaction
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "users_by_mark__idemc_stage"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'users_by_mark' AND partition_key = '';
+-- 12. commit
+COMMIT;

@@ -1,0 +1,40 @@
+-- unit customers  partition -  (incremental merge)
+-- 1. prepare: the destination, an empty Delta table, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`customers` USING DELTA AS
+SELECT * FROM (
+SELECT source_system, user_id, name, country, created_at
+FROM `raw`.`users`
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'customers', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'f51b3301794f3b2c', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '4fb2fe683548a28a81135420', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'customers' AND partition_key = '';
+-- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`customers__idemc_stage_0c53fdac` USING DELTA AS
+SELECT source_system, user_id, name, country, created_at
+FROM `raw`.`users`;
+-- 4. validate: refuse a batch that repeats a key before writing anything
+SELECT `source_system`, `user_id`, count(*) AS n FROM `analytics`.`customers__idemc_stage_0c53fdac`
+GROUP BY `source_system`, `user_id`
+HAVING count(*) > 1
+LIMIT 5;
+-- 5. check: check not_null(user_id) (error) on the staged batch, before publishing
+SELECT * FROM `analytics`.`customers__idemc_stage_0c53fdac` AS t
+WHERE (t.`user_id` IS NULL)
+LIMIT 5;
+-- 6. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+SET spark.databricks.delta.write.txnAppId = idemc-c26f17f5;
+-- 7. publish
+SET spark.databricks.delta.write.txnVersion = 1;
+-- 8. insert: full refresh: replace every row in one Delta commit
+INSERT OVERWRITE TABLE `analytics`.`customers`
+SELECT `source_system`, `user_id`, `name`, `country`, `created_at` FROM `analytics`.`customers__idemc_stage_0c53fdac`;
+-- 9. cleanup: forget the idempotent-write id
+RESET spark.databricks.delta.write.txnAppId;
+-- 10. cleanup
+RESET spark.databricks.delta.write.txnVersion;
+-- 11. audit_finish: record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`customers__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
+-- 12. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`customers__idemc_stage_0c53fdac`;

@@ -1,0 +1,40 @@
+-- unit orders_daily  partition 2026-07-02  (incremental insert_overwrite)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "main"."orders_daily" AS
+SELECT * FROM (
+SELECT order_id, order_date, user_id, amount
+FROM "raw"."orders"
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'c102c5cdc4c9513e', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'e288fb4af804b80d1a7d8145', 'r:r1'
+FROM "main"."idemc_audit" WHERE job_name = 'orders_daily' AND partition_key = '2026-07-02';
+-- 3. begin
+BEGIN TRANSACTION;
+-- 4. delete: replace the partition window 2026-07-02 (insert_overwrite is delete + insert on this engine)
+DELETE FROM "main"."orders_daily" AS t
+WHERE t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03';
+-- 5. insert: write the partition
+INSERT INTO "main"."orders_daily" ("order_id", "order_date", "user_id", "amount")
+SELECT "order_id", "order_date", "user_id", "amount" FROM (
+SELECT * FROM (
+SELECT order_id, order_date, user_id, amount
+FROM "raw"."orders"
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_batch
+WHERE ("order_date" >= DATE '2026-07-02' AND "order_date" < DATE '2026-07-03') OR "order_date" IS NULL
+) AS idemc_batch;
+-- 6. validate: a NULL order_date would land in no partition
+SELECT count(*) AS n FROM "main"."orders_daily"
+WHERE "order_date" IS NULL
+HAVING count(*) > 0;
+-- 7. check: check not_null(order_id) (error)
+SELECT * FROM "main"."orders_daily" AS t
+WHERE (t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03') AND (t."order_id" IS NULL)
+LIMIT 5;
+-- 8. audit_finish: record success with the row count, in the write's transaction
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "main"."orders_daily" AS t WHERE t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
+-- 9. commit
+COMMIT;

@@ -1,0 +1,44 @@
+-- unit orders_daily  partition 2026-07-02  (incremental insert_overwrite)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "analytics"."orders_daily" AS
+SELECT * FROM (
+SELECT order_id, order_date, user_id, amount
+FROM "raw"."orders"
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_shape LIMIT 0;
+-- 2. prepare: an index on the partition column: a window's delete and NULL check read only the window
+CREATE INDEX IF NOT EXISTS "orders_daily__idemc_order_date" ON "analytics"."orders_daily" ("order_date");
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '5d1fd8ebc0cfd959', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '6328a23a6514a2c45ab2ab8d', 'r:r1'
+FROM "analytics"."idemc_audit" WHERE job_name = 'orders_daily' AND partition_key = '2026-07-02';
+-- 4. begin
+BEGIN;
+-- 5. lock: serialize writers of this unit until commit
+SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."orders_daily"/2026-07-02', 0));
+-- 6. delete: replace the partition window 2026-07-02 (insert_overwrite is delete + insert on this engine)
+DELETE FROM "analytics"."orders_daily" AS t
+WHERE t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03';
+-- 7. insert: write the partition
+INSERT INTO "analytics"."orders_daily" ("order_id", "order_date", "user_id", "amount")
+SELECT "order_id", "order_date", "user_id", "amount" FROM (
+SELECT * FROM (
+SELECT order_id, order_date, user_id, amount
+FROM "raw"."orders"
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_batch
+WHERE ("order_date" >= DATE '2026-07-02' AND "order_date" < DATE '2026-07-03') OR "order_date" IS NULL
+) AS idemc_batch;
+-- 8. validate: a NULL order_date would land in no partition
+SELECT count(*) AS n FROM "analytics"."orders_daily"
+WHERE "order_date" IS NULL
+HAVING count(*) > 0;
+-- 9. check: check not_null(order_id) (error)
+SELECT * FROM "analytics"."orders_daily" AS t
+WHERE (t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03') AND (t."order_id" IS NULL)
+LIMIT 5;
+-- 10. audit_finish: record success with the row count, in the write's transaction
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "analytics"."orders_daily" AS t WHERE t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
+-- 11. commit
+COMMIT;

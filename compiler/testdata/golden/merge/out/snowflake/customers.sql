@@ -1,0 +1,43 @@
+-- unit customers  partition -  (incremental merge)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"customers"}';
+-- 2. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."CUSTOMERS" AS
+SELECT * FROM (
+SELECT source_system, user_id, name, country, created_at
+FROM "RAW"."USERS"
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'customers', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'b6f7394fc4ec90e8', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'b2ac021a522d7332752f4196', 'r:r1'
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'customers' AND partition_key = '';
+-- 4. stage: the batch
+CREATE OR REPLACE TEMPORARY TABLE "CUSTOMERS__IDEMC_STAGE" AS
+SELECT source_system, user_id, name, country, created_at
+FROM "RAW"."USERS";
+-- 5. begin
+BEGIN TRANSACTION;
+-- 6. validate: refuse a batch that repeats a key before writing anything
+SELECT "SOURCE_SYSTEM", "USER_ID", count(*) AS n FROM "CUSTOMERS__IDEMC_STAGE"
+GROUP BY "SOURCE_SYSTEM", "USER_ID"
+HAVING count(*) > 1
+LIMIT 5;
+-- 7. merge: update matched keys, insert new ones (null-safe)
+MERGE INTO "ANALYTICS"."CUSTOMERS" AS t
+USING "CUSTOMERS__IDEMC_STAGE" AS s
+ON EQUAL_NULL(t."SOURCE_SYSTEM", s."SOURCE_SYSTEM") AND EQUAL_NULL(t."USER_ID", s."USER_ID")
+WHEN MATCHED THEN UPDATE SET "NAME" = s."NAME", "COUNTRY" = s."COUNTRY", "CREATED_AT" = s."CREATED_AT"
+WHEN NOT MATCHED THEN INSERT ("SOURCE_SYSTEM", "USER_ID", "NAME", "COUNTRY", "CREATED_AT") VALUES (s."SOURCE_SYSTEM", s."USER_ID", s."NAME", s."COUNTRY", s."CREATED_AT");
+-- 8. check: check not_null(user_id) (error)
+SELECT * FROM "ANALYTICS"."CUSTOMERS" AS t
+WHERE (EXISTS (SELECT 1 FROM "CUSTOMERS__IDEMC_STAGE" AS s WHERE EQUAL_NULL(t."SOURCE_SYSTEM", s."SOURCE_SYSTEM") AND EQUAL_NULL(t."USER_ID", s."USER_ID"))) AND (t."USER_ID" IS NULL)
+LIMIT 5;
+-- 9. audit_finish: record success with the row count, in the write's transaction
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "CUSTOMERS__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
+-- 10. commit
+COMMIT;
+-- 11. cleanup: drop the batch
+DROP TABLE IF EXISTS "CUSTOMERS__IDEMC_STAGE";
+-- 12. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

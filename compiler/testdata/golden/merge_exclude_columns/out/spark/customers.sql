@@ -1,0 +1,39 @@
+-- unit customers  partition -  (incremental merge)
+-- 1. prepare: the destination, an empty Delta table, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`customers` USING DELTA AS
+SELECT * FROM (
+SELECT user_id, name, country, created_at
+FROM `raw`.`users`
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'customers', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '8e46a0105e301e36', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '85cba6ee650ef55ec2c15893', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'customers' AND partition_key = '';
+-- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`customers__idemc_stage_0c53fdac` USING DELTA AS
+SELECT user_id, name, country, created_at
+FROM `raw`.`users`;
+-- 4. validate: refuse a batch that repeats a key before writing anything
+SELECT `user_id`, count(*) AS n FROM `analytics`.`customers__idemc_stage_0c53fdac`
+GROUP BY `user_id`
+HAVING count(*) > 1
+LIMIT 5;
+-- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+SET spark.databricks.delta.write.txnAppId = idemc-c26f17f5;
+-- 6. publish
+SET spark.databricks.delta.write.txnVersion = 1;
+-- 7. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit
+MERGE INTO `analytics`.`customers` AS t
+USING `analytics`.`customers__idemc_stage_0c53fdac` AS s
+ON t.`user_id` <=> s.`user_id`
+WHEN MATCHED THEN UPDATE SET `name` = s.`name`, `country` = s.`country`
+WHEN NOT MATCHED THEN INSERT (`user_id`, `name`, `country`, `created_at`) VALUES (s.`user_id`, s.`name`, s.`country`, s.`created_at`);
+-- 8. cleanup: forget the idempotent-write id
+RESET spark.databricks.delta.write.txnAppId;
+-- 9. cleanup
+RESET spark.databricks.delta.write.txnVersion;
+-- 10. audit_finish: record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`customers__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
+-- 11. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`customers__idemc_stage_0c53fdac`;

@@ -1,0 +1,35 @@
+-- unit customers  partition -  (incremental merge)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "main"."customers" AS
+SELECT * FROM (
+SELECT user_id, name, country, created_at
+FROM "raw"."users"
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'customers', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '1c01232edb5115eb', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '81c394f1e83c99783c0b2de8', 'r:r1'
+FROM "main"."idemc_audit" WHERE job_name = 'customers' AND partition_key = '';
+-- 3. begin
+BEGIN TRANSACTION;
+-- 4. stage: the batch
+CREATE OR REPLACE TEMP TABLE "customers__idemc_stage" AS
+SELECT user_id, name, country, created_at
+FROM "raw"."users";
+-- 5. validate: refuse a batch that repeats a key before writing anything
+SELECT "user_id", count(*) AS n FROM "customers__idemc_stage"
+GROUP BY "user_id"
+HAVING count(*) > 1
+LIMIT 5;
+-- 6. merge: update matched keys, insert new ones (null-safe)
+MERGE INTO "main"."customers" AS t
+USING "customers__idemc_stage" AS s
+ON t."user_id" IS NOT DISTINCT FROM s."user_id"
+WHEN MATCHED THEN UPDATE SET "name" = s."name", "country" = s."country"
+WHEN NOT MATCHED THEN INSERT ("user_id", "name", "country", "created_at") VALUES (s."user_id", s."name", s."country", s."created_at");
+-- 7. audit_finish: record success with the row count, in the write's transaction
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "customers__idemc_stage"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
+-- 8. cleanup: drop the batch
+DROP TABLE IF EXISTS "customers__idemc_stage";
+-- 9. commit
+COMMIT;

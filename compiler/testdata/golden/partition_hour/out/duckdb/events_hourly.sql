@@ -1,0 +1,36 @@
+-- unit events_hourly  partition 2026-07-02T13  (incremental delete_insert)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "main"."events_hourly" AS
+SELECT * FROM (
+SELECT event_id, event_at, kind
+FROM "raw"."events"
+WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026-07-02 14:00:00'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'events_hourly', '2026-07-02T13', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '609ad34f99e7c5b2', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '0bb07686d96b2000b3317481', 'r:r1'
+FROM "main"."idemc_audit" WHERE job_name = 'events_hourly' AND partition_key = '2026-07-02T13';
+-- 3. begin
+BEGIN TRANSACTION;
+-- 4. delete: replace the partition window 2026-07-02T13
+DELETE FROM "main"."events_hourly" AS t
+WHERE t."event_at" >= TIMESTAMP '2026-07-02 13:00:00' AND t."event_at" < TIMESTAMP '2026-07-02 14:00:00';
+-- 5. insert: write the partition
+INSERT INTO "main"."events_hourly" ("event_id", "event_at", "kind")
+SELECT "event_id", "event_at", "kind" FROM (
+SELECT * FROM (
+SELECT event_id, event_at, kind
+FROM "raw"."events"
+WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026-07-02 14:00:00'
+) AS idemc_batch
+WHERE ("event_at" >= TIMESTAMP '2026-07-02 13:00:00' AND "event_at" < TIMESTAMP '2026-07-02 14:00:00') OR "event_at" IS NULL
+) AS idemc_batch;
+-- 6. validate: a NULL event_at would land in no partition
+SELECT count(*) AS n FROM "main"."events_hourly"
+WHERE "event_at" IS NULL
+HAVING count(*) > 0;
+-- 7. audit_finish: record success with the row count, in the write's transaction
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "main"."events_hourly" AS t WHERE t."event_at" >= TIMESTAMP '2026-07-02 13:00:00' AND t."event_at" < TIMESTAMP '2026-07-02 14:00:00'), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'events_hourly' AND partition_key = '2026-07-02T13';
+-- 8. commit
+COMMIT;

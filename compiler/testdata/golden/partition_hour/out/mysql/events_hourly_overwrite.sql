@@ -1,0 +1,40 @@
+-- unit events_hourly_overwrite  partition 2026-07-02T13  (incremental insert_overwrite)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`events_hourly_overwrite` AS
+SELECT * FROM (
+SELECT event_id, event_at, kind
+FROM `raw`.`events`
+WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026-07-02 14:00:00'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'events_hourly_overwrite', '2026-07-02T13', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '458bf736099077ed', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '2a8b648679b670bd9c9040f9', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'events_hourly_overwrite' AND partition_key = '2026-07-02T13';
+-- 3. begin
+START TRANSACTION;
+-- 4. lock: serialize writers of this unit until commit
+SELECT GET_LOCK('idemc:analytics.events_hourly_overwrite', 600);
+-- 5. delete: replace the partition window 2026-07-02T13 (insert_overwrite is delete + insert on this engine)
+DELETE t FROM `analytics`.`events_hourly_overwrite` AS t
+WHERE t.`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND t.`event_at` < TIMESTAMP '2026-07-02 14:00:00';
+-- 6. insert: write the partition
+INSERT INTO `analytics`.`events_hourly_overwrite` (`event_id`, `event_at`, `kind`)
+SELECT `event_id`, `event_at`, `kind` FROM (
+SELECT * FROM (
+SELECT event_id, event_at, kind
+FROM `raw`.`events`
+WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026-07-02 14:00:00'
+) AS idemc_batch
+WHERE (`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND `event_at` < TIMESTAMP '2026-07-02 14:00:00') OR `event_at` IS NULL
+) AS idemc_batch;
+-- 7. validate: a NULL event_at would land in no partition
+SELECT count(*) AS n FROM `analytics`.`events_hourly_overwrite`
+WHERE `event_at` IS NULL
+HAVING count(*) > 0;
+-- 8. audit_finish: record success with the row count, in the write's transaction
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`events_hourly_overwrite` AS t WHERE t.`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND t.`event_at` < TIMESTAMP '2026-07-02 14:00:00'), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'events_hourly_overwrite' AND partition_key = '2026-07-02T13';
+-- 9. commit
+COMMIT;
+-- 10. cleanup: release the unit's lock
+SELECT RELEASE_LOCK('idemc:analytics.events_hourly_overwrite');

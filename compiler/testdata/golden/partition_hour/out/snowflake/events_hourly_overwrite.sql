@@ -1,0 +1,40 @@
+-- unit events_hourly_overwrite  partition 2026-07-02T13  (incremental insert_overwrite)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"events_hourly_overwrite","partition":"2026-07-02T13"}';
+-- 2. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."EVENTS_HOURLY_OVERWRITE" AS
+SELECT * FROM (
+SELECT event_id, event_at, kind
+FROM "RAW"."EVENTS"
+WHERE event_at >= '2026-07-02 13:00:00'::TIMESTAMP_NTZ AND event_at < '2026-07-02 14:00:00'::TIMESTAMP_NTZ
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'events_hourly_overwrite', '2026-07-02T13', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '570af73a2b72a424', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '8694a3c14bf7c0d985aa0872', 'r:r1'
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'events_hourly_overwrite' AND partition_key = '2026-07-02T13';
+-- 4. begin
+BEGIN TRANSACTION;
+-- 5. delete: replace the partition window 2026-07-02T13 (insert_overwrite is delete + insert on this engine)
+DELETE FROM "ANALYTICS"."EVENTS_HOURLY_OVERWRITE" t
+WHERE t."EVENT_AT" >= '2026-07-02 13:00:00'::TIMESTAMP_NTZ AND t."EVENT_AT" < '2026-07-02 14:00:00'::TIMESTAMP_NTZ;
+-- 6. insert: write the partition
+INSERT INTO "ANALYTICS"."EVENTS_HOURLY_OVERWRITE" ("EVENT_ID", "EVENT_AT", "KIND")
+SELECT "EVENT_ID", "EVENT_AT", "KIND" FROM (
+SELECT * FROM (
+SELECT event_id, event_at, kind
+FROM "RAW"."EVENTS"
+WHERE event_at >= '2026-07-02 13:00:00'::TIMESTAMP_NTZ AND event_at < '2026-07-02 14:00:00'::TIMESTAMP_NTZ
+) AS idemc_batch
+WHERE ("EVENT_AT" >= '2026-07-02 13:00:00'::TIMESTAMP_NTZ AND "EVENT_AT" < '2026-07-02 14:00:00'::TIMESTAMP_NTZ) OR "EVENT_AT" IS NULL
+) AS idemc_batch;
+-- 7. validate: a NULL event_at would land in no partition
+SELECT count(*) AS n FROM "ANALYTICS"."EVENTS_HOURLY_OVERWRITE"
+WHERE "EVENT_AT" IS NULL
+HAVING count(*) > 0;
+-- 8. audit_finish: record success with the row count, in the write's transaction
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."EVENTS_HOURLY_OVERWRITE" AS t WHERE t."EVENT_AT" >= '2026-07-02 13:00:00'::TIMESTAMP_NTZ AND t."EVENT_AT" < '2026-07-02 14:00:00'::TIMESTAMP_NTZ), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'events_hourly_overwrite' AND partition_key = '2026-07-02T13';
+-- 9. commit
+COMMIT;
+-- 10. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

@@ -1,0 +1,36 @@
+-- unit orders_monthly_overwrite  partition 2026-06  (incremental insert_overwrite)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "main"."orders_monthly_overwrite" AS
+SELECT * FROM (
+SELECT order_id, CAST(order_date AS DATE) AS order_month, amount
+FROM "raw"."orders"
+WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_monthly_overwrite', '2026-06', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '70b698e5713baf83', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '6a79d0325068b47ed1f73132', 'r:r1'
+FROM "main"."idemc_audit" WHERE job_name = 'orders_monthly_overwrite' AND partition_key = '2026-06';
+-- 3. begin
+BEGIN TRANSACTION;
+-- 4. delete: replace the partition window 2026-06 (insert_overwrite is delete + insert on this engine)
+DELETE FROM "main"."orders_monthly_overwrite" AS t
+WHERE t."order_month" >= DATE '2026-06-01' AND t."order_month" < DATE '2026-07-01';
+-- 5. insert: write the partition
+INSERT INTO "main"."orders_monthly_overwrite" ("order_id", "order_month", "amount")
+SELECT "order_id", "order_month", "amount" FROM (
+SELECT * FROM (
+SELECT order_id, CAST(order_date AS DATE) AS order_month, amount
+FROM "raw"."orders"
+WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
+) AS idemc_batch
+WHERE ("order_month" >= DATE '2026-06-01' AND "order_month" < DATE '2026-07-01') OR "order_month" IS NULL
+) AS idemc_batch;
+-- 6. validate: a NULL order_month would land in no partition
+SELECT count(*) AS n FROM "main"."orders_monthly_overwrite"
+WHERE "order_month" IS NULL
+HAVING count(*) > 0;
+-- 7. audit_finish: record success with the row count, in the write's transaction
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "main"."orders_monthly_overwrite" AS t WHERE t."order_month" >= DATE '2026-06-01' AND t."order_month" < DATE '2026-07-01'), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'orders_monthly_overwrite' AND partition_key = '2026-06';
+-- 8. commit
+COMMIT;

@@ -1,0 +1,41 @@
+-- unit orders_monthly  partition 2026-06  (incremental delete_insert)
+-- 1. prepare: the destination, an empty Delta table, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`orders_monthly` USING DELTA AS
+SELECT * FROM (
+SELECT order_id, CAST(order_date AS DATE) AS order_month, amount
+FROM `raw`.`orders`
+WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_monthly', '2026-06', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '771db847f1a34620', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '99341ed9dbe2523b242a0484', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'orders_monthly' AND partition_key = '2026-06';
+-- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`orders_monthly__idemc_stage_202606_0c53fdac` USING DELTA AS
+SELECT * FROM (
+SELECT order_id, CAST(order_date AS DATE) AS order_month, amount
+FROM `raw`.`orders`
+WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
+) AS idemc_batch
+WHERE (`order_month` >= DATE '2026-06-01' AND `order_month` < DATE '2026-07-01') OR `order_month` IS NULL;
+-- 4. validate: a NULL order_month would land in no partition
+SELECT count(*) AS n FROM `analytics`.`orders_monthly__idemc_stage_202606_0c53fdac`
+WHERE `order_month` IS NULL
+HAVING count(*) > 0;
+-- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+SET spark.databricks.delta.write.txnAppId = idemc-9bb62976;
+-- 6. publish
+SET spark.databricks.delta.write.txnVersion = 1;
+-- 7. insert: replace the partition window 2026-06 in one Delta commit
+INSERT INTO `analytics`.`orders_monthly`
+REPLACE WHERE `order_month` >= DATE '2026-06-01' AND `order_month` < DATE '2026-07-01'
+SELECT `order_id`, `order_month`, `amount` FROM `analytics`.`orders_monthly__idemc_stage_202606_0c53fdac`;
+-- 8. cleanup: forget the idempotent-write id
+RESET spark.databricks.delta.write.txnAppId;
+-- 9. cleanup
+RESET spark.databricks.delta.write.txnVersion;
+-- 10. audit_finish: record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`orders_monthly__idemc_stage_202606_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'orders_monthly' AND partition_key = '2026-06';
+-- 11. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`orders_monthly__idemc_stage_202606_0c53fdac`;

@@ -1,0 +1,3 @@
+-- unit countries  partition -  (seed)
+-- load seeds/countries.csv in bulk, replacing the table
+-- columns: `code` STRING, `name` STRING, `population` INT64, `gdp_per_head` FLOAT64, `eu` BOOL, `joined` DATE, `updated_at` TIMESTAMP

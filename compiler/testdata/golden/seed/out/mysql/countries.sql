@@ -1,0 +1,3 @@
+-- unit countries  partition -  (seed)
+-- load seeds/countries.csv in bulk, replacing the table
+-- columns: `code` TEXT, `name` TEXT, `population` BIGINT, `gdp_per_head` DOUBLE, `eu` BOOLEAN, `joined` DATE, `updated_at` DATETIME(6)

@@ -1,0 +1,37 @@
+-- unit eu_countries  partition -  (table)
+-- 1. prepare: the table, empty, if it does not exist yet (so the swap below always has two sides)
+CREATE TABLE IF NOT EXISTS `analytics`.`eu_countries` AS
+SELECT * FROM (
+SELECT code, name, population FROM `raw`.`countries` WHERE eu
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'eu_countries', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'f8a933e07511bcae', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '5c5ba7e0fa0cf68b5545c1ca', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'eu_countries' AND partition_key = '';
+-- 3. lock: serialize writers of this table across build, check and publish
+SELECT GET_LOCK('idemc:analytics.eu_countries', 600);
+-- 4. stage: a leftover build from a dead run
+DROP TABLE IF EXISTS `analytics`.`eu_countries__idemc_new`;
+-- 5. stage: a leftover previous table from a run that died after its swap
+DROP TABLE IF EXISTS `analytics`.`eu_countries__idemc_old`;
+-- 6. stage: a previous view (the model was a view) from a run that died after its swap
+DROP VIEW IF EXISTS `analytics`.`eu_countries__idemc_old`;
+-- 7. stage: build the new table aside
+CREATE TABLE `analytics`.`eu_countries__idemc_new` AS
+SELECT code, name, population FROM `raw`.`countries` WHERE eu;
+-- 8. check: check unique(code) (error)
+SELECT t.`code`, count(*) AS n FROM `analytics`.`eu_countries__idemc_new` AS t
+GROUP BY t.`code`
+HAVING count(*) > 1
+LIMIT 5;
+-- 9. publish: swap it in atomically
+RENAME TABLE `analytics`.`eu_countries` TO `analytics`.`eu_countries__idemc_old`, `analytics`.`eu_countries__idemc_new` TO `analytics`.`eu_countries`;
+-- 10. cleanup: drop the previous table
+DROP TABLE IF EXISTS `analytics`.`eu_countries__idemc_old`;
+-- 11. cleanup: or the previous view, when the model was a view
+DROP VIEW IF EXISTS `analytics`.`eu_countries__idemc_old`;
+-- 12. audit_finish: record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`eu_countries`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'eu_countries' AND partition_key = '';
+-- 13. cleanup: release the destination's lock
+SELECT RELEASE_LOCK('idemc:analytics.eu_countries');

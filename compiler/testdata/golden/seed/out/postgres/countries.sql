@@ -1,0 +1,3 @@
+-- unit countries  partition -  (seed)
+-- load seeds/countries.csv in bulk, replacing the table
+-- columns: "code" text, "name" text, "population" bigint, "gdp_per_head" double precision, "eu" boolean, "joined" date, "updated_at" timestamp without time zone

@@ -1,0 +1,31 @@
+-- unit eu_countries  partition -  (table)
+-- 1. audit_start: record the unit as running (committed on its own)
+INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'eu_countries', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '8beb80227116b1c2', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'eee84a8f045eadbc7d1356db', 'r:r1'
+FROM "analytics"."idemc_audit" WHERE job_name = 'eu_countries' AND partition_key = '';
+-- 2. begin
+BEGIN;
+-- 3. lock: serialize writers of this unit until commit
+SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."eu_countries"', 0));
+-- 4. prepare: the table, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "analytics"."eu_countries" AS
+SELECT * FROM (
+SELECT code, name, population FROM "raw"."countries" WHERE eu
+) AS idemc_shape LIMIT 0;
+-- 5. delete: TRUNCATE + INSERT keeps grants and dependent views
+TRUNCATE "analytics"."eu_countries";
+-- 6. insert: rebuild the rows
+INSERT INTO "analytics"."eu_countries" ("code", "name", "population")
+SELECT "code", "name", "population" FROM (
+SELECT code, name, population FROM "raw"."countries" WHERE eu
+) AS idemc_batch;
+-- 7. check: check unique(code) (error)
+SELECT t."code", count(*) AS n FROM "analytics"."eu_countries" AS t
+GROUP BY t."code"
+HAVING count(*) > 1
+LIMIT 5;
+-- 8. audit_finish: record success with the row count, in the write's transaction
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "analytics"."eu_countries"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'eu_countries' AND partition_key = '';
+-- 9. commit
+COMMIT;

@@ -1,0 +1,3 @@
+-- unit countries  partition -  (seed)
+-- load seeds/countries.csv in bulk, replacing the table
+-- columns: "CODE" VARCHAR, "NAME" VARCHAR, "POPULATION" BIGINT, "GDP_PER_HEAD" DOUBLE, "EU" BOOLEAN, "JOINED" DATE, "UPDATED_AT" TIMESTAMP_NTZ

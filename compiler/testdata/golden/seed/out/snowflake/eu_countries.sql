@@ -1,0 +1,31 @@
+-- unit eu_countries  partition -  (table)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"eu_countries"}';
+-- 2. prepare: the table, empty, if it does not exist yet (DDL, before BEGIN)
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."EU_COUNTRIES" AS
+SELECT * FROM (
+SELECT code, name, population FROM "RAW"."COUNTRIES" WHERE eu
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'eu_countries', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '91810d4b7e57469a', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '65d92919ec6ca2b6d5ec5624', 'r:r1'
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'eu_countries' AND partition_key = '';
+-- 4. begin
+BEGIN TRANSACTION;
+-- 5. publish: replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)
+INSERT OVERWRITE INTO "ANALYTICS"."EU_COUNTRIES" ("CODE", "NAME", "POPULATION")
+SELECT "CODE", "NAME", "POPULATION" FROM (
+SELECT code, name, population FROM "RAW"."COUNTRIES" WHERE eu
+) AS idemc_batch;
+-- 6. check: check unique(code) (error)
+SELECT t."CODE", count(*) AS n FROM "ANALYTICS"."EU_COUNTRIES" AS t
+GROUP BY t."CODE"
+HAVING count(*) > 1
+LIMIT 5;
+-- 7. audit_finish: record success with the row count, in the write's transaction
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."EU_COUNTRIES"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'eu_countries' AND partition_key = '';
+-- 8. commit
+COMMIT;
+-- 9. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

@@ -1,0 +1,21 @@
+-- unit eu_countries  partition -  (table)
+-- 1. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'eu_countries', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'eb411be2c7e4ed8c', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '149e136730677a8e88a0905a', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'eu_countries' AND partition_key = '';
+-- 2. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`eu_countries__idemc_stage_0c53fdac` USING DELTA AS
+SELECT code, name, population FROM `raw`.`countries` WHERE eu;
+-- 3. check: check unique(code) (error) on the staged batch, before publishing
+SELECT t.`code`, count(*) AS n FROM `analytics`.`eu_countries__idemc_stage_0c53fdac` AS t
+GROUP BY t.`code`
+HAVING count(*) > 1
+LIMIT 5;
+-- 4. publish: publish atomically: one Delta commit replaces the table's rows and schema
+CREATE OR REPLACE TABLE `analytics`.`eu_countries` USING DELTA AS
+SELECT * FROM `analytics`.`eu_countries__idemc_stage_0c53fdac`;
+-- 5. audit_finish: record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`eu_countries__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'eu_countries' AND partition_key = '';
+-- 6. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`eu_countries__idemc_stage_0c53fdac`;

@@ -1,2 +1,0 @@
--- unit staging_events  partition -  (seed)
--- load seeds/staging_events.csv in bulk, replacing the table

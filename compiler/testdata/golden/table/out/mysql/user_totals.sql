@@ -1,0 +1,44 @@
+-- unit user_totals  partition -  (table)
+-- 1. prepare: the table, empty, if it does not exist yet (so the swap below always has two sides)
+CREATE TABLE IF NOT EXISTS `analytics`.`user_totals` AS
+SELECT * FROM (
+SELECT user_id, count(*) AS orders, sum(amount) AS amount
+FROM `raw`.`orders`
+GROUP BY user_id
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'user_totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '20d982433d61c3c7', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b171952b1754fab2a8f1516d', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'user_totals' AND partition_key = '';
+-- 3. lock: serialize writers of this table across build, check and publish
+SELECT GET_LOCK('idemc:analytics.user_totals', 600);
+-- 4. stage: a leftover build from a dead run
+DROP TABLE IF EXISTS `analytics`.`user_totals__idemc_new`;
+-- 5. stage: a leftover previous table from a run that died after its swap
+DROP TABLE IF EXISTS `analytics`.`user_totals__idemc_old`;
+-- 6. stage: a previous view (the model was a view) from a run that died after its swap
+DROP VIEW IF EXISTS `analytics`.`user_totals__idemc_old`;
+-- 7. stage: build the new table aside
+CREATE TABLE `analytics`.`user_totals__idemc_new` AS
+SELECT user_id, count(*) AS orders, sum(amount) AS amount
+FROM `raw`.`orders`
+GROUP BY user_id;
+-- 8. check: check min_rows(1) (error)
+SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`user_totals__idemc_new` AS t) AS c
+WHERE n < 1;
+-- 9. check: check unique(user_id) (error)
+SELECT t.`user_id`, count(*) AS n FROM `analytics`.`user_totals__idemc_new` AS t
+GROUP BY t.`user_id`
+HAVING count(*) > 1
+LIMIT 5;
+-- 10. publish: swap it in atomically
+RENAME TABLE `analytics`.`user_totals` TO `analytics`.`user_totals__idemc_old`, `analytics`.`user_totals__idemc_new` TO `analytics`.`user_totals`;
+-- 11. cleanup: drop the previous table
+DROP TABLE IF EXISTS `analytics`.`user_totals__idemc_old`;
+-- 12. cleanup: or the previous view, when the model was a view
+DROP VIEW IF EXISTS `analytics`.`user_totals__idemc_old`;
+-- 13. audit_finish: record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`user_totals`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'user_totals' AND partition_key = '';
+-- 14. cleanup: release the destination's lock
+SELECT RELEASE_LOCK('idemc:analytics.user_totals');

@@ -1,0 +1,46 @@
+-- unit orders_by_seq  partition -  (incremental merge)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"orders_by_seq"}';
+-- 2. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."ORDERS_BY_SEQ" AS
+SELECT * FROM (
+SELECT order_id, order_seq, amount
+FROM "RAW"."ORDERS"
+WHERE order_seq > 41 AND order_seq <= 9223372036854775807
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_by_seq', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'f78ebc1fc70c8048', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'fcd870f190e5590a87ec8475', 'r:r1'
+FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'orders_by_seq' AND partition_key = '';
+-- 4. stage: the batch
+CREATE OR REPLACE TEMPORARY TABLE "ORDERS_BY_SEQ__IDEMC_STAGE" AS
+SELECT order_id, order_seq, amount
+FROM "RAW"."ORDERS"
+WHERE order_seq > 41 AND order_seq <= 9223372036854775807;
+-- 5. begin
+BEGIN TRANSACTION;
+-- 6. validate: refuse a batch that repeats a key before writing anything
+SELECT "ORDER_ID", count(*) AS n FROM "ORDERS_BY_SEQ__IDEMC_STAGE"
+GROUP BY "ORDER_ID"
+HAVING count(*) > 1
+LIMIT 5;
+-- 7. merge: update matched keys, insert new ones (null-safe)
+MERGE INTO "ANALYTICS"."ORDERS_BY_SEQ" AS t
+USING "ORDERS_BY_SEQ__IDEMC_STAGE" AS s
+ON EQUAL_NULL(t."ORDER_ID", s."ORDER_ID")
+WHEN MATCHED THEN UPDATE SET "ORDER_SEQ" = s."ORDER_SEQ", "AMOUNT" = s."AMOUNT"
+WHEN NOT MATCHED THEN INSERT ("ORDER_ID", "ORDER_SEQ", "AMOUNT") VALUES (s."ORDER_ID", s."ORDER_SEQ", s."AMOUNT");
+-- 8. state: forget the old high-water mark if the batch has rows
+DELETE FROM "ANALYTICS"."IDEMC_STATE" WHERE job_name = 'orders_by_seq' AND EXISTS (SELECT 1 FROM "ORDERS_BY_SEQ__IDEMC_STAGE" WHERE "ORDER_SEQ" IS NOT NULL);
+-- 9. state: record the batch's maximum order_seq
+INSERT INTO "ANALYTICS"."IDEMC_STATE" (job_name, high_water, run_id, updated_at)
+SELECT 'orders_by_seq', CAST(max("ORDER_SEQ") AS VARCHAR), 'r1', NULL FROM "ORDERS_BY_SEQ__IDEMC_STAGE" HAVING max("ORDER_SEQ") IS NOT NULL;
+-- 10. audit_finish: record success with the row count, in the write's transaction
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ORDERS_BY_SEQ__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'orders_by_seq' AND partition_key = '';
+-- 11. commit
+COMMIT;
+-- 12. cleanup: drop the batch
+DROP TABLE IF EXISTS "ORDERS_BY_SEQ__IDEMC_STAGE";
+-- 13. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

@@ -1,0 +1,47 @@
+-- unit orders_by_seq  partition -  (incremental merge)
+-- 1. prepare: the destination, an empty Delta table, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`orders_by_seq` USING DELTA AS
+SELECT * FROM (
+SELECT order_id, order_seq, amount
+FROM `raw`.`orders`
+WHERE order_seq > 41 AND order_seq <= 9223372036854775807
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_by_seq', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '45cec29b546c736c', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '2260ff1650b00b25124668c1', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'orders_by_seq' AND partition_key = '';
+-- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`orders_by_seq__idemc_stage_0c53fdac` USING DELTA AS
+SELECT order_id, order_seq, amount
+FROM `raw`.`orders`
+WHERE order_seq > 41 AND order_seq <= 9223372036854775807;
+-- 4. validate: refuse a batch that repeats a key before writing anything
+SELECT `order_id`, count(*) AS n FROM `analytics`.`orders_by_seq__idemc_stage_0c53fdac`
+GROUP BY `order_id`
+HAVING count(*) > 1
+LIMIT 5;
+-- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+SET spark.databricks.delta.write.txnAppId = idemc-7c7d588f;
+-- 6. publish
+SET spark.databricks.delta.write.txnVersion = 1;
+-- 7. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit
+MERGE INTO `analytics`.`orders_by_seq` AS t
+USING `analytics`.`orders_by_seq__idemc_stage_0c53fdac` AS s
+ON t.`order_id` <=> s.`order_id`
+WHEN MATCHED THEN UPDATE SET `order_seq` = s.`order_seq`, `amount` = s.`amount`
+WHEN NOT MATCHED THEN INSERT (`order_id`, `order_seq`, `amount`) VALUES (s.`order_id`, s.`order_seq`, s.`amount`);
+-- 8. cleanup: forget the idempotent-write id
+RESET spark.databricks.delta.write.txnAppId;
+-- 9. cleanup
+RESET spark.databricks.delta.write.txnVersion;
+-- 10. state: record the batch's maximum order_seq (an empty batch keeps the old mark)
+MERGE INTO `analytics`.`idemc_state` AS t
+USING (SELECT 'orders_by_seq' AS job_name, CAST(max(`order_seq`) AS STRING) AS high_water FROM `analytics`.`orders_by_seq__idemc_stage_0c53fdac` HAVING max(`order_seq`) IS NOT NULL) AS s
+ON t.job_name = s.job_name
+WHEN MATCHED THEN UPDATE SET high_water = s.high_water, run_id = 'r1', updated_at = NULL
+WHEN NOT MATCHED THEN INSERT (job_name, high_water, run_id, updated_at) VALUES (s.job_name, s.high_water, 'r1', NULL);
+-- 11. audit_finish: record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`orders_by_seq__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'orders_by_seq' AND partition_key = '';
+-- 12. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`orders_by_seq__idemc_stage_0c53fdac`;

@@ -1,0 +1,47 @@
+-- unit users_by_time  partition -  (incremental merge)
+-- 1. prepare: the destination, an empty Delta table, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`users_by_time` USING DELTA AS
+SELECT * FROM (
+SELECT user_id, name, updated_at
+FROM `raw`.`users`
+WHERE updated_at >= TIMESTAMP '2026-07-02 11:00:00' AND updated_at < TIMESTAMP '2026-07-03 05:55:00'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'users_by_time', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '521a7ae940f6e237', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'a17131175dede44997336c4d', 'r:r1'
+FROM `analytics`.`idemc_audit` WHERE job_name = 'users_by_time' AND partition_key = '';
+-- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`users_by_time__idemc_stage_0c53fdac` USING DELTA AS
+SELECT user_id, name, updated_at
+FROM `raw`.`users`
+WHERE updated_at >= TIMESTAMP '2026-07-02 11:00:00' AND updated_at < TIMESTAMP '2026-07-03 05:55:00';
+-- 4. validate: refuse a batch that repeats a key before writing anything
+SELECT `user_id`, count(*) AS n FROM `analytics`.`users_by_time__idemc_stage_0c53fdac`
+GROUP BY `user_id`
+HAVING count(*) > 1
+LIMIT 5;
+-- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+SET spark.databricks.delta.write.txnAppId = idemc-bc10b89e;
+-- 6. publish
+SET spark.databricks.delta.write.txnVersion = 1;
+-- 7. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit
+MERGE INTO `analytics`.`users_by_time` AS t
+USING `analytics`.`users_by_time__idemc_stage_0c53fdac` AS s
+ON t.`user_id` <=> s.`user_id`
+WHEN MATCHED THEN UPDATE SET `name` = s.`name`, `updated_at` = s.`updated_at`
+WHEN NOT MATCHED THEN INSERT (`user_id`, `name`, `updated_at`) VALUES (s.`user_id`, s.`name`, s.`updated_at`);
+-- 8. cleanup: forget the idempotent-write id
+RESET spark.databricks.delta.write.txnAppId;
+-- 9. cleanup
+RESET spark.databricks.delta.write.txnVersion;
+-- 10. state: record the batch's maximum updated_at (an empty batch keeps the old mark)
+MERGE INTO `analytics`.`idemc_state` AS t
+USING (SELECT 'users_by_time' AS job_name, CAST(max(`updated_at`) AS STRING) AS high_water FROM `analytics`.`users_by_time__idemc_stage_0c53fdac` HAVING max(`updated_at`) IS NOT NULL) AS s
+ON t.job_name = s.job_name
+WHEN MATCHED THEN UPDATE SET high_water = s.high_water, run_id = 'r1', updated_at = NULL
+WHEN NOT MATCHED THEN INSERT (job_name, high_water, run_id, updated_at) VALUES (s.job_name, s.high_water, 'r1', NULL);
+-- 11. audit_finish: record success with the row count
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`users_by_time__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+WHERE run_id = 'r1' AND job_name = 'users_by_time' AND partition_key = '';
+-- 12. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`users_by_time__idemc_stage_0c53fdac`;
