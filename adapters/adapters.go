@@ -91,6 +91,23 @@ func Register(a *Adapter) {
 	registry[a.Name] = a
 }
 
+// RegisterOpen adds the client to an engine whose dialect package
+// registered it: the dialect (pure SQL, for the compiler and its tests) and
+// the client (a driver, for the runner) live in separate packages, and the
+// engine package imports its dialect's, so the dialect registers first.
+func RegisterOpen(name string, open func(ctx context.Context, settings map[string]string) (Engine, error)) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	a, ok := registry[name]
+	switch {
+	case !ok:
+		panic(fmt.Sprintf("adapters: RegisterOpen(%q) before its dialect registered", name))
+	case a.Open != nil:
+		panic(fmt.Sprintf("adapters: RegisterOpen called twice for engine %q", name))
+	}
+	a.Open = open
+}
+
 // Lookup returns the adapter registered under name.
 func Lookup(name string) (*Adapter, bool) {
 	registryMu.RLock()

@@ -35,7 +35,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/idemc/idemc/adapters/duckdb"
+	_ "github.com/idemc/idemc/adapters/duckdb/dialect"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/internal/synth"

@@ -14,9 +14,9 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	_ "github.com/idemc/idemc/adapters/bigquery"
-	_ "github.com/idemc/idemc/adapters/duckdb"
+	_ "github.com/idemc/idemc/adapters/duckdb/dialect"
 	_ "github.com/idemc/idemc/adapters/mysql"
-	_ "github.com/idemc/idemc/adapters/postgres"
+	_ "github.com/idemc/idemc/adapters/postgres/dialect"
 	_ "github.com/idemc/idemc/adapters/snowflake"
 	_ "github.com/idemc/idemc/adapters/spark"
 	"github.com/idemc/idemc/adapters/sqlgen"

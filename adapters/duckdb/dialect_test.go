@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/duckdb/dialect"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
@@ -22,7 +23,7 @@ func TestSurrogateKeyMatchesSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	d := NewDialect()
+	d := dialect.NewDialect()
 	for _, tc := range []struct {
 		exprs []string
 		want  string
@@ -59,7 +60,7 @@ func TestRecipesRunTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	d := NewDialect()
+	d := dialect.NewDialect()
 	st := adapters.StateIn("main")
 	for _, q := range d.StateDDL(st) {
 		if _, err := s.Exec(ctx, q); err != nil {
@@ -111,7 +112,7 @@ func TestRecipesRunTwice(t *testing.T) {
 }
 
 func TestQuoting(t *testing.T) {
-	d := NewDialect()
+	d := dialect.NewDialect()
 	for _, tc := range []struct{ in, quoted, literal string }{
 		{`plain`, `"plain"`, `'plain'`},
 		{`has "quote"`, `"has ""quote"""`, `'has "quote"'`},

@@ -1,3 +1,6 @@
+// Package duckdb is the embedded default engine: DuckDB through
+// github.com/duckdb/duckdb-go/v2, no server and no credentials. Its SQL is
+// the pure package dialect.
 package duckdb
 
 import (
@@ -13,21 +16,17 @@ import (
 	"github.com/duckdb/duckdb-go/v2" // also registers the "duckdb" database/sql driver
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/duckdb/dialect"
 	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
-func init() {
-	adapters.Register(&adapters.Adapter{
-		Name: "duckdb", Dialect: NewDialect(), Capabilities: Capabilities, Open: Open,
-		Docs: "one transaction per unit (DDL included); the database file admits one writer process",
-	})
-}
+func init() { adapters.RegisterOpen("duckdb", Open) }
 
 // Engine is an open DuckDB database file.
 type Engine struct {
 	db *sql.DB
-	d  Dialect
+	d  dialect.Dialect
 }
 
 // Open opens (creating if needed) the database file named by settings["path"]
@@ -50,7 +49,7 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 		}
 		return nil, fmt.Errorf("duckdb: open %s: %w", path, err)
 	}
-	return &Engine{db: db, d: NewDialect()}, nil
+	return &Engine{db: db, d: dialect.NewDialect()}, nil
 }
 
 // open opens the file. A file another process is creating at this very
@@ -156,5 +155,3 @@ func (e *Engine) fillSeed(ctx context.Context, c *sql.Conn, r adapters.Relation,
 
 // Close releases the file lock.
 func (e *Engine) Close() error { return e.db.Close() }
-
-var _ adapters.Dialect = Dialect{}

@@ -1,3 +1,5 @@
+// Package postgres is the PostgreSQL engine (pgx v5); its SQL is the pure
+// package dialect.
 package postgres
 
 import (
@@ -12,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/postgres/dialect"
 	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
@@ -20,7 +23,7 @@ import (
 // statements, the native connection for COPY).
 type Engine struct {
 	db *sql.DB
-	d  Dialect
+	d  dialect.Dialect
 }
 
 // Open connects with settings["dsn"] (a libpq URL or key=value string).
@@ -43,7 +46,7 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 		db.Close()
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	return &Engine{db: db, d: NewDialect()}, nil
+	return &Engine{db: db, d: dialect.NewDialect()}, nil
 }
 
 // Session pins one connection.

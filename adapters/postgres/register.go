@@ -2,14 +2,6 @@ package postgres
 
 import "github.com/idemc/idemc/adapters"
 
-func init() {
-	adapters.Register(&adapters.Adapter{
-		Name: "postgres", Dialect: NewDialect(), Capabilities: Capabilities, Open: Open,
-		Docs: "one transaction per unit under pg_advisory_xact_lock; TRUNCATE + INSERT keeps grants",
-	})
-}
+func init() { adapters.RegisterOpen("postgres", Open) }
 
-var (
-	_ adapters.Dialect  = Dialect{}
-	_ adapters.RunLocks = (*Engine)(nil)
-)
+var _ adapters.RunLocks = (*Engine)(nil)

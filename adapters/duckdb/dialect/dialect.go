@@ -1,6 +1,6 @@
-// Package duckdb is the embedded default engine: DuckDB through
-// github.com/duckdb/duckdb-go/v2, no server and no credentials.
-package duckdb
+// Package dialect is DuckDB's SQL: pure, no driver, so that the compiler
+// and the goldens link none (the engine is adapters/duckdb).
+package dialect
 
 import (
 	"fmt"
@@ -116,3 +116,12 @@ func (d Dialect) EmptyQuery(rels []adapters.Relation) string {
 		"JOIN duckdb_tables() AS d ON d.schema_name = coalesce(nullif(r.s, ''), current_schema()) AND d.table_name = r.t\n" +
 		"WHERE d.estimated_size = 0"
 }
+
+func init() {
+	adapters.Register(&adapters.Adapter{
+		Name: "duckdb", Dialect: NewDialect(), Capabilities: Capabilities,
+		Docs: "one transaction per unit (DDL included); the database file admits one writer process",
+	})
+}
+
+var _ adapters.Dialect = Dialect{}

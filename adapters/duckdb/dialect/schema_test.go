@@ -1,4 +1,4 @@
-package duckdb
+package dialect
 
 import "testing"
 

@@ -1,5 +1,6 @@
-// Package postgres is the PostgreSQL engine (pgx v5).
-package postgres
+// Package dialect is PostgreSQL's SQL: pure, no driver, so that the
+// compiler and the goldens link none (the engine is adapters/postgres).
+package dialect
 
 import (
 	"fmt"
@@ -245,3 +246,12 @@ func auditIndexDDL(schema, table string) string {
   END IF;
 END $idemc$`, "'"+strings.ReplaceAll(index, "'", "''")+"'", table)
 }
+
+func init() {
+	adapters.Register(&adapters.Adapter{
+		Name: "postgres", Dialect: NewDialect(), Capabilities: Capabilities,
+		Docs: "one transaction per unit under pg_advisory_xact_lock; TRUNCATE + INSERT keeps grants",
+	})
+}
+
+var _ adapters.Dialect = Dialect{}
