@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/idemc/idemc/adapters"
@@ -35,33 +34,8 @@ func BenchmarkPartitionReplaceLive(b *testing.B) {
 	}
 	for _, eng := range engines {
 		b.Run(eng.name, func(b *testing.B) {
-			dsn := os.Getenv(eng.env)
-			if dsn == "" {
-				dsn = eng.dsn
-			}
-			ad, _ := adapters.Lookup(eng.name)
-			e, err := ad.Open(context.Background(), map[string]string{"dsn": dsn})
-			if err != nil {
-				b.Skipf("%s does not answer: %v", eng.name, err)
-			}
-			defer e.Close()
-			sess, err := e.Session(context.Background())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer sess.Close()
-			d := ad.Dialect
 			schema := "idemc_bench"
-			exec := func(q string) {
-				if _, err := sess.Exec(context.Background(), q); err != nil {
-					b.Fatalf("%v\n%s", err, q)
-				}
-			}
-			drop := "DROP SCHEMA IF EXISTS " + d.Quote(schema)
-			if eng.name == "postgres" {
-				drop += " CASCADE"
-			}
-			exec(drop)
+			d, dsn, exec := liveSchema(b, eng.name, eng.env, eng.dsn, schema)
 			exec("CREATE SCHEMA " + d.Quote(schema))
 			src := d.Qualify(adapters.Relation{Schema: schema, Name: "src"})
 			hand := d.Qualify(adapters.Relation{Schema: schema, Name: "hand"})
@@ -100,7 +74,42 @@ SELECT id, d, v, tag FROM ` + src + ` WHERE d >= {{ start }} AND d < {{ end }}`}
 					}
 				}
 			})
-			exec(strings.Replace(drop, "IF EXISTS", "IF EXISTS", 1))
 		})
 	}
+}
+
+// liveSchema connects a live benchmark to its server (skipping it when the
+// server does not answer) and gives it an empty schema, dropped when it
+// ends; exec runs a statement or fails the benchmark.
+func liveSchema(b *testing.B, engine, env, dsn, schema string) (adapters.Dialect, string, func(string)) {
+	if v := os.Getenv(env); v != "" {
+		dsn = v
+	}
+	ad, _ := adapters.Lookup(engine)
+	e, err := ad.Open(context.Background(), map[string]string{"dsn": dsn})
+	if err != nil {
+		b.Skipf("%s does not answer: %v", engine, err)
+	}
+	sess, err := e.Session(context.Background())
+	if err != nil {
+		e.Close()
+		b.Fatal(err)
+	}
+	d := ad.Dialect
+	exec := func(q string) {
+		if _, err := sess.Exec(context.Background(), q); err != nil {
+			b.Fatalf("%v\n%s", err, q)
+		}
+	}
+	drop := "DROP SCHEMA IF EXISTS " + d.Quote(schema)
+	if engine == "postgres" {
+		drop += " CASCADE"
+	}
+	exec(drop)
+	b.Cleanup(func() {
+		exec(drop)
+		sess.Close()
+		e.Close()
+	})
+	return d, dsn, exec
 }

@@ -1,7 +1,6 @@
 package runner_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,34 +27,8 @@ func BenchmarkUnitOverheadLive(b *testing.B) {
 	}
 	for _, eng := range engines {
 		b.Run(eng.name, func(b *testing.B) {
-			dsn := os.Getenv(eng.env)
-			if dsn == "" {
-				dsn = eng.dsn
-			}
-			ad, _ := adapters.Lookup(eng.name)
-			e, err := ad.Open(context.Background(), map[string]string{"dsn": dsn})
-			if err != nil {
-				b.Skipf("%s does not answer: %v", eng.name, err)
-			}
-			defer e.Close()
-			sess, err := e.Session(context.Background())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer sess.Close()
-			d := ad.Dialect
 			schema := "idemc_bench_units"
-			exec := func(q string) {
-				if _, err := sess.Exec(context.Background(), q); err != nil {
-					b.Fatalf("%v\n%s", err, q)
-				}
-			}
-			drop := "DROP SCHEMA IF EXISTS " + d.Quote(schema)
-			if eng.name == "postgres" {
-				drop += " CASCADE"
-			}
-			exec(drop)
-			defer exec(drop)
+			d, dsn, exec := liveSchema(b, eng.name, eng.env, eng.dsn, schema)
 			dir := writeProject(b, map[string]string{"daily": `/* idemc
 materialized = "incremental"
 partition_by = "d"
