@@ -70,6 +70,15 @@ type Adapter struct {
 	// Open connects to a target; settings are the target's resolved values
 	// (path, dsn, schema, …). Nil for compile-only engines.
 	Open func(ctx context.Context, settings map[string]string) (Engine, error)
+	// Secrets lists the secret values a target's resolved settings hold
+	// as the engine's client reads them (the password of the DSN, through
+	// the client's own DSN parser, or the whole DSN when it does not
+	// parse); the runner hides each from every message, with the
+	// password, token and private_key_path settings. Nil: none.
+	Secrets func(settings map[string]string) []string
+	// Where names where a target is for messages: host[:port] or a file,
+	// never a user or a password ("" unknown).
+	Where func(settings map[string]string) string
 	// Docs is one line for `idemc compile` and docs/engines.md on how the
 	// guarantees are kept on this engine.
 	Docs string
@@ -91,21 +100,29 @@ func Register(a *Adapter) {
 	registry[a.Name] = a
 }
 
-// RegisterOpen adds the client to an engine whose dialect package
+// Client is the connection side of an engine (Adapter's Open, Secrets
+// and Where), registered by its engine package.
+type Client struct {
+	Open    func(ctx context.Context, settings map[string]string) (Engine, error)
+	Secrets func(settings map[string]string) []string
+	Where   func(settings map[string]string) string
+}
+
+// RegisterClient adds the client to an engine whose dialect package
 // registered it: the dialect (pure SQL, for the compiler and its tests) and
 // the client (a driver, for the runner) live in separate packages, and the
 // engine package imports its dialect's, so the dialect registers first.
-func RegisterOpen(name string, open func(ctx context.Context, settings map[string]string) (Engine, error)) {
+func RegisterClient(name string, c Client) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
 	a, ok := registry[name]
 	switch {
 	case !ok:
-		panic(fmt.Sprintf("adapters: RegisterOpen(%q) before its dialect registered", name))
+		panic(fmt.Sprintf("adapters: RegisterClient(%q) before its dialect registered", name))
 	case a.Open != nil:
-		panic(fmt.Sprintf("adapters: RegisterOpen called twice for engine %q", name))
+		panic(fmt.Sprintf("adapters: RegisterClient called twice for engine %q", name))
 	}
-	a.Open = open
+	a.Open, a.Secrets, a.Where = c.Open, c.Secrets, c.Where
 }
 
 // Lookup returns the adapter registered under name.

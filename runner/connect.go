@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -57,7 +56,7 @@ func Connect(ctx context.Context, p *project.Project, target string) (adapters.E
 	}
 	e, err := ad.Open(ctx, settings)
 	if err != nil {
-		msg := redact(err.Error(), settings)
+		msg := redact(err.Error(), settings, ad)
 		if errors.Is(err, adapters.ErrLocked) {
 			return nil, nil, &ErrTarget{fmt.Sprintf("target %q is %s: %s", target, adapters.ErrLocked, msg)}
 		}
@@ -66,12 +65,13 @@ func Connect(ctx context.Context, p *project.Project, target string) (adapters.E
 	return e, ad, nil
 }
 
-// redact removes secrets from a message: the password, token and key
-// path settings, the password of the DSN, and every fragment of them a
-// driver may quote after cutting a malformed DSN at '@', ':' or a space.
-func redact(msg string, settings map[string]string) string {
-	msg = strings.ReplaceAll(msg, settings["dsn"], project.Redact(settings["dsn"]))
-	for _, secret := range secretsOf(settings) {
+// redact removes a target's secrets from a message: the password, token
+// and key path settings and what the engine's client finds secret in them
+// (Adapter.Secrets: the DSN's password through the client's own parser),
+// with every fragment of them a driver may quote after cutting a malformed
+// DSN at '@', ':' or a space.
+func redact(msg string, settings map[string]string, ad *adapters.Adapter) string {
+	for _, secret := range secretsOf(settings, ad) {
 		msg = strings.ReplaceAll(msg, secret, "xxxxx")
 	}
 	return msg
@@ -79,15 +79,15 @@ func redact(msg string, settings map[string]string) string {
 
 // secretsOf lists the secret strings of a target's settings, longest first,
 // with their fragments of four characters or more.
-func secretsOf(settings map[string]string) []string {
+func secretsOf(settings map[string]string, ad *adapters.Adapter) []string {
 	var whole []string
 	for _, k := range []string{"password", "token", "private_key_path"} {
 		if v := settings[k]; v != "" {
 			whole = append(whole, v)
 		}
 	}
-	if pw := dsnPassword(settings["dsn"]); pw != "" {
-		whole = append(whole, pw)
+	if ad != nil && ad.Secrets != nil {
+		whole = append(whole, ad.Secrets(settings)...)
 	}
 	seen := map[string]bool{}
 	var out []string
@@ -103,51 +103,3 @@ func secretsOf(settings map[string]string) []string {
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out
 }
-
-// dsnPassword finds the password in a URL DSN (user:pass@host, taking the
-// last '@' of the authority, so a password holding '@' is found whole), a
-// key=value DSN (password=… up to the next key) or a MySQL DSN
-// (user:pass@tcp(…)).
-func dsnPassword(dsn string) string {
-	if dsn == "" {
-		return ""
-	}
-	if i := strings.Index(dsn, "://"); i >= 0 {
-		// password=… in the query: everything after it may be the secret
-		// (an '&' inside it ends the parameter for the parser).
-		if q := strings.IndexByte(dsn, '?'); q >= 0 {
-			if k := strings.Index(strings.ToLower(dsn[q:]), "password="); k >= 0 {
-				return dsn[q+k+len("password="):]
-			}
-		}
-		auth := dsn[i+3:]
-		if j := strings.IndexAny(auth, "/?"); j >= 0 && strings.LastIndexByte(auth[:j], '@') >= 0 {
-			auth = auth[:j]
-		}
-		at := strings.LastIndexByte(auth, '@')
-		if at < 0 {
-			return ""
-		}
-		if _, pw, ok := strings.Cut(auth[:at], ":"); ok {
-			return pw
-		}
-		return ""
-	}
-	if m := kvPassword.FindStringSubmatch(dsn); m != nil {
-		return strings.Trim(m[1], "'")
-	}
-	if at := strings.LastIndex(dsn, "@tcp("); at >= 0 {
-		if _, pw, ok := strings.Cut(dsn[:at], ":"); ok {
-			return pw
-		}
-	}
-	if at := strings.LastIndexByte(dsn, '@'); at >= 0 {
-		if _, pw, ok := strings.Cut(dsn[:at], ":"); ok {
-			return pw
-		}
-	}
-	return ""
-}
-
-// kvPassword matches password=… in a key=value DSN, up to the next key.
-var kvPassword = regexp.MustCompile(`(?i)password\s*=\s*('(?:[^'\\]|\\.|'')*'|.*?)(?:\s+\w+\s*=|$)`)

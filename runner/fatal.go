@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/adapters"
 )
 
 // An engine error that no later unit can escape: the disk is full, the
@@ -92,8 +92,9 @@ func (r *run) explainFatal(ur *UnitResult, kind fatalKind) string {
 	return fmt.Sprintf("%s; the connection to target %s was lost while running model %s; once the target is reachable, run \"idemc retry\" to finish the run (it reruns what is not done)", ur.Error, where, ur.Model)
 }
 
-// targetWhere names the run's target, its engine and where it is: the
-// host of the DSN (never the user or password) or the database path.
+// targetWhere names the run's target, its engine and where it is, as the
+// engine's client reads its settings (Adapter.Where: the DSN's host, never
+// the user or password, or the database file).
 func (r *run) targetWhere() string {
 	name := r.o.Compile.Target
 	if name == "" {
@@ -104,48 +105,14 @@ func (r *run) targetWhere() string {
 		return fmt.Sprintf("%q", name)
 	}
 	settings, _ := t.Resolve(os.LookupEnv)
-	at := settings["host"]
-	if dsn := settings["dsn"]; dsn != "" {
-		at = hostOf(dsn)
-	} else if p := settings["path"]; p != "" {
-		at = p
+	at := ""
+	if ad, ok := adapters.Lookup(t.Engine); ok && ad.Where != nil {
+		at = ad.Where(settings)
 	}
 	if at == "" {
 		return fmt.Sprintf("%q (%s)", name, t.Engine)
 	}
 	return fmt.Sprintf("%q (%s, %s)", name, t.Engine, at)
-}
-
-// hostOf returns the host[:port] of a URL, key=value or MySQL DSN, or the
-// redacted DSN when it names none.
-func hostOf(dsn string) string {
-	if i := strings.Index(dsn, "://"); i > 0 {
-		rest := dsn[i+3:]
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			rest = rest[at+1:]
-		}
-		if end := strings.IndexAny(rest, "/?"); end >= 0 {
-			rest = rest[:end]
-		}
-		return rest
-	}
-	if i := strings.Index(dsn, "("); i >= 0 && strings.Contains(dsn[:i], "@") {
-		if j := strings.IndexByte(dsn[i:], ')'); j > 0 {
-			return dsn[i+1 : i+j]
-		}
-	}
-	host, port := "", ""
-	for _, kv := range strings.Fields(dsn) {
-		if v, ok := strings.CutPrefix(kv, "host="); ok {
-			host = v
-		} else if v, ok := strings.CutPrefix(kv, "port="); ok {
-			port = ":" + v
-		}
-	}
-	if host != "" {
-		return host + port
-	}
-	return project.Redact(dsn)
 }
 
 // runFatal adds the cause and remedy to an error of the run itself (reading

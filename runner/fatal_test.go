@@ -40,21 +40,6 @@ func TestClassifyFatal(t *testing.T) {
 	}
 }
 
-func TestHostOf(t *testing.T) {
-	cases := []struct{ dsn, want string }{
-		{"postgres://idemc:s3cr@t@db.example:5432/w?sslmode=disable", "db.example:5432"},
-		{"postgres://db.example/w", "db.example"},
-		{"idemc:s3cret@tcp(127.0.0.1:3306)/w?parseTime=true", "127.0.0.1:3306"},
-		{"host=db.example port=5433 user=idemc password=s3cret dbname=w", "db.example:5433"},
-		{"user=idemc password=s3cret", "user=idemc password=xxxxx"},
-	}
-	for _, c := range cases {
-		if got := hostOf(c.dsn); got != c.want {
-			t.Errorf("hostOf(%q) = %q, want %q", c.dsn, got, c.want)
-		}
-	}
-}
-
 // TestRunFatal: an error of the run itself (not of a unit) caused by a lost
 // connection names the target and its host, never the password.
 func TestRunFatal(t *testing.T) {

@@ -62,7 +62,15 @@ func verifyLockID(p *project.Project, plan *compiler.Plan) string {
 	h := fnv.New64a()
 	if t := p.Targets[plan.Target]; t != nil {
 		settings, _ := t.Resolve(os.LookupEnv)
-		h.Write([]byte(t.Engine + "\x00" + project.Redact(settings["dsn"]) + "\x00" + t.Schema))
+		// The DSN without its secrets (however short): a changed password
+		// names the same database.
+		id := settings["dsn"]
+		if ad, ok := adapters.Lookup(t.Engine); ok && ad.Secrets != nil {
+			for _, s := range ad.Secrets(settings) {
+				id = strings.ReplaceAll(id, s, "")
+			}
+		}
+		h.Write([]byte(t.Engine + "\x00" + id + "\x00" + t.Schema))
 	}
 	return fmt.Sprintf("verify:%x", h.Sum64())
 }

@@ -1,6 +1,7 @@
 package bigquery
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,6 +27,10 @@ import (
 func init() {
 	adapters.Register(&adapters.Adapter{
 		Name: "bigquery", Dialect: NewDialect(), Capabilities: Capabilities, Open: Open,
+		// A credentials file is named by its path; the key stays in it.
+		Where: func(s map[string]string) string {
+			return "project " + cmp.Or(s["project"], s["database"])
+		},
 		Docs: "partition replace and merge as ONE script job (BEGIN TRANSACTION … ASSERT checks … audit … COMMIT TRANSACTION); insert_overwrite stages, checks, then writes table$PARTITION with WRITE_TRUNCATE; job ids derived from unit and attempt; labels carry the run id",
 	})
 }

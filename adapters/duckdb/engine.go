@@ -21,7 +21,14 @@ import (
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
-func init() { adapters.RegisterOpen("duckdb", Open) }
+func init() {
+	adapters.RegisterClient("duckdb", adapters.Client{Open: Open, Where: func(s map[string]string) string {
+		if p := s["path"]; p != "" && p != ":memory:" {
+			return p
+		}
+		return "in memory"
+	}})
+}
 
 // Engine is an open DuckDB database file.
 type Engine struct {

@@ -15,7 +15,7 @@ import (
 
 func init() {
 	adapters.Register(&adapters.Adapter{
-		Name: "mysql", Dialect: NewDialect(), Capabilities: Capabilities, Open: Open,
+		Name: "mysql", Dialect: NewDialect(), Capabilities: Capabilities, Open: Open, Secrets: secrets, Where: where,
 		Docs: "DDL before START TRANSACTION; partition replace, checks and audit in one InnoDB transaction under GET_LOCK; tables built aside and swapped with RENAME TABLE",
 	})
 }
@@ -177,4 +177,30 @@ var _ adapters.RunLocks = (*Engine)(nil)
 func (e *Engine) Retryable(err error) bool {
 	var me *gomysql.MySQLError
 	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
+}
+
+// secrets is the DSN's password as the MySQL driver reads it, or the whole
+// DSN when the driver cannot read it.
+func secrets(settings map[string]string) []string {
+	dsn := settings["dsn"]
+	if dsn == "" {
+		return nil
+	}
+	cfg, err := gomysql.ParseDSN(dsn)
+	if err != nil {
+		return []string{dsn}
+	}
+	if cfg.Passwd == "" {
+		return nil
+	}
+	return []string{cfg.Passwd}
+}
+
+// where is the DSN's address as the MySQL driver reads it.
+func where(settings map[string]string) string {
+	cfg, err := gomysql.ParseDSN(settings["dsn"])
+	if err != nil || settings["dsn"] == "" {
+		return ""
+	}
+	return cfg.Addr
 }

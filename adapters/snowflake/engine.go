@@ -1,6 +1,7 @@
 package snowflake
 
 import (
+	"cmp"
 	"context"
 	"crypto/rsa"
 	"crypto/x509"
@@ -24,7 +25,9 @@ import (
 func init() {
 	adapters.Register(&adapters.Adapter{
 		Name: "snowflake", Dialect: NewDialect(), Capabilities: Capabilities, Open: Open,
-		Docs: "DDL (destination, temporary stage) before BEGIN; delete/insert or MERGE, checks and audit in one transaction on one session; full rebuilds INSERT OVERWRITE inside it; QUERY_TAG = run id",
+		// Its secrets are the password, token and private_key_path settings.
+		Where: func(s map[string]string) string { return cmp.Or(s["host"], s["account"]) },
+		Docs:  "DDL (destination, temporary stage) before BEGIN; delete/insert or MERGE, checks and audit in one transaction on one session; full rebuilds INSERT OVERWRITE inside it; QUERY_TAG = run id",
 	})
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +24,7 @@ import (
 func init() {
 	adapters.Register(&adapters.Adapter{
 		Name: "spark", Dialect: NewDialect(), Capabilities: Capabilities, Open: Open,
+		Secrets: secrets, Where: where,
 		Docs: "Spark Connect on Delta: verify, then publish — the batch is staged in a Delta table and checked there, then published in one Delta commit (INSERT INTO … REPLACE WHERE, MERGE, CREATE OR REPLACE TABLE … AS) with an idempotent txnAppId",
 	})
 }
@@ -334,4 +337,36 @@ func (c *connectExecutor) query(ctx context.Context, q string) ([]string, []stri
 		out[i] = r.Values()
 	}
 	return cols, types, out, nil
+}
+
+// secrets is the token of the Spark Connect string as spark-connect-go
+// reads it (the token setting or a dsn's ;token=…), or the whole dsn when
+// it does not parse.
+func secrets(settings map[string]string) []string {
+	cs, err := Connection(settings)
+	if err != nil {
+		return nil
+	}
+	b, err := channel.NewBuilder(cs)
+	if err != nil {
+		return []string{cs}
+	}
+	if t := b.Token(); t != "" {
+		return []string{t, url.PathEscape(t)}
+	}
+	return nil
+}
+
+// where is the Spark Connect server's host and port (never the string,
+// which can carry the token).
+func where(settings map[string]string) string {
+	cs, err := Connection(settings)
+	if err != nil {
+		return ""
+	}
+	b, err := channel.NewBuilder(cs)
+	if err != nil {
+		return ""
+	}
+	return net.JoinHostPort(b.Host(), strconv.Itoa(b.Port()))
 }
