@@ -52,3 +52,30 @@ type RunLocks interface {
 	// RunAlive reports whether the run's lock is held by a live session.
 	RunAlive(ctx context.Context, runID string) (bool, error)
 }
+
+// ServerSessions is implemented by engines whose server lets one session
+// list and end the others (PostgreSQL, MySQL/MariaDB): the fault trials kill
+// an idemc process's server sessions mid-unit with it.
+type ServerSessions interface {
+	// Sessions lists the server's other sessions that m matches, read on s.
+	// PostgreSQL matches by application_name, MySQL/MariaDB by the client's
+	// TCP port (or, with no ports, by text in the running statement).
+	Sessions(ctx context.Context, s Session, m SessionMatch) ([]ServerSession, error)
+	// KillSession ends a session by its id; one already gone is no error.
+	KillSession(ctx context.Context, s Session, id string) error
+}
+
+// SessionMatch says which server sessions are a process's.
+type SessionMatch struct {
+	App   string       // the application_name the process connects with
+	Ports map[int]bool // the process's local TCP ports
+	Text  string       // text its statements contain (a schema name)
+}
+
+// ServerSession is one session on the server.
+type ServerSession struct {
+	ID     string
+	Active bool   // executing a statement now
+	InTx   bool   // inside a transaction
+	Query  string // the statement's start, when active
+}
