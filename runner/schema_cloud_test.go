@@ -224,3 +224,30 @@ func TestCloudColumnChangeThenFailedCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestAsideRecipeShapes: the copy-and-swap recipe of a column change per
+// engine. BigQuery: the copy (DDL), the script on it, the swap job, then a
+// second script for the audit row; its insert_overwrite and Spark have no
+// transaction: write the copy, swap, then the audit row. Snowflake: no
+// BEGIN before the copy (its DDL would commit it).
+func TestAsideRecipeShapes(t *testing.T) {
+	for _, c := range []struct {
+		engine, strategy, want string
+	}{
+		{"bigquery", "delete_insert", "audit_start schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish state commit cleanup"},
+		{"bigquery", "insert_overwrite", "audit_start schema schema schema stage validate check publish publish cleanup audit_finish cleanup cleanup"},
+		{"spark", "delete_insert", "audit_start schema schema schema stage validate check publish publish insert cleanup cleanup publish cleanup audit_finish cleanup cleanup"},
+		{"snowflake", "delete_insert", "audit_start schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish commit cleanup cleanup"},
+	} {
+		ad, _ := adapters.Lookup(c.engine)
+		r := &run{d: ad.Dialect, ad: ad}
+		w := cloudCases("INTEGER", "FLOAT")[0].write()
+		w.Strategy, w.Columns = c.strategy, []string{"id", "d", "amount", "note"}
+		aside := r.asideOf(w.Target, "__idemc_new")
+		alter := adapters.Step{Purpose: adapters.SchemaStep, SQL: r.d.AddColumn(aside, adapters.Column{Name: "note", Type: "STRING"})}
+		steps := r.asideSteps(ad.Dialect.(adapters.AsideBuilder), w, []adapters.Step{alter}, true)
+		if got := purposes(steps); got != c.want {
+			t.Errorf("%s %s:\n got %s\nwant %s", c.engine, c.strategy, got, c.want)
+		}
+	}
+}
