@@ -105,7 +105,10 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL
 		return nil, "", err
 	}
 	if err := r.alterColumns(ctx, ddl, w, mode, dest, diff); err != nil {
-		if len(diff.retyped) == 0 || !r.rebuildsAll(w) {
+		// (On a copy, values that do not cast already made the copy start
+		// empty: what failed here is not the data, and the destination
+		// must not be dropped before the swap.)
+		if len(diff.retyped) == 0 || !r.rebuildsAll(w) || ddl.aside {
 			return nil, "", err
 		}
 		// A full refresh rewrites every partition from the model's start:

@@ -25,7 +25,8 @@ type recorder struct {
 	dest, batch  []adapters.Column
 	failOn       string
 	script, inTx bool
-	failing      bool // a buffered ASSERT fails at COMMIT
+	failing      bool   // a buffered ASSERT fails at COMMIT
+	failExec     string // a statement containing it fails
 	ran          []string
 }
 
@@ -36,6 +37,9 @@ func (e *recorder) Exec(_ context.Context, q string) (int64, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.ran = append(e.ran, q)
+	if e.failExec != "" && strings.Contains(q, e.failExec) {
+		return 0, &checkFailure{"Access Denied: " + e.failExec}
+	}
 	switch strings.TrimSpace(q) {
 	case bigquery.BeginSQL:
 		e.inTx, e.failing = true, false
@@ -248,6 +252,27 @@ func TestAsideRecipeShapes(t *testing.T) {
 		steps := r.asideSteps(ad.Dialect.(adapters.AsideBuilder), w, []adapters.Step{alter}, true)
 		if got := purposes(steps); got != c.want {
 			t.Errorf("%s %s:\n got %s\nwant %s", c.engine, c.strategy, got, c.want)
+		}
+	}
+}
+
+// TestCloudRetypeTrialFails: when the scratch copy a retype is tried on
+// cannot be made (not the data: a permission), a full refresh fails the
+// unit; it used to drop the destination and recreate it before the swap.
+func TestCloudRetypeTrialFails(t *testing.T) {
+	c := cloudCases("INTEGER", "FLOAT")[5]
+	if c.name != "full refresh, a column retyped" {
+		t.Fatal(c.name)
+	}
+	e := &recorder{dest: c.dest, batch: c.batch, script: true, failExec: "__idemc_try`"}
+	w := c.write()
+	r, u := cloudRun(t, "bigquery", e, w, "sync_all_columns")
+	if ur := r.runUnit(context.Background(), u); ur.Status != "failed" || !strings.Contains(ur.Error, "Access Denied") {
+		t.Fatalf("status %s (%s), want failed with the copy's error", ur.Status, ur.Error)
+	}
+	for _, s := range e.ran {
+		if writesTo(s, r.d.Qualify(w.Target), "analytics.events") {
+			t.Fatalf("the destination was changed:\n%s", s)
 		}
 	}
 }
