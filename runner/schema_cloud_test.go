@@ -27,6 +27,8 @@ type recorder struct {
 	script, inTx bool
 	failing      bool   // a buffered ASSERT fails at COMMIT
 	failExec     string // a statement containing it fails
+	killAfter    string // after a statement containing it, every statement fails
+	killed       bool
 	ran          []string
 }
 
@@ -36,7 +38,11 @@ func (e *recorder) Close() error                                      { return n
 func (e *recorder) Exec(_ context.Context, q string) (int64, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.killed {
+		return 0, errKilled
+	}
 	e.ran = append(e.ran, q)
+	e.killed = e.killAfter != "" && strings.Contains(q, e.killAfter)
 	if e.failExec != "" && strings.Contains(q, e.failExec) {
 		return 0, &checkFailure{"Access Denied: " + e.failExec}
 	}
@@ -61,6 +67,9 @@ func (c *checkFailure) Error() string { return c.msg }
 func (e *recorder) Query(_ context.Context, q string, _ int) ([]string, [][]string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.killed {
+		return nil, nil, errKilled
+	}
 	e.ran = append(e.ran, q)
 	fails := e.failOn != "" && strings.Contains(q, e.failOn)
 	switch {
@@ -273,6 +282,30 @@ func TestCloudRetypeTrialFails(t *testing.T) {
 	for _, s := range e.ran {
 		if writesTo(s, r.d.Qualify(w.Target), "analytics.events") {
 			t.Fatalf("the destination was changed:\n%s", s)
+		}
+	}
+}
+
+// TestCloudKilledAfterSwap: a run killed right after the swap leaves the
+// new table and its running row; the next run, which finds the model's
+// columns in place, redoes the unit with its plain recipe (no copy).
+func TestCloudKilledAfterSwap(t *testing.T) {
+	for _, eng := range []struct{ name, swap string }{{"bigquery", "CLONE `analytics`.`events__idemc_new`"}, {"spark", "SELECT * FROM `analytics`.`events__idemc_new`"}} {
+		c := cloudCases("INTEGER", "FLOAT")[1] // drop a column
+		e := &recorder{dest: c.dest, batch: c.batch, script: eng.name == "bigquery", killAfter: eng.swap}
+		r, u := cloudRun(t, eng.name, e, c.write(), "sync_all_columns")
+		if ur := r.runUnit(context.Background(), u); ur.Status != "failed" || !e.killed {
+			t.Fatalf("%s: the kill after the swap did not happen (%s)", eng.name, ur.Status)
+		}
+		again := &recorder{dest: c.batch, batch: c.batch, script: eng.name == "bigquery"}
+		r, u = cloudRun(t, eng.name, again, c.write(), "sync_all_columns")
+		if ur := r.runUnit(context.Background(), u); ur.Status != "succeeded" {
+			t.Fatalf("%s: rerun %s (%s)", eng.name, ur.Status, ur.Error)
+		}
+		for _, q := range again.ran {
+			if strings.Contains(q, "__idemc_new") || strings.HasPrefix(q, "ALTER TABLE") {
+				t.Errorf("%s: the rerun changed columns again:\n%s", eng.name, q)
+			}
 		}
 	}
 }
