@@ -31,6 +31,7 @@ type snowCatalog struct {
 	n       int
 	cols    []adapters.Column
 	failOn  string // a check query containing it returns a failing row
+	refuse  string // a statement containing it fails (not a kill)
 }
 
 var errKilled = errors.New("the process was killed")
@@ -40,7 +41,7 @@ func (c *snowCatalog) Close() error                                      { retur
 
 var (
 	identRe  = `"ANALYTICS"\."([A-Z_]+)"`
-	stmtRes  = []*regexp.Regexp{regexp.MustCompile(`^(CREATE OR REPLACE VIEW|CREATE OR REPLACE TABLE|CREATE TABLE IF NOT EXISTS|DROP VIEW IF EXISTS|DROP TABLE IF EXISTS|INSERT OVERWRITE INTO|INSERT INTO|DELETE FROM|ALTER TABLE|ALTER VIEW) ` + identRe + `(.*)`)}
+	stmtRes  = []*regexp.Regexp{regexp.MustCompile(`^(CREATE OR REPLACE VIEW|CREATE OR REPLACE TABLE|CREATE TABLE IF NOT EXISTS|DROP VIEW IF EXISTS|DROP TABLE IF EXISTS|INSERT OVERWRITE INTO|INSERT INTO|DELETE FROM|ALTER TABLE|ALTER VIEW) (IF EXISTS )?` + identRe + `(.*)`)}
 	renameRe = regexp.MustCompile(`^ RENAME TO ` + identRe)
 	swapRe   = regexp.MustCompile(`^ SWAP WITH ` + identRe)
 )
@@ -51,8 +52,11 @@ func (c *snowCatalog) apply(q string) error {
 	if m == nil {
 		return nil // session settings, transactions, the audit and state tables
 	}
-	verb, name, rest := m[1], strings.ToLower(m[2]), m[3]
+	verb, name, rest := m[1], strings.ToLower(m[3]), m[4]
 	have := c.rels[name]
+	if m[2] != "" && have == "" {
+		return nil // ALTER … IF EXISTS of nothing
+	}
 	wrongKind := func(want string) error {
 		if have != "" && have != want {
 			return fmt.Errorf("SQL compilation error: Object found is of type '%s', not specified type '%s'", strings.ToUpper(have), strings.ToUpper(want))
@@ -114,6 +118,9 @@ func (c *snowCatalog) Exec(_ context.Context, q string) (int64, error) {
 	defer c.mu.Unlock()
 	if err := c.step(); err != nil {
 		return 0, err
+	}
+	if c.refuse != "" && strings.Contains(q, c.refuse) {
+		return 0, errors.New("SQL access control error: insufficient privileges")
 	}
 	return 1, c.apply(q)
 }
@@ -234,6 +241,13 @@ func TestSnowflakeKindSwitch(t *testing.T) {
 			if ur.Status != "succeeded" || c.state() != "events="+kindOf[to]+" idemc_audit=table" {
 				t.Errorf("%s → %s killed after statement %d of %d: the rerun %s (%s); relations %s", from, to, k, total, ur.Status, ur.Error, c.state())
 			}
+		}
+		// The second rename refused: the failed unit renames the old
+		// relation back, so the destination is never left missing.
+		refused := fresh()
+		refused.refuse = `"EVENTS__IDEMC_NEW" RENAME TO`
+		if ur := snowUnit(t, refused, to); ur.Status != "failed" || refused.state() != "events="+kindOf[from]+" idemc_audit=table" {
+			t.Errorf("%s → %s, second rename refused: %s; relations %s (want the old relation alone)", from, to, ur.Status, refused.state())
 		}
 		failing := fresh()
 		failing.failOn = `"ID" IS NULL`

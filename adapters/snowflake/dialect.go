@@ -294,13 +294,15 @@ func (d Dialect) SwapKind(dest, aside, old adapters.Relation, fromView, toView b
 	return []string{d.RenameRelation(dest, old, fromView), d.RenameRelation(aside, dest, toView)}
 }
 
-// RenameRelation is ALTER TABLE or ALTER VIEW … RENAME TO.
+// RenameRelation is ALTER TABLE or ALTER VIEW IF EXISTS … RENAME TO: the
+// runner's restore after a unit that failed before its swap finds nothing
+// to rename, which is no error.
 func (d Dialect) RenameRelation(from, to adapters.Relation, view bool) string {
 	kind := "TABLE"
 	if view {
 		kind = "VIEW"
 	}
-	return fmt.Sprintf("ALTER %s %s RENAME TO %s", kind, d.Qualify(from), d.Qualify(to))
+	return fmt.Sprintf("ALTER %s IF EXISTS %s RENAME TO %s", kind, d.Qualify(from), d.Qualify(to))
 }
 
 var _ adapters.KindSwapper = Dialect{}

@@ -322,7 +322,8 @@ var _ adapters.Dialect = Dialect{}
 
 // asideProps enables column mapping on the copies a column change works
 // on: Delta drops a column only from a table with column mapping (mode
-// name); the published table keeps its own properties.
+// name; docs.databricks.com/delta/column-mapping, error class
+// DELTA_UNSUPPORTED_DROP_COLUMN); the published table keeps its own.
 const asideProps = "TBLPROPERTIES ('delta.columnMapping.mode' = 'name')"
 
 // CopyTable copies the destination aside for a unit that changes its
