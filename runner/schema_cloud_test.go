@@ -212,7 +212,6 @@ func TestCloudColumnChangeThenFailedCheck(t *testing.T) {
 					if ur.Status != want {
 						t.Fatalf("status %s (%s), want %s; statements:\n%s", ur.Status, ur.Error, want, strings.Join(e.ran, ";\n"))
 					}
-					t.Logf("statements:\n%s", strings.Join(e.ran, ";\n"))
 					q, plain := r.d.Qualify(w.Target), "analytics."+w.Target.Name
 					var writes []int
 					lastCheck := -1
