@@ -8,7 +8,10 @@ import (
 	"github.com/idemc/idemc/adapters"
 )
 
-const tableRecreated = "column types changed: the table was recreated with the model's columns"
+const (
+	tableRecreated   = "column types changed: the table was recreated with the model's columns"
+	columnsRecreated = "columns changed: the table was recreated with the model's columns"
+)
 
 // schemaDiff is how a batch's columns differ from its destination's.
 type schemaDiff struct {
@@ -80,7 +83,10 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL
 	if w.FullRefresh || w.Materialized == adapters.Table {
 		// A rebuild takes the model's columns whatever the setting.
 		mode = "sync_all_columns"
-		if len(diff.retyped) > 0 && w.Window == nil && r.ad.Capabilities.ReplaceDefinition {
+		// Where DDL does not roll back (Spark), any change is made so: the
+		// one commit that replaces the rows replaces the definition.
+		replace := len(diff.retyped) > 0 || !r.ad.Capabilities.TransactionalDDL
+		if replace && w.Window == nil && r.ad.Capabilities.ReplaceDefinition {
 			// The unit owns the whole relation: its write replaces the
 			// definition with the rows, so a value the new type cannot
 			// hold does not matter and a failed check keeps the old table.
@@ -88,14 +94,21 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL
 			if w.Views, err = r.dependentViews(ctx, s, w.Target); err != nil {
 				return nil, "", err
 			}
-			return names, r.recreatedNote(tableRecreated, w.Views, nil), nil
+			note := tableRecreated
+			if len(diff.retyped) == 0 {
+				note = columnsRecreated
+			}
+			return names, r.recreatedNote(note, w.Views, nil), nil
 		}
 	}
 	if err := schemaRefusal(w.Model, mode, diff); err != nil {
 		return nil, "", err
 	}
 	if err := r.alterColumns(ctx, ddl, w, mode, dest, diff); err != nil {
-		if len(diff.retyped) == 0 || !r.rebuildsAll(w) {
+		// (On a copy, values that do not cast already made the copy start
+		// empty: what failed here is not the data, and the destination
+		// must not be dropped before the swap.)
+		if len(diff.retyped) == 0 || !r.rebuildsAll(w) || ddl.aside {
 			return nil, "", err
 		}
 		// A full refresh rewrites every partition from the model's start:

@@ -13,19 +13,20 @@ import (
 // which serializes the table's writers across runs, so the copy misses no
 // one's rows; the copy with the new columns (alters are the schema
 // statements for the destination); the write and its checks, in a
-// transaction on the copy; the atomic swap; then the watermark and the
-// audit row in a transaction of their own. A failure or a crash before the
-// swap leaves the destination as it was; a crash after it leaves the new
-// table and a running row, which the next run marks abandoned and redoes
-// (with nothing left to change).
+// transaction on the copy (or, on Spark, staged and checked, then
+// published to the copy); the atomic swap; then the watermark and the
+// audit row (in a transaction of their own). A failure or a crash before
+// the swap leaves the destination as it was; a crash after it leaves the
+// new table and a running row, which the next run marks abandoned and
+// redoes (with nothing left to change).
 func (r *run) asideSteps(ab adapters.AsideBuilder, w *adapters.Write, alters []adapters.Step, copyRows bool) []adapters.Step {
-	aside := r.asideOf(w.Target, "__idemc_new")
+	aside, old := r.asideOf(w.Target, "__idemc_new"), r.asideOf(w.Target, "__idemc_old")
 	var prelude []string
 	prelude = append(prelude, ab.CopyTable(aside, w.Target, copyRows)...)
 	for _, s := range alters {
 		prelude = append(prelude, s.SQL) // written for the copy (schemaDDL.target)
 	}
-	return r.swapSteps(ab, w, prelude, r.d.DropTable(r.asideOf(w.Target, "__idemc_old")))
+	return r.swapSteps(w, prelude, []string{ab.SwapTable(w.Target, aside, old)}, r.d.DropTable(old), "")
 }
 
 // asideOf names a relation beside rel (the copy, the previous table): the
@@ -38,22 +39,29 @@ func (r *run) asideOf(rel adapters.Relation, suffix string) adapters.Relation {
 }
 
 // swapSteps is asideSteps' recipe around prelude, the statements that make
-// the copy; dropOld drops the previous relation once swapped out.
-func (r *run) swapSteps(ab adapters.AsideBuilder, w *adapters.Write, prelude []string, dropOld string) []adapters.Step {
-	aside, old := r.asideOf(w.Target, "__idemc_new"), r.asideOf(w.Target, "__idemc_old")
+// the copy; publish puts the checked copy in the destination's place, and
+// dropOld drops the previous relation once swapped out (restore: see
+// swapSequence). A recipe with a
+// transaction publishes after its COMMIT and records the unit in a second
+// one; a recipe without (Spark, BigQuery's insert_overwrite) publishes
+// after its checks and its write to the copy, before its bookkeeping.
+func (r *run) swapSteps(w *adapters.Write, prelude, publish []string, dropOld, restore string) []adapters.Step {
+	aside := r.asideOf(w.Target, "__idemc_new")
 	wa := *w
 	wa.Target = aside
 	real, body := r.d.Recipe(w), r.d.Recipe(&wa)
 
-	var out, cleanup, unlock []adapters.Step
+	var out, unlock []adapters.Step
 	done := false
-	for _, s := range real {
+	for i, s := range real {
 		switch {
-		case s.Purpose == adapters.AuditStart, s.Purpose == adapters.Begin, s.Purpose == adapters.Lock:
+		case s.Purpose == adapters.AuditStart, s.Purpose == adapters.Lock:
 			out = append(out, s)
+		case s.Purpose == adapters.Begin && i+1 < len(real) && real[i+1].Purpose == adapters.Lock:
+			out = append(out, s) // the destination's lock needs it (a BEGIN alone would open BigQuery's script)
 		case s.Purpose == adapters.Commit:
 			done = true
-		case s.Purpose == adapters.Cleanup && done:
+		case s.Purpose == adapters.Cleanup && done && isRelease(real, s):
 			unlock = append(unlock, s) // the unit's session lock, released last
 		}
 	}
@@ -61,29 +69,43 @@ func (r *run) swapSteps(ab adapters.AsideBuilder, w *adapters.Write, prelude []s
 	for _, q := range prelude {
 		out = append(out, adapters.Step{Purpose: adapters.SchemaStep, Comment: "the new relation, aside: the write and its checks go to it", SQL: q})
 	}
+	swap, cleanup := swapSequence(publish, dropOld, restore)
+	toDest := func(s adapters.Step) adapters.Step {
+		// The bookkeeping counts the published rows: the copy's, now the destination's.
+		s.SQL = strings.ReplaceAll(s.SQL, r.d.Qualify(aside), r.d.Qualify(w.Target))
+		s.Count = strings.ReplaceAll(s.Count, r.d.Qualify(aside), r.d.Qualify(w.Target))
+		return s
+	}
+	tx := false
+	for _, s := range body {
+		tx = tx || s.Purpose == adapters.Commit
+	}
 	var begin adapters.Step
 	var final []adapters.Step // the watermark and the audit row, after the swap
-	committed := false
+	swapped := false
 	for _, s := range body {
+		bookkeeping := s.Purpose == adapters.StateStep || s.Purpose == adapters.AuditFinish
 		switch {
+		case s.Purpose == adapters.Prepare, s.Purpose == adapters.AuditStart, s.Purpose == adapters.Lock:
+		case s.Purpose == adapters.Cleanup && isRelease(body, s):
+			// the lock of the copy's name: the unit holds the destination's
+		case !tx && bookkeeping:
+			if !swapped {
+				out, swapped = append(out, swap...), true
+			}
+			out = append(out, toDest(s))
+		case !tx:
+			out = append(out, s) // in order: Spark's idempotent-write settings are reset before the swap
 		case s.Purpose == adapters.Begin:
 			begin = s
 			out = append(out, s)
-		case s.Purpose == adapters.Prepare, s.Purpose == adapters.AuditStart, s.Purpose == adapters.Lock:
-		case s.Purpose == adapters.StateStep:
-			final = append(final, s)
-		case s.Purpose == adapters.AuditFinish:
-			s.Count = strings.ReplaceAll(s.Count, r.d.Qualify(aside), r.d.Qualify(w.Target))
-			final = append(final, s)
-		case s.Purpose == adapters.Cleanup && !committed:
-			cleanup = append(cleanup, s) // the stage, read by the watermark step
+		case bookkeeping:
+			final = append(final, toDest(s))
 		case s.Purpose == adapters.Cleanup:
-			// the lock of the copy's name: the unit holds the destination's
+			cleanup = append(cleanup, s) // the stage, read by the watermark step
 		case s.Purpose == adapters.Commit:
-			committed = true
 			out = append(out, s)
-			out = append(out, adapters.Step{Purpose: adapters.Publish, Comment: "swap the checked copy in atomically", SQL: ab.SwapTable(w.Target, aside, old)})
-			out = append(out, adapters.Step{Purpose: adapters.Cleanup, Comment: "drop the previous relation", SQL: dropOld})
+			out = append(out, swap...)
 			out = append(out, begin)
 			out = append(out, final...)
 			out = append(out, s)
@@ -91,17 +113,27 @@ func (r *run) swapSteps(ab adapters.AsideBuilder, w *adapters.Write, prelude []s
 			out = append(out, s)
 		}
 	}
-	cleanup = append(cleanup, adapters.Step{Purpose: adapters.Cleanup, Comment: "the copy, left by a failed unit", SQL: r.d.DropTable(aside)})
+	if !tx && !swapped {
+		out = append(out, swap...)
+	}
+	cleanup = append(cleanup, adapters.Step{Purpose: adapters.Cleanup, Comment: "the copy, left by a failed unit or replaced by the swap", SQL: r.d.DropTable(aside)})
 	return append(append(out, cleanup...), unlock...)
 }
 
 // kindSwapSteps replace a view by a table or a table by a view on an
 // engine whose DDL commits on its own: the new relation is built aside
 // (a view: created and checked; a table: created empty, written and
-// checked) and swapped in, so a failed unit keeps the old relation.
-func (r *run) kindSwapSteps(ab adapters.AsideBuilder, w *adapters.Write, dropOld string) []adapters.Step {
+// checked) and swapped in (adapters.KindSwapper), so a failed unit keeps
+// the old relation. fromView says the destination is a view now.
+func (r *run) kindSwapSteps(ks adapters.KindSwapper, w *adapters.Write, fromView bool, dropOld string) []adapters.Step {
 	aside, old := r.asideOf(w.Target, "__idemc_new"), r.asideOf(w.Target, "__idemc_old")
 	clear := []string{"DROP VIEW IF EXISTS " + r.d.Qualify(aside), r.d.DropTable(aside)}
+	publish := ks.SwapKind(w.Target, aside, old, fromView, w.Materialized == adapters.View)
+	restore := ""
+	if len(publish) > 1 {
+		restore = ks.RenameRelation(old, w.Target, fromView)
+	}
+	swap, undo := swapSequence(publish, dropOld, restore)
 	wa := *w
 	wa.Target = aside
 	if w.Materialized != adapters.View {
@@ -111,7 +143,7 @@ func (r *run) kindSwapSteps(ab adapters.AsideBuilder, w *adapters.Write, dropOld
 				prelude = append(prelude, s.SQL)
 			}
 		}
-		return r.swapSteps(ab, w, append(clear, prelude...), dropOld)
+		return r.swapSteps(w, append(clear, prelude...), publish, dropOld, restore)
 	}
 	out := []adapters.Step{{Purpose: adapters.SchemaStep, Comment: "a previous relation left by a run that died after its swap", SQL: dropOld}}
 	for _, q := range clear {
@@ -123,12 +155,29 @@ func (r *run) kindSwapSteps(ab adapters.AsideBuilder, w *adapters.Write, dropOld
 			s.Purpose, s.Comment = adapters.Stage, "the view, aside: its checks read it before the swap"
 			out = append(out, s)
 		case adapters.AuditFinish:
-			out = append(out,
-				adapters.Step{Purpose: adapters.Publish, Comment: "swap the checked view in atomically", SQL: ab.SwapTable(w.Target, aside, old)},
-				adapters.Step{Purpose: adapters.Cleanup, Comment: "drop the previous table", SQL: dropOld}, s)
+			out = append(append(out, swap...), s)
 		default:
 			out = append(out, s)
 		}
 	}
+	out = append(out, undo...)
 	return append(out, adapters.Step{Purpose: adapters.Cleanup, Comment: "the view, left by a failed unit", SQL: clear[0]})
+}
+
+// swapSequence is the publish statements, then the drop of the previous
+// relation, and the cleanup they need. A swap of several statements (two
+// renames, not atomic) drops the previous relation only once all ran —
+// not in a failed unit's cleanup, where it may be the only copy left — and
+// restore, a cleanup, renames it back when the unit failed between them
+// (it fails harmlessly when there is nothing to restore).
+func swapSequence(publish []string, dropOld, restore string) (swap, cleanup []adapters.Step) {
+	for _, q := range publish {
+		swap = append(swap, adapters.Step{Purpose: adapters.Publish, Comment: "put the checked relation in the destination's place", SQL: q})
+	}
+	drop := adapters.Step{Purpose: adapters.Cleanup, Comment: "drop the previous relation", SQL: dropOld}
+	if restore != "" {
+		drop.Purpose = adapters.SchemaStep
+		cleanup = append(cleanup, adapters.Step{Purpose: adapters.Cleanup, Comment: "a unit that failed between the renames: put the previous relation back", SQL: restore})
+	}
+	return append(swap, drop), cleanup
 }

@@ -14,6 +14,12 @@ func (r *run) relationKind(ctx context.Context, s adapters.Session, rel adapters
 	if r.db == nil || !r.db.Exists(rel) {
 		return "", nil
 	}
+	return r.catalogKind(ctx, s, rel)
+}
+
+// catalogKind is relationKind asked of the catalog whatever the run found
+// when it started.
+func (r *run) catalogKind(ctx context.Context, s adapters.Session, rel adapters.Relation) (string, error) {
 	schema := rel.Schema
 	if schema == "" {
 		schema = r.db.defaultSchema
@@ -35,8 +41,17 @@ func (r *run) relationKind(ctx context.Context, s adapters.Session, rel adapters
 // changed materialization), and "" when the kinds agree.
 func (r *run) kindChange(ctx context.Context, s adapters.Session, w *adapters.Write) (string, error) {
 	have, err := r.relationKind(ctx, s, w.Target)
-	if err != nil || have == "" {
+	if err != nil {
 		return "", err
+	}
+	return r.kindChangeFrom(have, w), nil
+}
+
+// kindChangeFrom is kindChange for a destination of kind have ("view",
+// "table", or "" when there is none).
+func (r *run) kindChangeFrom(have string, w *adapters.Write) string {
+	if have == "" {
+		return ""
 	}
 	want := "table"
 	if w.Materialized == adapters.View {
@@ -44,12 +59,73 @@ func (r *run) kindChange(ctx context.Context, s adapters.Session, w *adapters.Wr
 	}
 	switch {
 	case have == want:
-		return "", nil
+		return ""
 	case have == "view":
-		return "DROP VIEW IF EXISTS " + r.d.Qualify(w.Target), nil
+		return "DROP VIEW IF EXISTS " + r.d.Qualify(w.Target)
 	default:
-		return r.d.DropTable(w.Target), nil
+		return r.d.DropTable(w.Target)
 	}
+}
+
+// destKind is the destination's kind on a KindSwapper dialect, after
+// repairing what a dead run left of a swap of several statements (one
+// statement cannot be left half done).
+func (r *run) destKind(ctx context.Context, s adapters.Session, ks adapters.KindSwapper, w *adapters.Write) (string, error) {
+	if len(ks.SwapKind(w.Target, w.Target, w.Target, false, true)) > 1 {
+		return r.repairKindSwap(ctx, s, ks, w)
+	}
+	return r.relationKind(ctx, s, w.Target)
+}
+
+// repairKindSwap finishes or undoes what a run that died inside a swap of
+// several statements (Snowflake's renames) left, and returns the
+// destination's kind then. A relation at the previous relation's name
+// (__idemc_old) with no destination is the previous relation renamed away:
+// it is renamed back, and the unit swaps again. With the destination
+// there, it is the previous relation swapped out: it is dropped. Either
+// way a rerun repairs a crash at any step; without a leftover this costs
+// no statement (the run listed the relations when it started).
+func (r *run) repairKindSwap(ctx context.Context, s adapters.Session, ks adapters.KindSwapper, w *adapters.Write) (string, error) {
+	// A leftover new relation is dropped as what it is: Snowflake refuses
+	// DROP VIEW of a table and DROP TABLE of a view, even with IF EXISTS.
+	if err := r.dropLeftover(ctx, s, r.asideOf(w.Target, "__idemc_new")); err != nil {
+		return "", err
+	}
+	old := r.asideOf(w.Target, "__idemc_old")
+	oldKind, err := r.relationKind(ctx, s, old)
+	if err != nil || oldKind == "" {
+		if err != nil {
+			return "", err
+		}
+		return r.relationKind(ctx, s, w.Target)
+	}
+	have, err := r.catalogKind(ctx, s, w.Target)
+	if err != nil {
+		return "", err
+	}
+	if have == "" {
+		if _, err := s.Exec(ctx, ks.RenameRelation(old, w.Target, oldKind == "view")); err != nil {
+			return "", fmt.Errorf("restoring %s, which a dead run renamed to %s: %w", r.d.Qualify(w.Target), r.d.Qualify(old), err)
+		}
+		return oldKind, nil
+	}
+	return have, r.dropLeftover(ctx, s, old)
+}
+
+// dropLeftover drops rel, a relation a dead run left, if the run found it.
+func (r *run) dropLeftover(ctx context.Context, s adapters.Session, rel adapters.Relation) error {
+	kind, err := r.relationKind(ctx, s, rel)
+	if err != nil || kind == "" {
+		return err
+	}
+	drop := r.d.DropTable(rel)
+	if kind == "view" {
+		drop = "DROP VIEW IF EXISTS " + r.d.Qualify(rel)
+	}
+	if _, err := s.Exec(ctx, drop); err != nil {
+		return fmt.Errorf("dropping %s, left by a dead run: %w", r.d.Qualify(rel), err)
+	}
+	return nil
 }
 
 // replaceKind puts the new relation in the old one's place inside the

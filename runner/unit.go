@@ -166,19 +166,19 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.U
 		if done, i, ue := r.replaceIfKindChanged(ctx, sess, ddl, w, steps); done || ue != nil {
 			return spliceSchema(r.d.Recipe(w), i, ddl.steps), i, ue == nil, ue
 		}
-	} else if ab, ok := r.d.(adapters.AsideBuilder); ok && w.Materialized != adapters.Table {
-		// (A table is always built aside and swapped in on these engines.)
-		drop, err := r.kindChange(ctx, sess, w)
+	} else if ks, ok := r.d.(adapters.KindSwapper); ok && (w.Materialized != adapters.Table || r.ad.Capabilities.TableInPlace) {
+		// (MySQL builds every table aside and swaps it in anyway.)
+		have, err := r.destKind(ctx, sess, ks, w)
 		if err != nil {
 			return steps, 0, false, &unitError{step: 1, purp: adapters.SchemaStep, err: err}
 		}
-		if drop != "" {
+		if drop := r.kindChangeFrom(have, w); drop != "" {
 			old := r.asideOf(w.Target, "__idemc_old")
 			dropOld := r.d.DropTable(old)
-			if strings.HasPrefix(drop, "DROP VIEW") {
+			if have == "view" {
 				dropOld = "DROP VIEW IF EXISTS " + r.d.Qualify(old)
 			}
-			return r.kindSwapSteps(ab, w, dropOld), 0, true, nil
+			return r.kindSwapSteps(ks, w, have == "view", dropOld), 0, true, nil
 		}
 	}
 	i := 0

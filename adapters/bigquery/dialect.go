@@ -481,3 +481,30 @@ func plainName(r adapters.Relation) string {
 }
 
 var _ adapters.Dialect = Dialect{}
+
+// CopyTable copies the destination aside for a unit that changes its
+// columns: a table clone (CREATE TABLE … CLONE: a writable copy billed
+// only for what changes), or, empty, CREATE TABLE … LIKE, which keeps the
+// partitioning, clustering and options. Both are DDL, outside the script
+// (BigQuery refuses DDL on permanent tables inside a transaction:
+// cloud.google.com/bigquery/docs/transactions, "Statements supported").
+func (d Dialect) CopyTable(aside, dest adapters.Relation, rows bool) []string {
+	how := "LIKE"
+	if rows {
+		how = "CLONE"
+	}
+	return []string{fmt.Sprintf("CREATE OR REPLACE TABLE %s %s %s", d.Qualify(aside), how, d.Qualify(dest))}
+}
+
+// SwapTable replaces the destination by the checked copy in one DDL job
+// (CREATE OR REPLACE TABLE … CLONE replaces schema and rows together, or
+// fails and leaves the table: a table copy's truncate or create "occur as
+// one atomic update upon job completion" (JobConfigurationTableCopy), and
+// a clone may overwrite an existing table (docs/table-clones-create); the
+// copy has the destination's partitioning, which CREATE OR REPLACE
+// requires). The copy is dropped after; old is not used.
+func (d Dialect) SwapTable(dest, aside, old adapters.Relation) string {
+	return Directive("job=swap") + fmt.Sprintf("CREATE OR REPLACE TABLE %s CLONE %s", d.Qualify(dest), d.Qualify(aside))
+}
+
+var _ adapters.AsideBuilder = Dialect{}

@@ -426,3 +426,72 @@ func TestSessionReadsAndDescribes(t *testing.T) {
 		t.Fatalf("DML outside a transaction reports its rows: %d %v", n, err)
 	}
 }
+
+// TestAsideSwapJobs: a unit that changes columns runs as the runner
+// composes it (runner/schema_aside.go): the copy is a DDL job, the script
+// writes and checks the copy, the swap is its own DDL job with a derived
+// id (never inside a script: BigQuery refuses DDL on permanent tables in a
+// transaction), and the audit row commits in a second script. A failing
+// ASSERT stops the unit before the swap job.
+func TestAsideSwapJobs(t *testing.T) {
+	d := NewDialect()
+	w := partitionWrite("delete_insert")
+	aside := w.Target
+	aside.Name += "__idemc_new"
+	wa := *w
+	wa.Target = aside
+	body := d.Recipe(&wa)
+	steps := []adapters.Step{body[0], {Purpose: adapters.SchemaStep, SQL: d.CopyTable(aside, w.Target, true)[0]},
+		{Purpose: adapters.SchemaStep, SQL: d.AddColumn(aside, adapters.Column{Name: "note", Type: "STRING"})}}
+	in := false
+	for _, s := range body {
+		in = in || s.Purpose == adapters.Begin
+		if in && s.Purpose != adapters.AuditFinish && s.Purpose != adapters.StateStep {
+			steps = append(steps, s)
+		}
+		if s.Purpose == adapters.Commit {
+			break
+		}
+	}
+	steps = append(steps, adapters.Step{Purpose: adapters.Publish, SQL: d.SwapTable(w.Target, aside, aside)},
+		adapters.Step{Purpose: adapters.Begin, SQL: BeginSQL}, d.AuditFinishStep(w, ""), adapters.Step{Purpose: adapters.Commit, SQL: CommitSQL},
+		adapters.Step{Purpose: adapters.Cleanup, SQL: d.DropTable(aside)})
+	for _, fail := range []bool{false, true} {
+		f := newFakeBigQuery(t)
+		if fail {
+			f.fail = func(sql string) string {
+				if strings.HasPrefix(sql, BeginSQL) && strings.Contains(sql, "ASSERT") {
+					return "idemc: check unique(event_key) failed at [9:1]"
+				}
+				return ""
+			}
+		}
+		s, _ := f.engine(t, "EU").Session(context.Background())
+		err := runUnit(t, s, steps)
+		var got []string
+		for _, j := range f.submitted() {
+			q := stripDirective(j.SQL)
+			switch {
+			case strings.HasPrefix(q, "CREATE OR REPLACE TABLE `analytics`.`events_daily` CLONE"):
+				got = append(got, "SWAP")
+				if !strings.Contains(j.ID, "_swap_") {
+					t.Errorf("the swap job needs a derived id, got %q", j.ID)
+				}
+			case strings.HasPrefix(q, BeginSQL):
+				if strings.Contains(q, "CLONE") || strings.Contains(q, "ALTER TABLE") {
+					t.Errorf("DDL inside a script:\n%s", q)
+				}
+				got = append(got, "SCRIPT")
+			default:
+				got = append(got, strings.Join(strings.Fields(q)[:2], " "))
+			}
+		}
+		want := "CREATE OR | ALTER TABLE | SCRIPT | SWAP | SCRIPT | DROP TABLE"
+		if fail {
+			want = "CREATE OR | ALTER TABLE | SCRIPT | DROP TABLE"
+		}
+		if strings.Join(got, " | ") != want || (err != nil) != fail {
+			t.Errorf("failing check %v: jobs %s (err %v), want %s", fail, strings.Join(got, " | "), err, want)
+		}
+	}
+}

@@ -260,3 +260,15 @@ func (d Dialect) AuditMigrations(s adapters.State, have []adapters.Column) []str
 	}
 	return out
 }
+
+// SwapKind is the same one RENAME TABLE: MySQL renames views with it too.
+func (d Dialect) SwapKind(dest, aside, old adapters.Relation, fromView, toView bool) []string {
+	return []string{d.SwapTable(dest, aside, old)}
+}
+
+// RenameRelation renames a table or a view (RENAME TABLE takes both).
+func (d Dialect) RenameRelation(from, to adapters.Relation, view bool) string {
+	return fmt.Sprintf("RENAME TABLE %s TO %s", d.Qualify(from), d.Qualify(to))
+}
+
+var _ adapters.KindSwapper = Dialect{}

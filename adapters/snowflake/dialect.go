@@ -284,3 +284,25 @@ func (d Dialect) SwapTable(dest, aside, old adapters.Relation) string {
 }
 
 var _ adapters.AsideBuilder = Dialect{}
+
+// SwapKind puts a view in a table's place or a table in a view's: SWAP
+// WITH takes tables only and CREATE OR REPLACE cannot replace an object of
+// another kind, so the destination is renamed to old, then the checked
+// new relation to the destination (two metadata operations, not one: the
+// runner restores a destination a dead run left at old, and drops old).
+func (d Dialect) SwapKind(dest, aside, old adapters.Relation, fromView, toView bool) []string {
+	return []string{d.RenameRelation(dest, old, fromView), d.RenameRelation(aside, dest, toView)}
+}
+
+// RenameRelation is ALTER TABLE or ALTER VIEW IF EXISTS … RENAME TO: the
+// runner's restore after a unit that failed before its swap finds nothing
+// to rename, which is no error.
+func (d Dialect) RenameRelation(from, to adapters.Relation, view bool) string {
+	kind := "TABLE"
+	if view {
+		kind = "VIEW"
+	}
+	return fmt.Sprintf("ALTER %s IF EXISTS %s RENAME TO %s", kind, d.Qualify(from), d.Qualify(to))
+}
+
+var _ adapters.KindSwapper = Dialect{}

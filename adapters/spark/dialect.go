@@ -58,9 +58,10 @@ var typeFamilies = map[string][]string{
 // RetypeColumns rewrites the Delta table from itself with the changed
 // columns cast (Delta's ALTER COLUMN cannot change a type): one Delta
 // commit, so a value that cannot be cast leaves the table as it was, and
-// its history keeps the old version.
+// its history keeps the old version. The runner retypes the unit's copy
+// (CopyTable), whose column mapping it keeps for the drops that follow.
 func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) []string {
-	return []string{fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\n%s", d.Qualify(w.Target), d.RewriteSelect(w, cols, changes))}
+	return []string{fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA %s AS\n%s", d.Qualify(w.Target), asideProps, d.RewriteSelect(w, cols, changes))}
 }
 
 // Capabilities of Spark / Databricks on Delta.
@@ -318,3 +319,29 @@ func (d Dialect) SeedInsert(r adapters.Relation, t *seed.Table, start, end int) 
 }
 
 var _ adapters.Dialect = Dialect{}
+
+// asideProps enables column mapping on the copies a column change works
+// on: Delta drops a column only from a table with column mapping (mode
+// name; docs.databricks.com/delta/column-mapping, error class
+// DELTA_UNSUPPORTED_DROP_COLUMN); the published table keeps its own.
+const asideProps = "TBLPROPERTIES ('delta.columnMapping.mode' = 'name')"
+
+// CopyTable copies the destination aside for a unit that changes its
+// columns: a new Delta table with its rows (or none), one commit.
+func (d Dialect) CopyTable(aside, dest adapters.Relation, rows bool) []string {
+	q := fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA %s AS\nSELECT * FROM %s", d.Qualify(aside), asideProps, d.Qualify(dest))
+	if !rows {
+		q += " LIMIT 0"
+	}
+	return []string{q}
+}
+
+// SwapTable publishes the checked copy: CREATE OR REPLACE TABLE … AS is one
+// Delta commit that replaces the destination's schema and rows together
+// (its history keeps the previous version). The copy is dropped after; old
+// is not used.
+func (d Dialect) SwapTable(dest, aside, old adapters.Relation) string {
+	return fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\nSELECT * FROM %s", d.Qualify(dest), d.Qualify(aside))
+}
+
+var _ adapters.AsideBuilder = Dialect{}

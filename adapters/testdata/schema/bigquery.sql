@@ -13,6 +13,16 @@ ALTER TABLE `analytics`.`events` DROP COLUMN `old`;
 -- full refresh whose types cannot change in place: drop, then the prepare steps again
 DROP TABLE IF EXISTS `analytics`.`events`;
 
+-- column changes go to a copy of the destination, with its rows
+CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` CLONE `analytics`.`events`;
+
+-- or an empty copy (a full rebuild)
+CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` LIKE `analytics`.`events`;
+
+-- the checked copy replaces the destination
+/* idemc: job=swap */
+CREATE OR REPLACE TABLE `analytics`.`events` CLONE `analytics`.`events__idemc_new`;
+
 -- full refresh of an unpartitioned model whose column types changed (recreate in the write: false)
 -- [prepare] label this unit's jobs (run id, model, partition, attempt); job ids derive from them
 SET @@query_label = 'idemc_attempt:0,idemc_model:events,idemc_run:_run_id_';

@@ -1,5 +1,5 @@
 -- sync_all_columns: retype id INTEGER → LONG and amount LONG → STRING in place (rows kept)
-CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA AS
+CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name') AS
 SELECT CAST(`id` AS LONG) AS `id`, `d`, CAST(`amount` AS STRING) AS `amount`
 FROM `analytics`.`events`;
 
@@ -11,6 +11,18 @@ ALTER TABLE `analytics`.`events` DROP COLUMN `old`;
 
 -- full refresh whose types cannot change in place: drop, then the prepare steps again
 DROP TABLE IF EXISTS `analytics`.`events`;
+
+-- column changes go to a copy of the destination, with its rows
+CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name') AS
+SELECT * FROM `analytics`.`events`;
+
+-- or an empty copy (a full rebuild)
+CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name') AS
+SELECT * FROM `analytics`.`events` LIMIT 0;
+
+-- the checked copy replaces the destination
+CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA AS
+SELECT * FROM `analytics`.`events__idemc_new`;
 
 -- full refresh of an unpartitioned model whose column types changed (recreate in the write: true)
 -- [prepare] the destination, an empty Delta table, if it does not exist yet
