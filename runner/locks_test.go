@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/adapters/mysql"
+	mysqldialect "github.com/idemc/idemc/adapters/mysql/dialect"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
 )
@@ -102,7 +102,7 @@ func lockRun(t *testing.T, srv *lockServer) (*run, *compiler.Unit) {
 		State:  adapters.StateIn("s"), Checks: []*adapters.Check{{Name: "not_null(n)", Kind: "not_null", Severity: "error", Columns: []string{"n"}}}}
 	w.Audit = &adapters.AuditRow{}
 	u := &compiler.Unit{ID: "daily/2026-07-01", Model: "daily", Partition: "2026-07-01", Write: w}
-	r := &run{p: &project.Project{Root: t.TempDir()}, eng: &lockEngine{srv: srv}, ad: ad, d: mysql.NewDialect(),
+	r := &run{p: &project.Project{Root: t.TempDir()}, eng: &lockEngine{srv: srv}, ad: ad, d: mysqldialect.NewDialect(),
 		res: &Result{RunID: "20260701T000000.000Z-0000abcd"}, plan: &compiler.Plan{Target: "mysql", Nodes: map[string]*compiler.Node{}},
 		state: w.State, db: &dbState{attempts: map[[2]string]int64{}}, ddl: map[adapters.Relation]*sync.Mutex{}}
 	return r, u

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/adapters/mysql"
+	mysqldialect "github.com/idemc/idemc/adapters/mysql/dialect"
 )
 
 func purposes(steps []adapters.Step) string {
@@ -46,7 +46,7 @@ func TestSpliceSchema(t *testing.T) {
 // On MySQL a column change is written to a copy, checked, swapped in, and
 // only then recorded: nothing touches the destination before the swap.
 func TestAsideSteps(t *testing.T) {
-	d := mysql.NewDialect()
+	d := mysqldialect.NewDialect()
 	r := &run{d: d}
 	w := &adapters.Write{Model: "daily", Materialized: adapters.Incremental, Strategy: "delete_insert", PartitionBy: "d",
 		Target: adapters.Relation{Schema: "s", Name: "daily"}, Select: "SELECT 1", Columns: []string{"d", "y"},

@@ -9,21 +9,19 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/mysql/dialect"
 	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
 func init() {
-	adapters.Register(&adapters.Adapter{
-		Name: "mysql", Dialect: NewDialect(), Capabilities: Capabilities, Open: Open, Secrets: secrets, Where: where,
-		Docs: "DDL before START TRANSACTION; partition replace, checks and audit in one InnoDB transaction under GET_LOCK; tables built aside and swapped with RENAME TABLE",
-	})
+	adapters.RegisterClient("mysql", adapters.Client{Open: Open, Secrets: secrets, Where: where})
 }
 
 // Engine is a MySQL or MariaDB server.
 type Engine struct {
 	db *sql.DB
-	d  Dialect
+	d  dialect.Dialect
 }
 
 // Open connects with settings["dsn"] in go-sql-driver form
@@ -55,7 +53,7 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 		db.Close()
 		return nil, fmt.Errorf("mysql: %w", err)
 	}
-	return &Engine{db: db, d: NewDialect()}, nil
+	return &Engine{db: db, d: dialect.NewDialect()}, nil
 }
 
 // Session pins one connection (GET_LOCK and temporary tables live on it).
@@ -121,7 +119,7 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 // lockTable takes the table's GET_LOCK on c (the name a unit writing r
 // takes) and returns its release. NULL (an error) is not a lock.
 func (e *Engine) lockTable(ctx context.Context, c *sql.Conn, r adapters.Relation) (func(), error) {
-	name := e.d.lockName(&adapters.Write{Target: r})
+	name := e.d.LockName(&adapters.Write{Target: r})
 	var got sql.NullInt64
 	if err := c.QueryRowContext(ctx, "SELECT GET_LOCK(?, 600)", name).Scan(&got); err != nil {
 		return nil, fmt.Errorf("mysql: taking the lock %s: %w", name, err)

@@ -18,23 +18,21 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/seed"
+	"github.com/idemc/idemc/adapters/snowflake/dialect"
 	_ "github.com/idemc/idemc/adapters/snowflake/internal/nominicore" // before gosnowflake's init
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
 func init() {
-	adapters.Register(&adapters.Adapter{
-		Name: "snowflake", Dialect: NewDialect(), Capabilities: Capabilities, Open: Open,
+	adapters.RegisterClient("snowflake", adapters.Client{Open: Open,
 		// Its secrets are the password, token and private_key_path settings.
-		Where: func(s map[string]string) string { return cmp.Or(s["host"], s["account"]) },
-		Docs:  "DDL (destination, temporary stage) before BEGIN; delete/insert or MERGE, checks and audit in one transaction on one session; full rebuilds INSERT OVERWRITE inside it; QUERY_TAG = run id",
-	})
+		Where: func(s map[string]string) string { return cmp.Or(s["host"], s["account"]) }})
 }
 
 // Engine is a Snowflake account reached through gosnowflake.
 type Engine struct {
 	db *sql.DB
-	d  Dialect
+	d  dialect.Dialect
 }
 
 // Config turns a target's resolved settings into a gosnowflake
@@ -56,7 +54,7 @@ func Config(settings map[string]string) (*sf.Config, error) {
 			"QUERY_TAG":          ptr("idemc"),
 		},
 	}
-	if !simpleIdent(settings["schema"]) {
+	if !dialect.SimpleIdent(settings["schema"]) {
 		cfg.Schema = settings["schema"]
 	}
 	if p := settings["port"]; p != "" {
@@ -138,7 +136,7 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 		db.Close()
 		return nil, fmt.Errorf("snowflake: %w", err)
 	}
-	return &Engine{db: db, d: NewDialect()}, nil
+	return &Engine{db: db, d: dialect.NewDialect()}, nil
 }
 
 // Session pins one connection: one Snowflake session, so BEGIN … COMMIT,

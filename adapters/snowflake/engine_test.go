@@ -15,6 +15,7 @@ import (
 	sf "github.com/snowflakedb/gosnowflake"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/snowflake/dialect"
 )
 
 // runUnit executes a recipe on one session the way the runner does (DESIGN
@@ -27,7 +28,7 @@ func runUnit(t *testing.T, s adapters.Session, steps []adapters.Step) error {
 	inTx := false
 	fail := func(err error) error {
 		if inTx {
-			_, _ = s.Exec(ctx, NewDialect().Rollback())
+			_, _ = s.Exec(ctx, dialect.NewDialect().Rollback())
 		}
 		for _, st := range steps {
 			if st.Purpose == adapters.Cleanup {
@@ -164,7 +165,7 @@ func TestEnginePartitionReplaceOneSession(t *testing.T) {
 	_, s := openFake(t, f)
 	f.reset()
 	w := partitionWrite()
-	if err := runUnit(t, s, NewDialect().Recipe(w)); err != nil {
+	if err := runUnit(t, s, dialect.NewDialect().Recipe(w)); err != nil {
 		t.Fatal(err)
 	}
 	got := f.statements()
@@ -216,7 +217,7 @@ func TestEngineRollbackAfterFailingCheck(t *testing.T) {
 		return nil, nil, ""
 	}
 	f.reset()
-	err := runUnit(t, s, NewDialect().Recipe(partitionWrite()))
+	err := runUnit(t, s, dialect.NewDialect().Recipe(partitionWrite()))
 	if err == nil || !strings.Contains(err.Error(), "unique(event_key)") {
 		t.Fatalf("want the unique check to fail the unit, got %v", err)
 	}
@@ -244,7 +245,7 @@ func TestEngineMergeStagesBeforeBegin(t *testing.T) {
 		State:   partitionWrite().State,
 		Audit:   &adapters.AuditRow{RunID: "r9", Job: "dim_users", Attempt: 1},
 	}
-	if err := runUnit(t, s, NewDialect().Recipe(w)); err != nil {
+	if err := runUnit(t, s, dialect.NewDialect().Recipe(w)); err != nil {
 		t.Fatal(err)
 	}
 	got := f.statements()
@@ -271,7 +272,7 @@ func TestEngineFullRebuildInsertOverwrite(t *testing.T) {
 		State:  partitionWrite().State,
 		Audit:  &adapters.AuditRow{RunID: "r9", Job: "user_summary", Attempt: 1},
 	}
-	if err := runUnit(t, s, NewDialect().Recipe(w)); err != nil {
+	if err := runUnit(t, s, dialect.NewDialect().Recipe(w)); err != nil {
 		t.Fatal(err)
 	}
 	got := f.statements()

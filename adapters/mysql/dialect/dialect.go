@@ -1,9 +1,6 @@
-// Package mysql is the MySQL 8 / MariaDB 10.11 engine
-// (github.com/go-sql-driver/mysql). These servers commit implicitly on DDL,
-// so every auto-committing statement runs before START TRANSACTION and is
-// idempotent on its own; full rebuilds are built aside, checked, and
-// published with one atomic RENAME TABLE.
-package mysql
+// Package dialect is MySQL's and MariaDB's SQL: pure, no driver, so that
+// the compiler and the goldens link none (the engine is adapters/mysql).
+package dialect
 
 import (
 	"fmt"
@@ -70,7 +67,7 @@ func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
 
 // lockName is per table, not per partition: InnoDB's next-key locks make
 // concurrent partition replaces of one table deadlock, so they take turns.
-func (d Dialect) lockName(w *adapters.Write) string {
+func (d Dialect) LockName(w *adapters.Write) string {
 	key := "idemc:" + w.Target.Schema + "." + w.Target.Name
 	if len(key) > 64 { // GET_LOCK names are limited to 64 characters
 		key = key[:48] + fmt.Sprintf("#%x", hash(key))
@@ -116,11 +113,11 @@ func (d Dialect) hooks() sqlgen.Hooks {
 // lock takes the destination's session lock; the runner reads the result
 // (1 taken, 0 the wait timed out, NULL an error: not taken).
 func (d Dialect) lock(w *adapters.Write) string {
-	return fmt.Sprintf("SELECT GET_LOCK(%s, 600)", d.String(d.lockName(w)))
+	return fmt.Sprintf("SELECT GET_LOCK(%s, 600)", d.String(d.LockName(w)))
 }
 
 func (d Dialect) unlock(w *adapters.Write) string {
-	return fmt.Sprintf("SELECT RELEASE_LOCK(%s)", d.String(d.lockName(w)))
+	return fmt.Sprintf("SELECT RELEASE_LOCK(%s)", d.String(d.LockName(w)))
 }
 
 func (d Dialect) lockStep(w *adapters.Write, comment string) adapters.Step {
@@ -272,3 +269,10 @@ func (d Dialect) RenameRelation(from, to adapters.Relation, view bool) string {
 }
 
 var _ adapters.KindSwapper = Dialect{}
+
+func init() {
+	adapters.Register(&adapters.Adapter{
+		Name: "mysql", Dialect: NewDialect(), Capabilities: Capabilities,
+		Docs: "DDL before START TRANSACTION; partition replace, checks and audit in one InnoDB transaction under GET_LOCK; tables built aside and swapped with RENAME TABLE",
+	})
+}

@@ -1,10 +1,6 @@
-// Package snowflake is the Snowflake engine (github.com/snowflakedb/gosnowflake,
-// database/sql). Snowflake commits implicitly around DDL, so every
-// auto-committing statement of a unit (creating the destination, staging the
-// batch in a temporary table, dropping it) runs outside the write's
-// transaction; the write itself, its checks and the audit update are DML in
-// one BEGIN … COMMIT on one session.
-package snowflake
+// Package dialect is Snowflake's SQL: pure, no driver, so that the compiler
+// and the goldens link none (the engine is adapters/snowflake).
+package dialect
 
 import (
 	"encoding/json"
@@ -77,15 +73,15 @@ var Capabilities = adapters.Capabilities{
 // unquoted one, and every name is still quoted (safe for reserved words).
 // Any other name keeps its exact spelling.
 func quoteIdent(ident string) string {
-	if simpleIdent(ident) {
+	if SimpleIdent(ident) {
 		ident = strings.ToUpper(ident)
 	}
 	return `"` + strings.ReplaceAll(ident, `"`, `""`) + `"`
 }
 
-// simpleIdent reports whether Snowflake would accept ident unquoted
+// SimpleIdent reports whether Snowflake would accept ident unquoted
 // (letters, digits, _ and $, not starting with a digit or $).
-func simpleIdent(s string) bool {
+func SimpleIdent(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -248,7 +244,7 @@ func columnType(t string) string {
 // names created unquoted), a NUMBER with its precision and scale.
 func (d Dialect) ColumnsQuery(r adapters.Relation) string {
 	fold := func(s string) string {
-		if simpleIdent(s) {
+		if SimpleIdent(s) {
 			return strings.ToUpper(s)
 		}
 		return s
@@ -306,3 +302,10 @@ func (d Dialect) RenameRelation(from, to adapters.Relation, view bool) string {
 }
 
 var _ adapters.KindSwapper = Dialect{}
+
+func init() {
+	adapters.Register(&adapters.Adapter{
+		Name: "snowflake", Dialect: NewDialect(), Capabilities: Capabilities,
+		Docs: "DDL (destination, temporary stage) before BEGIN; delete/insert or MERGE, checks and audit in one transaction on one session; full rebuilds INSERT OVERWRITE inside it; QUERY_TAG = run id",
+	})
+}
