@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -148,14 +147,7 @@ func codeHash(c *compiled, r *render.Rendered, d adapters.Dialect) string {
 		return s.A + "." + s.B
 	})))
 	fmt.Fprintf(h, "\x00%s|%s|%s|%s|%v|%v|%v|%v|%s", c.cfg.Materialized, c.strategy, c.cfg.PartitionBy, c.gran, c.cfg.UniqueKey, c.cfg.MergeUpdateColumns, c.cfg.MergeExcludeColumns, c.cfg.Watermark, d.Name())
-	keys := make([]string, 0, len(c.cfg.Checks))
-	for k := range c.cfg.Checks {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(h, "|%s=%v", k, c.cfg.Checks[k].Value)
-	}
+	h.Write([]byte(c.cfg.ChecksText()))
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 

@@ -19,10 +19,9 @@ func (cc *compilation) connect() bool {
 			seedAt[node.Relation] = n
 		}
 	}
-	exprParser := analyze.NewParser()
 	for _, c := range cc.list {
 		cc.connectReads(c, seedAt)
-		c.checks = cc.buildChecks(c, exprParser)
+		c.checks = cc.checksOf(c)
 		for _, u := range c.extraUp {
 			if u != c.m.Name {
 				cc.plan.Graph.Connect(u, c.m.Name)

@@ -46,14 +46,11 @@ func (cc *compilation) addNodes() {
 	cc.models = map[string]*compiled{}
 	cc.list = make([]*compiled, len(p.Models))
 	for i, m := range p.Models {
-		c := &compiled{m: m, cfg: &m.Config}
+		c := &compiled{m: m, cfg: &m.Config, strategy: m.Strategy, gran: m.Granularity, start: m.FirstPartition}
 		c.rel = adapters.Relation{Schema: firstNonEmpty(m.Config.Schema, tgt.Schema), Name: firstNonEmpty(m.Config.Alias, m.Name)}
 		cc.list[i] = c
 		cc.models[m.Name] = c
 		plan.Graph.Add(m.Name)
-	}
-	for _, c := range cc.list {
-		validateModel(c, &cc.errs)
 	}
 	cc.names = make([]string, 0, len(plan.Nodes)+len(cc.models))
 	for n := range plan.Nodes {
@@ -91,5 +88,3 @@ func sortedNames[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
-
-func sortedKeys(m map[string]any) []string { return sortedNames(m) }

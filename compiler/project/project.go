@@ -84,6 +84,8 @@ type Model struct {
 	Config   ModelConfig
 	// HeaderLine maps a setting name to the line that set it (header or project.toml).
 	HeaderLine map[string]Pos
+	// Settled is filled at load once the model's settings read well.
+	Settled
 }
 
 // Pos is a position of a setting, for errors about its value.
@@ -458,6 +460,7 @@ func (p *Project) loadFiles(base *layer, folders []folderLayer, errs *diag.List)
 		p.Seeds = append(p.Seeds, p.loadSeed(rel, name, []byte(text), errs))
 	})
 	p.checkSeedTables(errs)
+	p.checkReads(files, errs)
 	sort.Slice(p.Models, func(i, j int) bool { return p.Models[i].Name < p.Models[j].Name })
 	sort.Slice(p.Seeds, func(i, j int) bool { return p.Seeds[i].Name < p.Seeds[j].Name })
 	sort.Slice(p.Macros, func(i, j int) bool { return p.Macros[i].Path < p.Macros[j].Path })
@@ -533,6 +536,10 @@ func parseModel(rel, text string, base *layer, folders []folderLayer) (*Model, e
 	}
 	if m.Config.Materialized == "" {
 		m.Config.Materialized = "view"
+	}
+	if len(errs) == 0 {
+		// Settings that failed to read would only add noise here.
+		m.settle(&errs)
 	}
 	return m, errs.Err()
 }
