@@ -95,22 +95,31 @@ func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) err
 	return nil
 }
 
+// analysisTime stands in for every date of the analysis rendering that a
+// model does not set: the window of a model without a start, as_of and
+// the watermarks. The lint rules read the SQL's shape, never its dates, so
+// any valid date does; a fixed one keeps findings (and goldens) the same
+// on every run, whatever the clock says.
+func analysisTime() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+
+// analysisLiteral is a date or timestamp literal the TiDB parser reads.
+func analysisLiteral(t time.Time, gran string) string {
+	if gran == "hour" {
+		return "TIMESTAMP '" + t.Format("2006-01-02 15:04:05") + "'"
+	}
+	return "DATE '" + t.Format("2006-01-02") + "'"
+}
+
 // analysisSQL is the rendering the lint rules read: refs and sources by
 // name, window bounds as literals, in the SQL the TiDB parser reads.
 func analysisSQL(c *compiled, r *render.Rendered) string {
 	start := c.start
 	if start.IsZero() {
-		start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		start = analysisTime()
 	}
 	gran := c.gran
 	if gran == "" {
 		gran = "day"
-	}
-	lit := func(t time.Time) string {
-		if gran == "hour" {
-			return "TIMESTAMP '" + t.Format("2006-01-02 15:04:05") + "'"
-		}
-		return "DATE '" + t.Format("2006-01-02") + "'"
 	}
 	return r.Expand(func(s *render.Slot) string {
 		switch s.Kind {
@@ -119,11 +128,11 @@ func analysisSQL(c *compiled, r *render.Rendered) string {
 		case render.Source:
 			return s.A + "." + s.B
 		case render.Start, render.Partition:
-			return lit(start)
+			return analysisLiteral(start, gran)
 		case render.End:
-			return lit(partition.Next(start, gran))
+			return analysisLiteral(partition.Next(start, gran), gran)
 		case render.AsOf, render.WatermarkStart, render.WatermarkEnd:
-			return "TIMESTAMP '2026-01-01 00:00:00'"
+			return analysisLiteral(analysisTime(), "hour")
 		case render.SurrogateKey:
 			return "md5(concat_ws('|', " + strings.Join(s.Exprs, ", ") + "))"
 		case render.This:

@@ -41,7 +41,7 @@ func (cc *compilation) expandInto(c *compiled, w *adapters.Window, x *expansion)
 	} else {
 		start, end = c.start, opts.AsOf
 		if start.IsZero() {
-			start = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+			start = beginningOfTime()
 		}
 	}
 	sql := c.tpl.Expand(func(s *render.Slot) string {
@@ -87,6 +87,10 @@ func (cc *compilation) expandInto(c *compiled, w *adapters.Window, x *expansion)
 	return trimSQL(sql)
 }
 
+// beginningOfTime is where a model without a start, or a watermark model
+// without a mark (its first run, a full refresh), starts reading.
+func beginningOfTime() time.Time { return time.Unix(0, 0).UTC() }
+
 // watermarkStart is the stored high-water mark minus overlap, or the
 // beginning of time on the first run and on a full refresh.
 func (c *compiled) watermarkStart(d adapters.Dialect, opts Options) string {
@@ -108,14 +112,14 @@ func (c *compiled) watermarkStart(d adapters.Dialect, opts Options) string {
 		return mark
 	}
 	if !ok {
-		return d.Timestamp(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC))
+		return d.Timestamp(beginningOfTime())
 	}
 	t, err := partition.ParseTime(strings.Replace(strings.TrimSuffix(mark, "+00"), " ", "T", 1))
 	if err != nil {
 		if t2, err2 := time.Parse("2006-01-02 15:04:05.999999999", mark); err2 == nil {
 			t = t2
 		} else {
-			return d.Timestamp(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC))
+			return d.Timestamp(beginningOfTime())
 		}
 	}
 	if wm.Overlap != "" {
