@@ -95,12 +95,21 @@ func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) err
 	return nil
 }
 
-// analysisTime stands in for every date of the analysis rendering that a
+// analysisDate stands in for every date of the analysis rendering that a
 // model does not set: the window of a model without a start, as_of and
 // the watermarks. The lint rules read the SQL's shape, never its dates, so
 // any valid date does; a fixed one keeps findings (and goldens) the same
 // on every run, whatever the clock says.
-func analysisTime() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+const analysisDate = "2026-01-01"
+
+// analysisTimestamp is analysisDate as the timestamp literal of as_of and
+// the watermarks (a constant: most models render one).
+const analysisTimestamp = "TIMESTAMP '" + analysisDate + " 00:00:00'"
+
+func analysisTime() time.Time {
+	t, _ := time.Parse(time.DateOnly, analysisDate)
+	return t
+}
 
 // analysisLiteral is a date or timestamp literal the TiDB parser reads.
 func analysisLiteral(t time.Time, gran string) string {
@@ -132,7 +141,7 @@ func analysisSQL(c *compiled, r *render.Rendered) string {
 		case render.End:
 			return analysisLiteral(partition.Next(start, gran), gran)
 		case render.AsOf, render.WatermarkStart, render.WatermarkEnd:
-			return analysisLiteral(analysisTime(), "hour")
+			return analysisTimestamp
 		case render.SurrogateKey:
 			return "md5(concat_ws('|', " + strings.Join(s.Exprs, ", ") + "))"
 		case render.This:
@@ -156,7 +165,7 @@ func codeHash(c *compiled, r *render.Rendered, d adapters.Dialect) string {
 		return s.A + "." + s.B
 	})))
 	fmt.Fprintf(h, "\x00%s|%s|%s|%s|%v|%v|%v|%v|%s", c.cfg.Materialized, c.strategy, c.cfg.PartitionBy, c.gran, c.cfg.UniqueKey, c.cfg.MergeUpdateColumns, c.cfg.MergeExcludeColumns, c.cfg.Watermark, d.Name())
-	h.Write([]byte(c.cfg.ChecksText()))
+	c.cfg.WriteChecks(h)
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 

@@ -11,7 +11,10 @@ import (
 // engine's checks: the relations they read are resolved for the target,
 // and those of models and seeds become upstream models of c.
 func (cc *compilation) checksOf(c *compiled) []*adapters.Check {
-	var out []*adapters.Check
+	if len(c.m.Checks) == 0 {
+		return nil
+	}
+	out := make([]*adapters.Check, 0, len(c.m.Checks))
 	for i := range c.m.Checks {
 		s := &c.m.Checks[i]
 		ck := &adapters.Check{Name: s.Name, Kind: s.Kind, Severity: s.Severity, Columns: s.Columns, Values: s.Values, MinRows: s.MinRows, Expr: s.Expr}

@@ -15,13 +15,13 @@ import (
 // each once.
 type expansion struct {
 	ctes []string
-	seen map[string]bool
+	seen map[string]bool // made on the first ephemeral: most queries inline none
 }
 
 // expand renders the model's SQL for the target and one window, inlining
 // ephemeral models as CTEs.
 func (cc *compilation) expand(c *compiled, w *adapters.Window) string {
-	x := &expansion{seen: map[string]bool{}}
+	x := &expansion{}
 	body := cc.expandInto(c, w, x)
 	if len(x.ctes) == 0 {
 		return body
@@ -51,6 +51,9 @@ func (cc *compilation) expandInto(c *compiled, w *adapters.Window, x *expansion)
 				// A long model name would make a CTE name the engine cuts
 				// (two ephemerals sharing a prefix would collide).
 				name := sqlgen.Derive(d.IdentLimit(), d.IdentLimit().Name, "__idemc_eph_"+s.A, "")
+				if x.seen == nil {
+					x.seen = map[string]bool{}
+				}
 				if !x.seen[s.A] {
 					x.seen[s.A] = true
 					inner := cc.expandInto(e, w, x)

@@ -2,6 +2,7 @@ package project
 
 import (
 	"fmt"
+	"io"
 	"path"
 	"strconv"
 	"strings"
@@ -52,7 +53,10 @@ func (e *checkEntry) check(name string) Check {
 // readChecks types the merged [checks] table, by kind, with positioned
 // errors for values of the wrong shape.
 func (m *Model) readChecks(errs *diag.List) []Check {
-	var out []Check
+	if len(m.Config.Checks) == 0 {
+		return nil
+	}
+	out := make([]Check, 0, len(m.Config.Checks))
 	for _, kind := range sortedKeys(m.Config.Checks) {
 		e := &checkEntry{kind: kind, pos: m.settingPos("checks." + kind), errs: errs}
 		e.severity, e.val = splitSeverity(m.Config.Checks[kind].Value)
@@ -61,17 +65,17 @@ func (m *Model) readChecks(errs *diag.List) []Check {
 		}
 		switch kind {
 		case "unique", "not_null":
-			out = append(out, e.columns()...)
+			out = e.columns(out)
 		case "accepted_values":
-			out = append(out, e.acceptedValues()...)
+			out = e.acceptedValues(out)
 		case "relationships":
-			out = append(out, e.relationships()...)
+			out = e.relationships(out)
 		case "row_count_matches":
-			out = append(out, e.rowCountMatches(m.Config.PartitionBy)...)
+			out = e.rowCountMatches(out, m.Config.PartitionBy)
 		case "min_rows":
-			out = append(out, e.minRows()...)
+			out = e.minRows(out)
 		case "expect":
-			out = append(out, e.expect()...)
+			out = e.expect(out)
 		}
 	}
 	return out
@@ -103,24 +107,23 @@ func splitSeverity(raw any) (string, any) {
 	return fmt.Sprint(s), cp
 }
 
-func (e *checkEntry) columns() []Check {
+func (e *checkEntry) columns(out []Check) []Check {
 	cols, ok := stringsOf(e.val)
 	if !ok || len(cols) == 0 {
 		e.bad("checks.%s must be a list of columns: %s = [\"a\", \"b\"]", e.kind, e.kind)
-		return nil
+		return out
 	}
 	c := e.check(e.kind + "(" + strings.Join(cols, ", ") + ")")
 	c.Columns = cols
-	return []Check{c}
+	return append(out, c)
 }
 
-func (e *checkEntry) acceptedValues() []Check {
+func (e *checkEntry) acceptedValues(out []Check) []Check {
 	m, ok := e.val.(map[string]any)
 	if !ok || len(m) == 0 {
 		e.bad("checks.accepted_values must be a table: accepted_values = { status = [\"ok\", \"void\"] }")
-		return nil
+		return out
 	}
-	var out []Check
 	for _, col := range sortedKeys(m) {
 		vals, ok := stringsOf(m[col])
 		if !ok {
@@ -134,13 +137,12 @@ func (e *checkEntry) acceptedValues() []Check {
 	return out
 }
 
-func (e *checkEntry) relationships() []Check {
+func (e *checkEntry) relationships(out []Check) []Check {
 	m, ok := e.val.(map[string]any)
 	if !ok || len(m) == 0 {
 		e.bad("checks.relationships must be a table: relationships = { user_id = \"dim_users.user_id\" }")
-		return nil
+		return out
 	}
-	var out []Check
 	for _, col := range sortedKeys(m) {
 		ref, _ := m[col].(string)
 		i := strings.LastIndexByte(ref, '.')
@@ -155,43 +157,43 @@ func (e *checkEntry) relationships() []Check {
 	return out
 }
 
-func (e *checkEntry) rowCountMatches(partitionBy string) []Check {
+func (e *checkEntry) rowCountMatches(out []Check, partitionBy string) []Check {
 	m, ok := e.val.(map[string]any)
 	src, _ := m["source"].(string)
 	col, _ := m["column"].(string)
 	if !ok || src == "" {
 		e.bad("checks.row_count_matches needs a source: row_count_matches = { source = \"raw.staging_events\", column = \"event_date\" }")
-		return nil
+		return out
 	}
 	if col == "" {
 		col = partitionBy
 	}
 	c := e.check("row_count_matches(" + src + ")")
 	c.Relation, c.RelationColumn = src, col
-	return []Check{c}
+	return append(out, c)
 }
 
-func (e *checkEntry) minRows() []Check {
+func (e *checkEntry) minRows(out []Check) []Check {
 	n, ok := e.val.(int64)
 	if !ok || n < 0 {
 		e.bad("checks.min_rows must be a whole number: min_rows = 1 or min_rows = { value = 1, severity = \"warn\" }")
-		return nil
+		return out
 	}
 	c := e.check("min_rows(" + strconv.FormatInt(n, 10) + ")")
 	c.MinRows = n
-	return []Check{c}
+	return append(out, c)
 }
 
-func (e *checkEntry) expect() []Check {
+func (e *checkEntry) expect(out []Check) []Check {
 	exprs, ok := stringsOf(e.val)
 	if !ok || len(exprs) == 0 {
 		e.bad("checks.expect must be a list of boolean aggregate expressions: expect = [\"sum(amount) >= 0\"]")
-		return nil
+		return out
 	}
-	out := make([]Check, len(exprs))
 	for i, x := range exprs {
-		out[i] = e.check("expect(" + x + ")")
-		out[i].Expr, out[i].Index = x, i+1
+		c := e.check("expect(" + x + ")")
+		c.Expr, c.Index = x, i+1
+		out = append(out, c)
 	}
 	return out
 }
@@ -215,14 +217,12 @@ func stringsOf(v any) ([]string, bool) {
 	return nil, false
 }
 
-// ChecksText is the [checks] table as the code hash covers it: each key and
-// its value as written, by key.
-func (c *ModelConfig) ChecksText() string {
-	var b strings.Builder
+// WriteChecks writes the [checks] table as the code hash covers it: each
+// key and its value as written, by key.
+func (c *ModelConfig) WriteChecks(w io.Writer) {
 	for _, k := range sortedKeys(c.Checks) {
-		fmt.Fprintf(&b, "|%s=%v", k, c.Checks[k].Value)
+		fmt.Fprintf(w, "|%s=%v", k, c.Checks[k].Value)
 	}
-	return b.String()
 }
 
 // checkReads refuses a check that reads a relation the project does not
