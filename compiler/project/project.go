@@ -1,5 +1,7 @@
 // Package project reads an idemc project folder: project.toml, model files
-// with their settings headers, macros, seeds and singular tests. It touches
+// with their settings headers, macros, seeds and singular tests. A model's
+// settings are validated as they load, and its checks typed (settings.go,
+// checks.go), so that every such error is reported at load. It touches
 // only the file system and never a database.
 package project
 
