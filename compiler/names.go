@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/compiler/diag"
 	"github.com/idemc/idemc/compiler/project"
 )
 
@@ -16,7 +14,8 @@ import (
 // model, seed and source and the output columns the analysis read. Names
 // idemc derives (stage, index, build-aside and verify scratch names) are
 // shortened with a hash instead (sqlgen.Derive).
-func checkNames(p *project.Project, tgt *project.Target, d adapters.Dialect, list []*compiled, errs *diag.List) {
+func (cc *compilation) checkNames() {
+	p, tgt, d, list, errs := cc.p, cc.tgt, cc.d, cc.list, &cc.errs
 	l := d.IdentLimit()
 	over := func(name string, max int) bool { return max > 0 && l.Len(name) > max }
 	report := func(path string, line int, what, name string, max int, remedy string) {

@@ -43,7 +43,8 @@ type Watermark struct {
 	Overlap string `toml:"overlap"`
 }
 
-// CheckSpec is the raw value of one [checks] entry; compiler/plan validates it by kind.
+// CheckSpec is the raw value of one [checks] entry, as a layer sets it;
+// the merged table is typed by kind at load (Model.Checks, checks.go).
 type CheckSpec struct{ Value any }
 
 // UnmarshalTOML keeps the raw value.

@@ -69,7 +69,8 @@ tags = ["all"]
 on_schema_change = "append_new_columns"
 
 [models."staging/*"]
-materialized = "table"
+materialized = "incremental"
+unique_key = "id"
 schema = "stg"
 strict_parse = true
 lookback = 2
@@ -113,9 +114,9 @@ SELECT 1 AS id
 		want want
 	}{
 		{"root", want{"view", "", false, 0, []string{"all"}, "append_new_columns", nil}},
-		{"plain", want{"table", "stg", true, 2, []string{"all"}, "append_new_columns",
+		{"plain", want{"incremental", "stg", true, 2, []string{"all"}, "append_new_columns",
 			map[string]any{"min_rows": int64(1), "unique": []any{"id"}}}},
-		{"over", want{"table", "override", false, 0, []string{"mine"}, "append_new_columns",
+		{"over", want{"incremental", "override", false, 0, []string{"mine"}, "append_new_columns",
 			map[string]any{"min_rows": int64(1), "unique": []any{"k"}, "expect": []any{"count(*) > 0"}}}},
 		{"d", want{"ephemeral", "deep", true, 2, []string{"all"}, "append_new_columns",
 			map[string]any{"min_rows": int64(1), "unique": []any{"id"}, "not_null": []any{"id"}}}},

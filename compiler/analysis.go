@@ -1,0 +1,223 @@
+package compiler
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/compiler/analyze"
+	"github.com/idemc/idemc/compiler/diag"
+	"github.com/idemc/idemc/compiler/partition"
+	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/compiler/render"
+	"github.com/idemc/idemc/compiler/suggest"
+)
+
+// renderAll renders and analyses every model, in parallel, then refuses
+// the names the engine would cut. The error lists every problem so far.
+func (cc *compilation) renderAll() error {
+	p := cc.p
+	env, err := render.NewEnv(macroFiles(p), p.Vars)
+	if err != nil {
+		cc.errs.Append(asDiag(err))
+		return cc.errs.Err()
+	}
+	cc.env = env
+	d := cc.d
+	cc.rctx = &render.Context{
+		Known:       func(n string) bool { _, m := cc.models[n]; _, s := cc.plan.Nodes[n]; return m || s },
+		KnownSource: func(src, table string) bool { return p.Sources[src] != nil && contains(p.Sources[src].Tables, table) },
+		Literal:     func(v any) string { return literal(d, v) },
+		SuggestRef:  func(n string) string { return suggest.Closest(n, cc.names) },
+		Vars:        cc.opts.Vars,
+	}
+	cc.workers = cc.opts.Workers
+	if cc.workers <= 0 {
+		cc.workers = runtime.GOMAXPROCS(0)
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	next := make(chan *compiled)
+	for w := 0; w < cc.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parser := analyze.NewParser() // one per goroutine: it is not safe for concurrent use
+			for c := range next {
+				if err := cc.renderAndAnalyse(parser, c); err != nil {
+					mu.Lock()
+					cc.errs.Append(asDiag(err))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, c := range cc.list {
+		next <- c
+	}
+	close(next)
+	wg.Wait()
+	cc.checkNames()
+	return cc.errs.Err()
+}
+
+// renderAndAnalyse renders one model and runs the lint rules on the
+// analysis rendering.
+func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) error {
+	tpl, err := cc.env.Parse(c.m.Path, c.m.Body)
+	if err != nil {
+		return err
+	}
+	rc := *cc.rctx
+	rc.IsIncremental = c.cfg.Materialized == adapters.Incremental && !cc.opts.FullRefresh && cc.opts.State.Exists(c.rel)
+	r, err := cc.env.Render(tpl, c.m.Body, &rc)
+	if err != nil {
+		return err
+	}
+	c.tpl = r
+	allow := make([]string, len(c.cfg.AllowNondeterministic))
+	for i, a := range c.cfg.AllowNondeterministic {
+		allow[i] = strings.ToLower(a)
+	}
+	c.res = parser.Analyze(analyze.Input{
+		Path: c.m.Path, SQL: analysisSQL(c, r), Materialized: c.cfg.Materialized, Strategy: c.strategy,
+		PartitionBy: c.cfg.PartitionBy, UniqueKey: c.cfg.UniqueKey, AllowAppend: c.cfg.AllowAppend,
+		AllowNondeterministic: allow, StrictParse: c.cfg.StrictParse, UsesWindow: r.UsesWindow,
+		Line: c.m.BodyLine, Col: 1,
+	})
+	c.hash = codeHash(c, r, cc.d)
+	return nil
+}
+
+// analysisDate stands in for every date of the analysis rendering that a
+// model does not set: the window of a model without a start, as_of and
+// the watermarks. The lint rules read the SQL's shape, never its dates, so
+// any valid date does; a fixed one keeps findings (and goldens) the same
+// on every run, whatever the clock says.
+const analysisDate = "2026-01-01"
+
+// analysisTimestamp is analysisDate as the timestamp literal of as_of and
+// the watermarks (a constant: most models render one).
+const analysisTimestamp = "TIMESTAMP '" + analysisDate + " 00:00:00'"
+
+func analysisTime() time.Time {
+	t, _ := time.Parse(time.DateOnly, analysisDate)
+	return t
+}
+
+// analysisLiteral is a date or timestamp literal the TiDB parser reads.
+func analysisLiteral(t time.Time, gran string) string {
+	if gran == "hour" {
+		return "TIMESTAMP '" + t.Format("2006-01-02 15:04:05") + "'"
+	}
+	return "DATE '" + t.Format("2006-01-02") + "'"
+}
+
+// analysisSQL is the rendering the lint rules read: refs and sources by
+// name, window bounds as literals, in the SQL the TiDB parser reads.
+func analysisSQL(c *compiled, r *render.Rendered) string {
+	start := c.start
+	if start.IsZero() {
+		start = analysisTime()
+	}
+	gran := c.gran
+	if gran == "" {
+		gran = "day"
+	}
+	return r.Expand(func(s *render.Slot) string {
+		switch s.Kind {
+		case render.Ref:
+			return s.A
+		case render.Source:
+			return s.A + "." + s.B
+		case render.Start, render.Partition:
+			return analysisLiteral(start, gran)
+		case render.End:
+			return analysisLiteral(partition.Next(start, gran), gran)
+		case render.AsOf, render.WatermarkStart, render.WatermarkEnd:
+			return analysisTimestamp
+		case render.SurrogateKey:
+			return "md5(concat_ws('|', " + strings.Join(s.Exprs, ", ") + "))"
+		case render.This:
+			return c.m.Name
+		}
+		return ""
+	})
+}
+
+// codeHash covers the SQL (with window markers, not dates) and every
+// setting that changes what is written.
+func codeHash(c *compiled, r *render.Rendered, d adapters.Dialect) string {
+	h := sha256.New()
+	h.Write([]byte(r.Expand(func(s *render.Slot) string {
+		switch s.Kind {
+		case render.Start, render.End, render.Partition, render.AsOf, render.WatermarkStart, render.WatermarkEnd:
+			return "<" + strconv.Itoa(int(s.Kind)) + ">"
+		case render.SurrogateKey:
+			return d.SurrogateKey(s.Exprs)
+		}
+		return s.A + "." + s.B
+	})))
+	fmt.Fprintf(h, "\x00%s|%s|%s|%s|%v|%v|%v|%v|%s", c.cfg.Materialized, c.strategy, c.cfg.PartitionBy, c.gran, c.cfg.UniqueKey, c.cfg.MergeUpdateColumns, c.cfg.MergeExcludeColumns, c.cfg.Watermark, d.Name())
+	c.cfg.WriteChecks(h)
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// literal renders a --vars or [vars] value as a SQL literal.
+func literal(d adapters.Dialect, v any) string {
+	switch x := v.(type) {
+	case string:
+		return d.String(x)
+	case bool:
+		if x {
+			return "TRUE"
+		}
+		return "FALSE"
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case int:
+		return strconv.Itoa(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case time.Time:
+		return d.Timestamp(x)
+	case nil:
+		return "NULL"
+	}
+	return d.String(fmt.Sprint(v))
+}
+
+func macroFiles(p *project.Project) []render.File {
+	out := make([]render.File, len(p.Macros))
+	for i, m := range p.Macros {
+		out[i] = render.File{Path: m.Path, Text: m.Text}
+	}
+	return out
+}
+
+// asDiag converts render errors (possibly joined) into positioned errors.
+func asDiag(err error) error {
+	var out diag.List
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		if re, ok := e.(*render.Error); ok {
+			out.Add(re.Path, re.Line, re.Col, "%s", re.Msg)
+			return
+		}
+		out.Append(e)
+	}
+	walk(err)
+	return out
+}

@@ -1,0 +1,90 @@
+package compiler
+
+import (
+	"sort"
+	"time"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/compiler/analyze"
+	"github.com/idemc/idemc/compiler/dag"
+	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/compiler/render"
+)
+
+// compiled is one model after render and analysis.
+type compiled struct {
+	m        *project.Model
+	cfg      *project.ModelConfig
+	tpl      *render.Rendered
+	res      analyze.Result
+	rel      adapters.Relation
+	strategy string
+	gran     string
+	start    time.Time // first partition
+	checks   []*adapters.Check
+	extraUp  []string // upstream models named by checks (order only)
+	dataUp   []string // refs and the seeds loading the sources it reads
+	// resolved names the relation each ref() and source() of its SQL
+	// resolves to: the code hash names refs by model, but a model or
+	// seed moved to another schema changes what the SQL reads.
+	resolved []string
+	hash     string
+	external bool // reads a source that no seed loads: its data can change unseen
+}
+
+// addNodes starts the plan with a node for every seed and model of the
+// project, placed in the target's schemas.
+func (cc *compilation) addNodes() {
+	p, tgt := cc.p, cc.tgt
+	plan := &Plan{Project: p.Name, Target: cc.target, Engine: tgt.Engine, AsOf: cc.opts.AsOf, Nodes: map[string]*Node{}, Graph: dag.New()}
+	cc.plan = plan
+	seedSchema := firstNonEmpty(p.SeedSchema, tgt.Schema)
+	for _, s := range p.Seeds {
+		plan.Nodes[s.Name] = &Node{Name: s.Name, Path: s.Path, Seed: true, Relation: adapters.Relation{Schema: seedSchema, Name: s.Name}}
+		plan.Graph.Add(s.Name)
+	}
+	cc.models = map[string]*compiled{}
+	cc.list = make([]*compiled, len(p.Models))
+	for i, m := range p.Models {
+		c := &compiled{m: m, cfg: &m.Config, strategy: m.Strategy, gran: m.Granularity, start: m.FirstPartition}
+		c.rel = adapters.Relation{Schema: firstNonEmpty(m.Config.Schema, tgt.Schema), Name: firstNonEmpty(m.Config.Alias, m.Name)}
+		cc.list[i] = c
+		cc.models[m.Name] = c
+		plan.Graph.Add(m.Name)
+	}
+	cc.names = make([]string, 0, len(plan.Nodes)+len(cc.models))
+	for n := range plan.Nodes {
+		cc.names = append(cc.names, n)
+	}
+	for n := range cc.models {
+		cc.names = append(cc.names, n)
+	}
+	sort.Strings(cc.names)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,268 @@
+package project
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/idemc/idemc/compiler/diag"
+)
+
+// folderLayer is a [models."staging/*"] table.
+type folderLayer struct {
+	pattern string
+	layer
+}
+
+// loadFiles reads the model, macro, test and seed files.
+func (p *Project) loadFiles(base *layer, folders []folderLayer, errs *diag.List) {
+	walk := func(dir, ext string, fn func(rel string, text string)) { p.walk(dir, ext, errs, fn) }
+	var files []File
+	walk("models", ".sql", func(rel, text string) { files = append(files, File{Path: rel, Text: text}) })
+	byName := p.parseModels(files, base, folders, errs)
+	walk("macros", ".sql", func(rel, text string) { p.Macros = append(p.Macros, File{Path: rel, Text: text}) })
+	walk("tests", ".sql", func(rel, text string) { p.Tests = append(p.Tests, File{Path: rel, Text: text}) })
+	walk("seeds", ".csv", func(rel, text string) {
+		name := strings.TrimSuffix(path.Base(rel), ".csv")
+		if prev, ok := byName[name]; ok {
+			errs.Add(rel, 1, 0, "seed %q has the same name as model %s; rename one of them", name, prev.Path)
+			return
+		}
+		p.Seeds = append(p.Seeds, p.loadSeed(rel, name, []byte(text), errs))
+	})
+	p.checkSeedTables(errs)
+	p.checkReads(files, errs)
+	sort.Slice(p.Models, func(i, j int) bool { return p.Models[i].Name < p.Models[j].Name })
+	sort.Slice(p.Seeds, func(i, j int) bool { return p.Seeds[i].Name < p.Seeds[j].Name })
+	sort.Slice(p.Macros, func(i, j int) bool { return p.Macros[i].Path < p.Macros[j].Path })
+	sort.Slice(p.Tests, func(i, j int) bool { return p.Tests[i].Path < p.Tests[j].Path })
+}
+
+// parseModels parses the model files and returns the models by name.
+func (p *Project) parseModels(files []File, base *layer, folders []folderLayer, errs *diag.List) map[string]*Model {
+	// Headers are parsed in parallel (TOML decoding is most of loading);
+	// results are then taken in walk order, so errors stay deterministic.
+	models := make([]*Model, len(files))
+	merrs := make([]error, len(files))
+	var wg sync.WaitGroup
+	next := make(chan int, len(files))
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				models[i], merrs[i] = parseModel(files[i].Path, files[i].Text, base, folders)
+			}
+		}()
+	}
+	wg.Wait()
+	byName := map[string]*Model{}
+	for i, m := range models {
+		errs.Append(merrs[i])
+		if m == nil {
+			continue
+		}
+		if prev, ok := byName[m.Name]; ok {
+			errs.Add(files[i].Path, 1, 0, "duplicate model name %q: also defined in %s; rename one of the files", m.Name, prev.Path)
+			continue
+		}
+		byName[m.Name] = m
+		p.Models = append(p.Models, m)
+	}
+	return byName
+}
+
+// walk calls fn with every regular file under dir whose name ends in ext.
+func (p *Project) walk(dir, ext string, errs *diag.List, fn func(rel string, text string)) {
+	root := filepath.Join(p.Root, dir)
+	err := filepath.WalkDir(root, func(full string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(d.Name(), ext) {
+			return nil
+		}
+		rel, _ := filepath.Rel(p.Root, full)
+		// A FIFO or a device (a link to /dev/zero) would block the
+		// load or read without end.
+		if fi, err := os.Stat(full); err == nil && !fi.Mode().IsRegular() {
+			errs.Add(filepath.ToSlash(rel), 0, 0, "not a regular file (%s); %s/ holds %s files only: remove it", fi.Mode().Type(), dir, ext)
+			return nil
+		}
+		b, err := os.ReadFile(full)
+		if err != nil {
+			return err
+		}
+		if line, why, bad := notText(b); bad && ext == ".sql" {
+			errs.Add(filepath.ToSlash(rel), line, 0, "%s; %s/ holds UTF-8 .sql text files only: save it as UTF-8 or move it out of %s/", why, dir, dir)
+			return nil
+		}
+		fn(filepath.ToSlash(rel), string(b))
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		errs.Add(dir, 0, 0, "%v", err)
+	}
+}
+
+var validName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// parseModel splits the header from the body and merges the settings layers.
+func parseModel(rel, text string, base *layer, folders []folderLayer) (*Model, error) {
+	var errs diag.List
+	name := strings.TrimSuffix(path.Base(rel), ".sql")
+	if !validName.MatchString(name) {
+		errs.Add(rel, 0, 0, "model name %q must be letters, digits and underscores (it becomes a table name); rename the file", name)
+		return nil, errs.Err()
+	}
+	m := &Model{Name: name, Path: rel, HeaderLine: map[string]Pos{}}
+	header, hLine, body, closed := splitHeader(text)
+	if !closed {
+		errs.Add(rel, hLine, 0, "the settings comment /* idemc is not closed: end it with */ before the SELECT")
+		return nil, errs.Err()
+	}
+	m.Body = body
+	m.BodyLine = firstContentLine(body)
+
+	overlay(&m.Config, base)
+	dir := strings.TrimPrefix(path.Dir(rel), "models")
+	dir = strings.TrimPrefix(dir, "/")
+	for i := range folders {
+		if folderMatches(folders[i].pattern, dir, name) {
+			overlay(&m.Config, &folders[i].layer)
+		}
+	}
+	if hLine > 0 {
+		var hcfg ModelConfig
+		md, err := toml.Decode(header, &hcfg)
+		if err != nil {
+			errs.Append(tomlError(rel, hLine-1, err))
+			return nil, errs.Err()
+		}
+		hlines := strings.Split(header, "\n") // split once: every key is looked up
+		at := func(k toml.Key) Pos {
+			if l := keyLineIn(hlines, k); l > 0 {
+				return Pos{rel, hLine - 1 + l}
+			}
+			return Pos{rel, hLine}
+		}
+		if notTable(md, "checks") {
+			errs.Add(rel, at(toml.Key{"checks"}).Line, 0, "checks must be a table: %s", examples["checks"])
+		}
+		hl := &layer{cfg: hcfg, defined: map[string]bool{}, where: rel}
+		for _, k := range md.Keys() {
+			hl.defined[k[0]] = true
+			if _, done := m.HeaderLine[k[0]]; !done { // the same for every key under k[0]
+				m.HeaderLine[k[0]] = at(k[:1])
+			}
+			if len(k) == 2 && k[0] == "checks" {
+				hl.defined["checks."+k[1]] = true
+				m.HeaderLine["checks."+k[1]] = at(k)
+			}
+		}
+		for _, k := range md.Undecoded() {
+			reportUnknown(&errs, rel, header, hLine-1, k)
+		}
+		for key, msg := range hcfg.validate() {
+			line := 0
+			if hp, ok := m.HeaderLine[key]; ok {
+				line = hp.Line
+			}
+			errs.Add(rel, line, 0, "%s", msg)
+		}
+		overlay(&m.Config, hl)
+	}
+	if m.Config.Materialized == "" {
+		m.Config.Materialized = "view"
+	}
+	if len(errs) == 0 {
+		// Settings that failed to read would only add noise here.
+		m.settle(&errs)
+	}
+	return m, errs.Err()
+}
+
+// folderMatches reports whether a [models."pattern"] applies to a model in dir
+// ("" for models/ itself). "staging/*" and "staging" match everything below staging.
+func folderMatches(pattern, dir, name string) bool {
+	pattern = strings.TrimSuffix(strings.TrimSuffix(pattern, "/*"), "/**")
+	if pattern == "*" {
+		return true
+	}
+	if ok, _ := path.Match(pattern, dir); ok {
+		return true
+	}
+	if ok, _ := path.Match(pattern, path.Join(dir, name)); ok {
+		return true
+	}
+	return dir == pattern || strings.HasPrefix(dir, pattern+"/")
+}
+
+// splitHeader finds a leading /* idemc … */ comment. It returns the TOML text,
+// the line where the TOML starts (0 when there is no header) and the body with
+// the header replaced by blank lines. closed is false when the comment has
+// no */ (line is then the line of /* idemc).
+func splitHeader(text string) (header string, line int, body string, closed bool) {
+	trim := skipLineComments(text)
+	if !strings.HasPrefix(trim, "/*") {
+		return "", 0, text, true
+	}
+	start := len(text) - len(trim)
+	rest := trim[2:]
+	word := strings.TrimLeft(rest, " \t")
+	if !strings.HasPrefix(word, "idemc") || len(word) > 5 && !strings.ContainsRune(" \t\r\n*", rune(word[5])) {
+		return "", 0, text, true
+	}
+	end := strings.Index(text[start:], "*/")
+	if end < 0 {
+		return "", strings.Count(text[:start], "\n") + 1, text, false
+	}
+	end += start
+	inner := text[start+2 : end]
+	inner = inner[strings.Index(inner, "idemc")+len("idemc"):]
+	headerStart := strings.Count(text[:start], "\n") + 1 // line of "/* idemc"
+	blank := strings.Repeat("\n", strings.Count(text[start:end+2], "\n"))
+	return inner, headerStart, text[:start] + blank + text[end+2:], true
+}
+
+// skipLineComments drops leading blank space and -- comment lines.
+func skipLineComments(text string) string {
+	for {
+		text = strings.TrimLeft(text, " \t\r\n")
+		if !strings.HasPrefix(text, "--") {
+			return text
+		}
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			return ""
+		}
+		text = text[i+1:]
+	}
+}
+
+func firstContentLine(body string) int {
+	line := 1
+	for _, l := range strings.Split(body, "\n") {
+		if strings.TrimSpace(l) != "" {
+			return line
+		}
+		line++
+	}
+	return 1
+}

@@ -1,0 +1,130 @@
+package compiler
+
+import (
+	"sync"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/compiler/dag"
+	"github.com/idemc/idemc/compiler/project"
+)
+
+// explicitWindow is the partition or range named on the command line.
+type explicitWindow struct{ partition, start, end string }
+
+// planUnits plans what is stale in the selection, given the audit state
+// (the planner, units.go), model by model in dependency order.
+func (cc *compilation) planUnits() {
+	opts := cc.opts
+	var window *explicitWindow
+	if opts.Partition != "" || opts.Start != "" || opts.End != "" {
+		window = &explicitWindow{partition: opts.Partition, start: opts.Start, end: opts.End}
+	}
+	pl := &planner{plan: cc.plan, models: cc.models, opts: opts, window: window, chosen: cc.chosen, d: cc.d, p: cc.p, state: cc.state, target: cc.target,
+		unitsOf: map[string][]*Unit{}, vers: newVersions()}
+	cc.plan.UnitGraph = dag.New()
+	for _, n := range cc.order {
+		if err := pl.model(n); err != nil {
+			cc.errs.Append(err)
+		}
+	}
+}
+
+// buildUnit is one unit of model c for window w (nil: the whole model),
+// its SQL not yet filled. (Its parameters are the planner's, units.go.)
+func buildUnit(c *compiled, w *adapters.Window, opts Options, d adapters.Dialect, models map[string]*compiled, nodes map[string]*Node, p *project.Project, state adapters.State, target string) *Unit {
+	part := ""
+	if w != nil {
+		part = w.Key
+	}
+	wr := &adapters.Write{
+		Model: c.m.Name, Materialized: c.cfg.Materialized, Strategy: c.strategy, Target: c.rel,
+		PartitionBy: c.cfg.PartitionBy, Window: w,
+		UniqueKey: c.cfg.UniqueKey, UpdateColumns: c.cfg.MergeUpdateColumns, ExcludeColumns: c.cfg.MergeExcludeColumns,
+		Checks: c.checks, FullRefresh: opts.FullRefresh, State: state,
+	}
+	if c.res.Parsed && !c.res.Star && c.res.Columns != nil && !hasEmpty(c.res.Columns) {
+		wr.Columns = c.res.Columns
+	}
+	if c.cfg.Watermark != nil {
+		wr.Watermark = &adapters.WatermarkWrite{Column: c.cfg.Watermark.Column}
+	}
+	if opts.RunID != "" {
+		wr.Audit = &adapters.AuditRow{RunID: opts.RunID, Job: c.m.Name, Partition: part, CodeHash: c.hash, GitCommit: opts.GitCommit, Target: target, AsOf: opts.AsOf}
+	}
+	if c.cfg.Materialized == adapters.View || c.cfg.Materialized == adapters.Table {
+		wr.Strategy = ""
+	}
+	// The SQL (Select and Steps) is filled by fillSQL, in parallel.
+	return &Unit{ID: UnitID(c.m.Name, part), Model: c.m.Name, Partition: part, Write: wr, CodeHash: c.hash, from: c}
+}
+
+func hasEmpty(cols []string) bool {
+	for _, c := range cols {
+		if c == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// fillSQL renders every unit's SELECT and recipe, spread over the workers:
+// after planning, units are independent. A selected model without a unit
+// shows its SQL for the latest window.
+func (cc *compilation) fillSQL() {
+	plan := cc.plan
+	var wg sync.WaitGroup
+	next := make(chan *Unit, len(plan.Units))
+	for _, u := range plan.Units {
+		if u.from != nil {
+			next <- u
+		}
+	}
+	close(next)
+	for w := 0; w < cc.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for u := range next {
+				u.Write.Select = cc.expand(u.from, u.Write.Window)
+				u.Steps = cc.d.Recipe(u.Write)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, u := range plan.Units {
+		if u.from != nil {
+			plan.Nodes[u.Model].SQL = u.Write.Select
+		}
+	}
+	for _, n := range plan.Selected {
+		if node := plan.Nodes[n]; !node.Seed && node.SQL == "" && cc.models[n].cfg.Materialized != adapters.Ephemeral {
+			node.SQL = cc.expand(cc.models[n], nil)
+		}
+	}
+}
+
+// compileTests renders the singular tests (tests/*.sql) for the target.
+func (cc *compilation) compileTests() {
+	for _, f := range cc.p.Tests {
+		t, err := cc.compileTest(f)
+		if err != nil {
+			cc.errs.Append(asDiag(err))
+			continue
+		}
+		cc.plan.Tests = append(cc.plan.Tests, t)
+	}
+}
+
+// compileTest renders one tests/*.sql file for the target.
+func (cc *compilation) compileTest(f project.File) (*SingularTest, error) {
+	tpl, err := cc.env.Parse(f.Path, f.Text)
+	if err != nil {
+		return nil, err
+	}
+	r, err := cc.env.Render(tpl, f.Text, cc.rctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &compiled{m: &project.Model{Name: f.Path, Path: f.Path}, cfg: &project.ModelConfig{}, tpl: r}
+	return &SingularTest{Path: f.Path, SQL: cc.expand(c, nil), Refs: r.Refs}, nil
+}
