@@ -1,0 +1,4 @@
+/* idemc
+materialized = "table"
+*/
+SELECT {{ no_such_macro("id") }} AS id
