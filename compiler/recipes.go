@@ -30,8 +30,9 @@ func (cc *compilation) planUnits() {
 }
 
 // buildUnit is one unit of model c for window w (nil: the whole model),
-// its SQL not yet filled. (Its parameters are the planner's, units.go.)
-func buildUnit(c *compiled, w *adapters.Window, opts Options, d adapters.Dialect, models map[string]*compiled, nodes map[string]*Node, p *project.Project, state adapters.State, target string) *Unit {
+// its SQL not yet filled.
+func (pl *planner) buildUnit(c *compiled, w *adapters.Window) *Unit {
+	opts, state, target := pl.opts, pl.state, pl.target
 	part := ""
 	if w != nil {
 		part = w.Key

@@ -86,7 +86,7 @@ func (pl *planner) model(n string) error {
 		if !run[i] {
 			continue
 		}
-		u := buildUnit(c, w, pl.opts, pl.d, pl.models, pl.plan.Nodes, pl.p, pl.state, pl.target)
+		u := pl.buildUnit(c, w)
 		u.Inputs, u.DataVersion = fps[i], pl.vers.unit[u.ID]
 		if u.Write.Audit != nil {
 			u.Write.Audit.Inputs, u.Write.Audit.DataVersion = u.Inputs, u.DataVersion
