@@ -47,6 +47,9 @@ type Capabilities struct {
 	ReplaceDefinition bool
 }
 
+// CommonSettings are the target keys of every engine.
+func CommonSettings() []string { return []string{"engine", "schema", "state_schema", "threads"} }
+
 // Relation is a fully named table or view.
 type Relation struct {
 	Database string
@@ -67,6 +70,10 @@ type Adapter struct {
 	Name         string
 	Dialect      Dialect
 	Capabilities Capabilities
+	// Settings are the [targets.NAME] keys the engine reads, besides the
+	// ones every target has (CommonSettings); a project is checked against
+	// them when it loads.
+	Settings []string
 	// Open connects to a target; settings are the target's resolved values
 	// (path, dsn, schema, …). Nil for compile-only engines.
 	Open func(ctx context.Context, settings map[string]string) (Engine, error)

@@ -32,7 +32,10 @@ func TestNameLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()
-		toml := "name = \"t\"\ndefault_target = \"t\"\n[targets.t]\nengine = \"" + tt.engine + "\"\nschema = \"s\"\nproject = \"p\"\ndataset = \"s\"\n"
+		toml := "name = \"t\"\ndefault_target = \"t\"\n[targets.t]\nengine = \"" + tt.engine + "\"\nschema = \"s\"\n"
+		if tt.engine == "bigquery" {
+			toml += "project = \"p\"\ndataset = \"s\"\n"
+		}
 		files := map[string]string{
 			"project.toml":                toml,
 			"models/" + tt.model + ".sql": "SELECT 1 AS `" + tt.column + "`\n",

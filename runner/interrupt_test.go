@@ -39,7 +39,7 @@ func init() {
 		panic("duckdb is not registered")
 	}
 	adapters.Register(&adapters.Adapter{
-		Name: "interrupting", Dialect: duck.Dialect, Capabilities: duck.Capabilities,
+		Name: "interrupting", Dialect: duck.Dialect, Capabilities: duck.Capabilities, Settings: duck.Settings,
 		Open: func(ctx context.Context, settings map[string]string) (adapters.Engine, error) {
 			e, err := duck.Open(ctx, settings)
 			if err != nil {

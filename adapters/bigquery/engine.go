@@ -26,7 +26,8 @@ import (
 
 func init() {
 	adapters.Register(&adapters.Adapter{
-		Name: "bigquery", Dialect: NewDialect(), Capabilities: Capabilities, Open: Open,
+		Name: "bigquery", Dialect: NewDialect(), Capabilities: Capabilities,
+		Settings: []string{"project", "database", "dataset", "location", "credentials_file"}, Open: Open,
 		// A credentials file is named by its path; the key stays in it.
 		Where: func(s map[string]string) string {
 			return "project " + cmp.Or(s["project"], s["database"])

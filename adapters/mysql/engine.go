@@ -26,7 +26,8 @@ type Engine struct {
 
 // Open connects with settings["dsn"] in go-sql-driver form
 // (user:password@tcp(host:3306)/db). parseTime is turned on so dates scan
-// as dates.
+// as dates. settings["password"], when set, is the password, so that the
+// DSN need not hold it.
 func Open(ctx context.Context, settings map[string]string) (adapters.Engine, error) {
 	dsn := settings["dsn"]
 	if dsn == "" {
@@ -35,6 +36,9 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 	cfg, err := gomysql.ParseDSN(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("mysql: dsn: %w", err)
+	}
+	if pw := settings["password"]; pw != "" {
+		cfg.Passwd = pw
 	}
 	cfg.ParseTime = true
 	// An UPDATE reports the rows it matched, not only those it changed, so a

@@ -26,8 +26,24 @@ type Engine struct {
 	d  dialect.Dialect
 }
 
-// Open connects with settings["dsn"] (a libpq URL or key=value string).
+// Open connects with settings["dsn"] (a libpq URL or key=value string);
+// settings["password"], when set, is the password, so that the DSN need not
+// hold it.
 func Open(ctx context.Context, settings map[string]string) (adapters.Engine, error) {
+	cfg, err := connConfig(settings)
+	if err != nil {
+		return nil, err
+	}
+	db := stdlib.OpenDB(*cfg)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return &Engine{db: db, d: dialect.NewDialect()}, nil
+}
+
+// connConfig is pgx's configuration of a target.
+func connConfig(settings map[string]string) (*pgx.ConnConfig, error) {
 	dsn := settings["dsn"]
 	if dsn == "" {
 		return nil, errors.New("postgres: the target needs dsn = \"postgres://user@host:5432/db\"")
@@ -36,17 +52,15 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 	if err != nil {
 		return nil, fmt.Errorf("postgres: dsn: %w", err)
 	}
+	if pw := settings["password"]; pw != "" {
+		cfg.Password = pw
+	}
 	// Every session runs in UTC whatever the DSN's options or the role's
 	// and database's defaults say (a startup parameter outranks both):
 	// TIMESTAMP window literals compared with a timestamptz column, and
 	// DATE bounds of day windows, are then UTC instants.
 	cfg.RuntimeParams["timezone"] = "UTC"
-	db := stdlib.OpenDB(*cfg)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	return &Engine{db: db, d: dialect.NewDialect()}, nil
+	return cfg, nil
 }
 
 // Session pins one connection.

@@ -34,3 +34,22 @@ func TestSecretsAndWhere(t *testing.T) {
 		}
 	}
 }
+
+// TestPasswordSetting: a target's password setting is the password pgx
+// sends, over the DSN's; without it the DSN's stands; every session is UTC.
+func TestPasswordSetting(t *testing.T) {
+	for _, tc := range []struct{ dsn, password, want string }{
+		{"postgres://u@h/db", "s3cret", "s3cret"},
+		{"postgres://u:old@h/db", "s3cret", "s3cret"},
+		{"postgres://u:old@h/db", "", "old"},
+		{"host=h user=u dbname=d", "s3cret", "s3cret"},
+	} {
+		cfg, err := connConfig(map[string]string{"dsn": tc.dsn, "password": tc.password})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Password != tc.want || cfg.RuntimeParams["timezone"] != "UTC" {
+			t.Errorf("%q with password %q: pgx sends %q (timezone %q), want %q", tc.dsn, tc.password, cfg.Password, cfg.RuntimeParams["timezone"], tc.want)
+		}
+	}
+}

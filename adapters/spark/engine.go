@@ -23,7 +23,8 @@ import (
 
 func init() {
 	adapters.Register(&adapters.Adapter{
-		Name: "spark", Dialect: NewDialect(), Capabilities: Capabilities, Open: Open,
+		Name: "spark", Dialect: NewDialect(), Capabilities: Capabilities,
+		Settings: []string{"dsn", "host", "port", "token", "http_path", "catalog"}, Open: Open,
 		Secrets: secrets, Where: where,
 		Docs: "Spark Connect on Delta: verify, then publish — the batch is staged in a Delta table and checked there, then published in one Delta commit (INSERT INTO … REPLACE WHERE, MERGE, CREATE OR REPLACE TABLE … AS) with an idempotent txnAppId",
 	})

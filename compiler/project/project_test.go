@@ -201,7 +201,8 @@ func TestProjectErrors(t *testing.T) {
 		{"missing name", "default_target = \"\"\n", []string{`project.toml:1: name is required: add name = "my_project"`}},
 		{"unknown top key", "name = \"t\"\ndefualt_target = \"x\"\n", []string{`project.toml:2: unknown key "defualt_target"; did you mean "default_target"?`}},
 		{"unknown top key far", "name = \"t\"\nzzz = 1\n", []string{`project.toml:2: unknown key "zzz"; valid keys: name, default_target, targets, sources, seeds, vars, models, run`}},
-		{"unknown target key", baseToml + "pasword = \"x\"\n", []string{`project.toml:7: unknown key "pasword" in [targets.local]; did you mean "password"?`}},
+		{"unknown target key", baseToml + "paht = \"x\"\n", []string{`project.toml:7: unknown key "paht" in [targets.local]; did you mean "path"?`}},
+		{"key of another engine", baseToml + "dsn = \"x\"\n", []string{`project.toml:7: [targets.local]: engine duckdb does not read "dsn"; its settings are engine, schema, state_schema, threads, path`}},
 		{"unknown source key", baseToml + "[sources.raw]\nschema = \"r\"\ntabels = []\n", []string{`project.toml:9: unknown key "sources.raw.tabels"; did you mean "tables"?`}},
 		{"unknown run key", baseToml + "[run]\nthread = 2\n", []string{`project.toml:8: unknown key "run.thread"; did you mean "threads"?`}},
 		{"unknown seeds key", baseToml + "[seeds]\nschem = \"raw\"\n", []string{`project.toml:8: unknown key "seeds.schem"; did you mean "schema"?`}},
@@ -214,7 +215,7 @@ func TestProjectErrors(t *testing.T) {
 		{"wrong type models", baseToml + "[models]\n\nlookback = \"x\"\n", []string{`project.toml:9: models.lookback must be a whole number, not a quoted string; write it like lookback = 1`}},
 		{"wrong type folder", baseToml + "[models.\"a/*\"]\nallow_append = 1\n", []string{`project.toml:8: models."a/*".allow_append must be true or false, not a whole number; write it like allow_append = true`}},
 		{"wrong type tables", baseToml + "[sources.raw]\nschema = \"r\"\ntables = \"x\"\n", []string{`project.toml:9: sources.raw.tables must be a list, not a quoted string; write it like tables = ["events", "users"]`}},
-		{"wrong type target", baseToml + "port = [1]\n", []string{`project.toml:7: targets.local.port must be a quoted string, not a list: port = "..."`}},
+		{"wrong type target", baseToml + "threads = [1]\n", []string{`project.toml:7: targets.local.threads must be a quoted string, not a list: threads = "..."`}},
 		{"scalar targets", "name = \"t\"\ntargets = 1\n", []string{`project.toml:2: targets must be a table: write it as a [targets] section`}},
 		{"scalar vars", "name = \"t\"\nvars = \"x\"\n", []string{`project.toml:2: vars must be a table: write it as a [vars] section`}},
 		{"scalar target", "name = \"t\"\n[targets]\nlocal = \"duckdb\"\n", []string{`project.toml:3: targets.local must be a table: write it as a [targets.local] section with engine = "duckdb"`}},
@@ -358,7 +359,7 @@ func TestNoProject(t *testing.T) {
 func TestLoadProject(t *testing.T) {
 	p := load(t, map[string]string{
 		"project.toml": baseToml + `state_schema = "ops"
-port = 5432
+threads = 4
 [targets.pg]
 engine = "postgres"
 dsn = "${PG_DSN}"
@@ -390,7 +391,7 @@ threads = 8
 		t.Errorf("project = %+v", p)
 	}
 	local := p.Targets["local"]
-	if local.Engine != "duckdb" || local.Schema != "main" || local.StateSchema != "ops" || local.Settings["path"] != "target/w.duckdb" || local.Settings["port"] != "5432" {
+	if local.Engine != "duckdb" || local.Schema != "main" || local.StateSchema != "ops" || local.Settings["path"] != "target/w.duckdb" || local.Settings["threads"] != "4" {
 		t.Errorf("local = %+v", local)
 	}
 	if local.Line != 3 || p.Targets["pg"].Line != 9 {

@@ -14,11 +14,6 @@ import (
 	"github.com/idemc/idemc/compiler/suggest"
 )
 
-// targetKeys are the settings a target may have; engines read the ones they need.
-var targetKeys = []string{"engine", "schema", "state_schema", "path", "dsn", "account", "user", "password",
-	"role", "warehouse", "database", "private_key_path", "project", "dataset", "location",
-	"credentials_file", "host", "port", "http_path", "token", "catalog", "protocol", "threads"}
-
 var topKeys = []string{"name", "default_target", "targets", "sources", "seeds", "vars", "models", "run"}
 
 // rawSources are the [sources.NAME] tables as decoded.
@@ -106,10 +101,11 @@ func (f *projectFile) target(name string, settings map[string]any) *Target {
 		errs.Add(FileName, keyLine(text, toml.Key{"targets", name}), 0, "targets.%s must be a table: write it as a [targets.%s] section with engine = \"duckdb\"", name, name)
 		return nil
 	}
+	engine, _ := settings["engine"].(string)
 	for k, v := range settings {
 		line := keyLine(text, toml.Key{"targets", name, k})
-		if !contains(targetKeys, k) {
-			errs.Add(FileName, line, 0, "unknown key %q in [targets.%s]%s", k, name, didYouMean(k, targetKeys))
+		if msg := targetKeyError(engine, name, k); msg != "" {
+			errs.Add(FileName, line, 0, "%s", msg)
 			continue
 		}
 		var s string
@@ -147,7 +143,7 @@ func (f *projectFile) target(name string, settings map[string]any) *Target {
 		}
 	}
 	if t.Engine == "" {
-		errs.Add(FileName, keyLine(text, toml.Key{"targets", name}), 0, "[targets.%s] needs engine = \"duckdb\" (or postgres, mysql, snowflake, bigquery, spark)", name)
+		errs.Add(FileName, keyLine(text, toml.Key{"targets", name}), 0, "[targets.%s] needs engine = \"duckdb\" (or one of %s)", name, strings.Join(engineNames(), ", "))
 	}
 	return t
 }
@@ -263,19 +259,40 @@ func settingLine(text string, prefix toml.Key, setting string) int {
 	return keyLine(text, prefix)
 }
 
-// knownEngines are the engines of DESIGN §7; a build may register fewer
-// (compile says which) or more.
-var knownEngines = []string{"bigquery", "duckdb", "mysql", "postgres", "snowflake", "spark"}
+// engineNames are the registered engines: the adapters, not this package,
+// know which engines exist and what each reads.
+func engineNames() []string { return adapters.Names() }
 
-func engineNames() []string {
-	out := append([]string{}, knownEngines...)
+// targetKeys are the keys a target of engine may have: the common ones and
+// the engine's (adapters.Adapter.Settings); every engine's when it is
+// unknown.
+func targetKeys(engine string) []string {
+	keys := adapters.CommonSettings()
+	if ad, ok := adapters.Lookup(engine); ok {
+		return append(keys, ad.Settings...)
+	}
 	for _, n := range adapters.Names() {
-		if !contains(out, n) {
-			out = append(out, n)
+		ad, _ := adapters.Lookup(n)
+		for _, k := range ad.Settings {
+			if !contains(keys, k) {
+				keys = append(keys, k)
+			}
 		}
 	}
-	sort.Strings(out)
-	return out
+	return keys
+}
+
+// targetKeyError says what is wrong with key k of target name, of engine
+// ("" for nothing): no engine reads it, or this one does not.
+func targetKeyError(engine, name, k string) string {
+	keys := targetKeys(engine)
+	switch {
+	case contains(keys, k):
+		return ""
+	case contains(targetKeys(""), k):
+		return fmt.Sprintf("[targets.%s]: engine %s does not read %q; its settings are %s", name, engine, k, strings.Join(keys, ", "))
+	}
+	return fmt.Sprintf("unknown key %q in [targets.%s]%s", k, name, didYouMean(k, keys))
 }
 
 func didYouMeanValue(v string, valid []string) string {

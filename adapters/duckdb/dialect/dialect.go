@@ -120,7 +120,8 @@ func (d Dialect) EmptyQuery(rels []adapters.Relation) string {
 func init() {
 	adapters.Register(&adapters.Adapter{
 		Name: "duckdb", Dialect: NewDialect(), Capabilities: Capabilities,
-		Docs: "one transaction per unit (DDL included); the database file admits one writer process",
+		Settings: []string{"path"},
+		Docs:     "one transaction per unit (DDL included); the database file admits one writer process",
 	})
 }
 

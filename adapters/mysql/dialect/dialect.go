@@ -273,6 +273,7 @@ var _ adapters.KindSwapper = Dialect{}
 func init() {
 	adapters.Register(&adapters.Adapter{
 		Name: "mysql", Dialect: NewDialect(), Capabilities: Capabilities,
-		Docs: "DDL before START TRANSACTION; partition replace, checks and audit in one InnoDB transaction under GET_LOCK; tables built aside and swapped with RENAME TABLE",
+		Settings: []string{"dsn", "password"},
+		Docs:     "DDL before START TRANSACTION; partition replace, checks and audit in one InnoDB transaction under GET_LOCK; tables built aside and swapped with RENAME TABLE",
 	})
 }

@@ -250,7 +250,8 @@ END $idemc$`, "'"+strings.ReplaceAll(index, "'", "''")+"'", table)
 func init() {
 	adapters.Register(&adapters.Adapter{
 		Name: "postgres", Dialect: NewDialect(), Capabilities: Capabilities,
-		Docs: "one transaction per unit under pg_advisory_xact_lock; TRUNCATE + INSERT keeps grants",
+		Settings: []string{"dsn", "password"},
+		Docs:     "one transaction per unit under pg_advisory_xact_lock; TRUNCATE + INSERT keeps grants",
 	})
 }
 

@@ -306,6 +306,7 @@ var _ adapters.KindSwapper = Dialect{}
 func init() {
 	adapters.Register(&adapters.Adapter{
 		Name: "snowflake", Dialect: NewDialect(), Capabilities: Capabilities,
-		Docs: "DDL (destination, temporary stage) before BEGIN; delete/insert or MERGE, checks and audit in one transaction on one session; full rebuilds INSERT OVERWRITE inside it; QUERY_TAG = run id",
+		Settings: []string{"account", "user", "password", "role", "warehouse", "database", "private_key_path", "host", "port", "protocol"},
+		Docs:     "DDL (destination, temporary stage) before BEGIN; delete/insert or MERGE, checks and audit in one transaction on one session; full rebuilds INSERT OVERWRITE inside it; QUERY_TAG = run id",
 	})
 }
