@@ -61,8 +61,9 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 
 // open opens the file. A file another process is creating at this very
 // moment reads as "not a valid DuckDB database file" until its header is
-// written: such an open is tried again for a while, and then finds the
-// file held ("lock") or usable; a file that stays invalid is reported.
+// written: such an open is tried again for about 5 s (1.3 s was too short
+// on a loaded 2-core machine: TestConcurrent), and then finds the file held
+// ("lock") or usable; a file that stays invalid is reported.
 func open(ctx context.Context, path string) (*sql.DB, error) {
 	for wait := 20 * time.Millisecond; ; wait *= 2 {
 		// Every connection runs in UTC: partition windows, partition keys
@@ -83,7 +84,7 @@ func open(ctx context.Context, path string) (*sql.DB, error) {
 				db = nil
 			}
 		}
-		if err == nil || !strings.Contains(err.Error(), "not a valid DuckDB database file") || wait > time.Second || ctx.Err() != nil {
+		if err == nil || !strings.Contains(err.Error(), "not a valid DuckDB database file") || wait > 3*time.Second || ctx.Err() != nil {
 			return db, err
 		}
 		time.Sleep(wait)
