@@ -71,7 +71,7 @@ func (r *run) kindChangeFrom(have string, w *adapters.Write) string {
 // repairing what a dead run left of a swap of several statements (one
 // statement cannot be left half done).
 func (r *run) destKind(ctx context.Context, s adapters.Session, ks adapters.KindSwapper, w *adapters.Write) (string, error) {
-	if len(ks.SwapKind(w.Target, w.Target, w.Target, false, true)) > 1 {
+	if len(ks.SwapKind(w, w.Target, w.Target, w.Materialized != adapters.View)) > 1 {
 		return r.repairKindSwap(ctx, s, ks, w)
 	}
 	return r.relationKind(ctx, s, w.Target)
