@@ -22,12 +22,16 @@ type AsideBuilder interface {
 // the destination's place: a changed materialization is built aside and
 // swapped in by these statements. MySQL's RENAME TABLE takes views in one
 // atomic statement; Snowflake's SWAP WITH takes tables only, so it renames
-// the destination to old, then aside to the destination (not atomic: the
-// runner repairs a relation left at old by a run that died in between).
+// the destination to old, then aside to the destination, and so does
+// Spark (not atomic: the runner repairs a relation left at old by a run
+// that died in between). BigQuery renames tables only (see its dialect).
 type KindSwapper interface {
-	// SwapKind puts aside (a view when toView) in dest's place (a view
-	// when fromView); the previous relation is left at old.
-	SwapKind(dest, aside, old Relation, fromView, toView bool) []string
+	// SwapKind puts aside (a view when w is one) in the place of w's
+	// destination (a view when fromView); the previous relation is left
+	// at old, or dropped. Whatever a sequence leaves between two of its
+	// statements, the relation at old belongs at the destination when
+	// there is none there (the runner's repair renames it back).
+	SwapKind(w *Write, aside, old Relation, fromView bool) []string
 	// RenameRelation renames a table, or a view.
 	RenameRelation(from, to Relation, view bool) string
 }

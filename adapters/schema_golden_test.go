@@ -65,6 +65,15 @@ func schemaSQL(ad *adapters.Adapter) string {
 		section("column changes go to a copy of the destination, with its rows", ab.CopyTable(aside, part.Target, true)...)
 		section("or an empty copy (a full rebuild)", ab.CopyTable(aside, part.Target, false)...)
 		section("the checked copy replaces the destination", ab.SwapTable(part.Target, aside, old))
+		if ks, ok := d.(adapters.KindSwapper); ok {
+			// A changed materialization: the new relation is built and
+			// checked aside, then swapped in (the runner's kindSwapSteps).
+			view := *part
+			view.Materialized, view.Window, view.PartitionBy, view.Strategy = adapters.View, nil, "", ""
+			section("a table becomes a view: the checked view takes its place", ks.SwapKind(&view, aside, old, false)...)
+			section("a view becomes a table (or an incremental table): the checked table takes its place", ks.SwapKind(part, aside, old, true)...)
+			section("a relation a dead run left at __idemc_old goes back: a table, a view", ks.RenameRelation(old, part.Target, false), ks.RenameRelation(old, part.Target, true))
+		}
 	}
 
 	keyed := *part

@@ -128,7 +128,7 @@ func (r *run) swapSteps(w *adapters.Write, prelude, publish []string, dropOld, r
 func (r *run) kindSwapSteps(ks adapters.KindSwapper, w *adapters.Write, fromView bool, dropOld string) []adapters.Step {
 	aside, old := r.asideOf(w.Target, "__idemc_new"), r.asideOf(w.Target, "__idemc_old")
 	clear := []string{"DROP VIEW IF EXISTS " + r.d.Qualify(aside), r.d.DropTable(aside)}
-	publish := ks.SwapKind(w.Target, aside, old, fromView, w.Materialized == adapters.View)
+	publish := ks.SwapKind(w, aside, old, fromView)
 	restore := ""
 	if len(publish) > 1 {
 		restore = ks.RenameRelation(old, w.Target, fromView)
@@ -136,21 +136,33 @@ func (r *run) kindSwapSteps(ks adapters.KindSwapper, w *adapters.Write, fromView
 	swap, undo := swapSequence(publish, dropOld, restore)
 	wa := *w
 	wa.Target = aside
-	if w.Materialized != adapters.View {
-		var prelude []string
-		for _, s := range r.d.Recipe(&wa) {
-			if s.Purpose == adapters.Prepare {
-				prelude = append(prelude, s.SQL)
-			}
+	// The session settings among the prepare steps (BigQuery's job labels,
+	// Snowflake's query tag) name no relation: they come first, as in the
+	// unit's own recipe, so that the audit row's job carries them too.
+	var settings []adapters.Step
+	var prelude []string
+	for _, s := range r.d.Recipe(&wa) {
+		switch {
+		case s.Purpose != adapters.Prepare:
+		case !strings.Contains(s.SQL, r.d.Qualify(aside)):
+			settings = append(settings, s)
+		default:
+			prelude = append(prelude, s.SQL)
 		}
-		return r.swapSteps(w, append(clear, prelude...), publish, dropOld, restore)
 	}
-	out := []adapters.Step{{Purpose: adapters.SchemaStep, Comment: "a previous relation left by a run that died after its swap", SQL: dropOld}}
+	if w.Materialized != adapters.View {
+		return append(settings, r.swapSteps(w, append(clear, prelude...), publish, dropOld, restore)...)
+	}
+	out := append(settings, adapters.Step{Purpose: adapters.SchemaStep, Comment: "a previous relation left by a run that died after its swap", SQL: dropOld})
 	for _, q := range clear {
 		out = append(out, adapters.Step{Purpose: adapters.SchemaStep, Comment: "a leftover view or table from a dead run", SQL: q})
 	}
 	for _, s := range r.d.Recipe(&wa) {
 		switch s.Purpose {
+		case adapters.Prepare:
+			if strings.Contains(s.SQL, r.d.Qualify(aside)) {
+				out = append(out, s) // the settings came first, above
+			}
 		case adapters.Publish:
 			s.Purpose, s.Comment = adapters.Stage, "the view, aside: its checks read it before the swap"
 			out = append(out, s)

@@ -71,18 +71,21 @@ func (r *run) kindChangeFrom(have string, w *adapters.Write) string {
 // repairing what a dead run left of a swap of several statements (one
 // statement cannot be left half done).
 func (r *run) destKind(ctx context.Context, s adapters.Session, ks adapters.KindSwapper, w *adapters.Write) (string, error) {
-	if len(ks.SwapKind(w.Target, w.Target, w.Target, false, true)) > 1 {
+	if len(ks.SwapKind(w, w.Target, w.Target, w.Materialized != adapters.View)) > 1 {
 		return r.repairKindSwap(ctx, s, ks, w)
 	}
 	return r.relationKind(ctx, s, w.Target)
 }
 
 // repairKindSwap finishes or undoes what a run that died inside a swap of
-// several statements (Snowflake's renames) left, and returns the
-// destination's kind then. A relation at the previous relation's name
-// (__idemc_old) with no destination is the previous relation renamed away:
-// it is renamed back, and the unit swaps again. With the destination
-// there, it is the previous relation swapped out: it is dropped. Either
+// several statements (renames on Snowflake, Spark and BigQuery) left, and
+// returns the destination's kind then. A relation at the previous
+// relation's name (__idemc_old) with no destination is the previous
+// relation renamed away: it is renamed back, and the unit swaps again (on
+// BigQuery, a view cannot be renamed: there it is the checked new table,
+// parked before the view was dropped, and the switch is finished). With
+// the destination there, it is the previous relation swapped out (or the
+// new table not yet in): it is dropped. Either
 // way a rerun repairs a crash at any step; without a leftover this costs
 // no statement (the run listed the relations when it started).
 func (r *run) repairKindSwap(ctx context.Context, s adapters.Session, ks adapters.KindSwapper, w *adapters.Write) (string, error) {

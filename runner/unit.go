@@ -166,8 +166,10 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.U
 		if done, i, ue := r.replaceIfKindChanged(ctx, sess, ddl, w, steps); done || ue != nil {
 			return spliceSchema(r.d.Recipe(w), i, ddl.steps), i, ue == nil, ue
 		}
-	} else if ks, ok := r.d.(adapters.KindSwapper); ok && (w.Materialized != adapters.Table || r.ad.Capabilities.TableInPlace) {
-		// (MySQL builds every table aside and swaps it in anyway.)
+	} else if ks, ok := r.d.(adapters.KindSwapper); ok && (w.Materialized != adapters.Table || r.ad.Capabilities.TableInPlace || r.ad.Capabilities.ReplaceDefinition) {
+		// (A table recipe that rebuilds in place, or replaces with CREATE OR
+		// REPLACE (Spark), finds the view in its way; MySQL's builds every
+		// table aside and swaps it in with a RENAME that takes views.)
 		have, err := r.destKind(ctx, sess, ks, w)
 		if err != nil {
 			return steps, 0, false, &unitError{step: 1, purp: adapters.SchemaStep, err: err}

@@ -259,8 +259,8 @@ func (d Dialect) AuditMigrations(s adapters.State, have []adapters.Column) []str
 }
 
 // SwapKind is the same one RENAME TABLE: MySQL renames views with it too.
-func (d Dialect) SwapKind(dest, aside, old adapters.Relation, fromView, toView bool) []string {
-	return []string{d.SwapTable(dest, aside, old)}
+func (d Dialect) SwapKind(w *adapters.Write, aside, old adapters.Relation, fromView bool) []string {
+	return []string{d.SwapTable(w.Target, aside, old)}
 }
 
 // RenameRelation renames a table or a view (RENAME TABLE takes both).

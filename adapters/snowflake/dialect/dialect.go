@@ -286,8 +286,8 @@ var _ adapters.AsideBuilder = Dialect{}
 // another kind, so the destination is renamed to old, then the checked
 // new relation to the destination (two metadata operations, not one: the
 // runner restores a destination a dead run left at old, and drops old).
-func (d Dialect) SwapKind(dest, aside, old adapters.Relation, fromView, toView bool) []string {
-	return []string{d.RenameRelation(dest, old, fromView), d.RenameRelation(aside, dest, toView)}
+func (d Dialect) SwapKind(w *adapters.Write, aside, old adapters.Relation, fromView bool) []string {
+	return []string{d.RenameRelation(w.Target, old, fromView), d.RenameRelation(aside, w.Target, w.Materialized == adapters.View)}
 }
 
 // RenameRelation is ALTER TABLE or ALTER VIEW IF EXISTS … RENAME TO: the

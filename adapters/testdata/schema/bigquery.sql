@@ -23,6 +23,20 @@ CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` LIKE `analytics`.`events
 /* idemc: job=swap */
 CREATE OR REPLACE TABLE `analytics`.`events` CLONE `analytics`.`events__idemc_new`;
 
+-- a table becomes a view: the checked view takes its place
+ALTER TABLE IF EXISTS `analytics`.`events` RENAME TO `events__idemc_old`;
+CREATE VIEW `analytics`.`events` AS
+SELECT id, d, amount FROM raw.events;
+
+-- a view becomes a table (or an incremental table): the checked table takes its place
+ALTER TABLE IF EXISTS `analytics`.`events__idemc_new` RENAME TO `events__idemc_old`;
+DROP VIEW IF EXISTS `analytics`.`events`;
+ALTER TABLE IF EXISTS `analytics`.`events__idemc_old` RENAME TO `events`;
+
+-- a relation a dead run left at __idemc_old goes back: a table, a view
+ALTER TABLE IF EXISTS `analytics`.`events__idemc_old` RENAME TO `events`;
+ALTER TABLE IF EXISTS `analytics`.`events__idemc_old` RENAME TO `events`;
+
 -- full refresh of an unpartitioned model whose column types changed (recreate in the write: false)
 -- [prepare] label this unit's jobs (run id, model, partition, attempt); job ids derive from them
 SET @@query_label = 'idemc_attempt:0,idemc_model:events,idemc_run:_run_id_';

@@ -24,6 +24,16 @@ CREATE TABLE `analytics`.`events__idemc_new` LIKE `analytics`.`events`;
 -- the checked copy replaces the destination
 RENAME TABLE `analytics`.`events` TO `analytics`.`events__idemc_old`, `analytics`.`events__idemc_new` TO `analytics`.`events`;
 
+-- a table becomes a view: the checked view takes its place
+RENAME TABLE `analytics`.`events` TO `analytics`.`events__idemc_old`, `analytics`.`events__idemc_new` TO `analytics`.`events`;
+
+-- a view becomes a table (or an incremental table): the checked table takes its place
+RENAME TABLE `analytics`.`events` TO `analytics`.`events__idemc_old`, `analytics`.`events__idemc_new` TO `analytics`.`events`;
+
+-- a relation a dead run left at __idemc_old goes back: a table, a view
+RENAME TABLE `analytics`.`events__idemc_old` TO `analytics`.`events`;
+RENAME TABLE `analytics`.`events__idemc_old` TO `analytics`.`events`;
+
 -- full refresh of an unpartitioned model whose column types changed (recreate in the write: false)
 -- [prepare] the destination, empty, if it does not exist yet
 CREATE TABLE IF NOT EXISTS `analytics`.`events` AS

@@ -21,6 +21,18 @@ CREATE OR REPLACE TABLE "ANALYTICS"."EVENTS__IDEMC_NEW" LIKE "ANALYTICS"."EVENTS
 -- the checked copy replaces the destination
 ALTER TABLE "ANALYTICS"."EVENTS__IDEMC_NEW" SWAP WITH "ANALYTICS"."EVENTS";
 
+-- a table becomes a view: the checked view takes its place
+ALTER TABLE IF EXISTS "ANALYTICS"."EVENTS" RENAME TO "ANALYTICS"."EVENTS__IDEMC_OLD";
+ALTER VIEW IF EXISTS "ANALYTICS"."EVENTS__IDEMC_NEW" RENAME TO "ANALYTICS"."EVENTS";
+
+-- a view becomes a table (or an incremental table): the checked table takes its place
+ALTER VIEW IF EXISTS "ANALYTICS"."EVENTS" RENAME TO "ANALYTICS"."EVENTS__IDEMC_OLD";
+ALTER TABLE IF EXISTS "ANALYTICS"."EVENTS__IDEMC_NEW" RENAME TO "ANALYTICS"."EVENTS";
+
+-- a relation a dead run left at __idemc_old goes back: a table, a view
+ALTER TABLE IF EXISTS "ANALYTICS"."EVENTS__IDEMC_OLD" RENAME TO "ANALYTICS"."EVENTS";
+ALTER VIEW IF EXISTS "ANALYTICS"."EVENTS__IDEMC_OLD" RENAME TO "ANALYTICS"."EVENTS";
+
 -- full refresh of an unpartitioned model whose column types changed (recreate in the write: false)
 -- [prepare] tag this unit's queries with the run id (QUERY_HISTORY)
 ALTER SESSION SET QUERY_TAG = '{"idemc_run":"\\u003crun_id\\u003e","model":"events"}';

@@ -24,6 +24,18 @@ SELECT * FROM `analytics`.`events` LIMIT 0;
 CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA AS
 SELECT * FROM `analytics`.`events__idemc_new`;
 
+-- a table becomes a view: the checked view takes its place
+ALTER TABLE `analytics`.`events` RENAME TO `analytics`.`events__idemc_old`;
+ALTER VIEW `analytics`.`events__idemc_new` RENAME TO `analytics`.`events`;
+
+-- a view becomes a table (or an incremental table): the checked table takes its place
+ALTER VIEW `analytics`.`events` RENAME TO `analytics`.`events__idemc_old`;
+ALTER TABLE `analytics`.`events__idemc_new` RENAME TO `analytics`.`events`;
+
+-- a relation a dead run left at __idemc_old goes back: a table, a view
+ALTER TABLE `analytics`.`events__idemc_old` RENAME TO `analytics`.`events`;
+ALTER VIEW `analytics`.`events__idemc_old` RENAME TO `analytics`.`events`;
+
 -- full refresh of an unpartitioned model whose column types changed (recreate in the write: true)
 -- [prepare] the destination, an empty Delta table, if it does not exist yet
 CREATE TABLE IF NOT EXISTS `analytics`.`events` USING DELTA AS

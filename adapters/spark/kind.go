@@ -1,0 +1,33 @@
+package spark
+
+import (
+	"fmt"
+
+	"github.com/idemc/idemc/adapters"
+)
+
+// SwapKind puts a view in a table's place or a table in a view's. Spark
+// refuses CREATE OR REPLACE VIEW over a table ("Existing table is not a
+// view", apache/spark#14314) and DROP TABLE of a view or DROP VIEW of a
+// table (WRONG_COMMAND_FOR_OBJECT_TYPE, apache/spark#53780), so the
+// destination is renamed to old, then the checked new relation to the
+// destination: two metadata operations, not one (the runner restores a
+// destination a dead run left at old, and drops old).
+func (d Dialect) SwapKind(w *adapters.Write, aside, old adapters.Relation, fromView bool) []string {
+	return []string{d.RenameRelation(w.Target, old, fromView), d.RenameRelation(aside, w.Target, w.Materialized == adapters.View)}
+}
+
+// RenameRelation is ALTER TABLE or ALTER VIEW … RENAME TO: each takes one
+// kind (ALTER TABLE of a view is refused: "use ALTER VIEW instead"), has no
+// IF EXISTS, and keeps the relation in its schema. A managed table in a
+// Hive metastore moves its files when renamed (Unity Catalog renames in
+// the catalog only).
+func (d Dialect) RenameRelation(from, to adapters.Relation, view bool) string {
+	kind := "TABLE"
+	if view {
+		kind = "VIEW"
+	}
+	return fmt.Sprintf("ALTER %s %s RENAME TO %s", kind, d.Qualify(from), d.Qualify(to))
+}
+
+var _ adapters.KindSwapper = Dialect{}
