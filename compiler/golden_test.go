@@ -13,7 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/idemc/idemc/adapters"
-	_ "github.com/idemc/idemc/adapters/bigquery"
+	_ "github.com/idemc/idemc/adapters/bigquery/dialect"
 	_ "github.com/idemc/idemc/adapters/duckdb/dialect"
 	_ "github.com/idemc/idemc/adapters/mysql/dialect"
 	_ "github.com/idemc/idemc/adapters/postgres/dialect"

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/adapters/bigquery"
+	_ "github.com/idemc/idemc/adapters/bigquery"
+	bqdialect "github.com/idemc/idemc/adapters/bigquery/dialect"
 	_ "github.com/idemc/idemc/adapters/spark" // registers the dialect
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
@@ -47,11 +48,11 @@ func (e *recorder) Exec(_ context.Context, q string) (int64, error) {
 		return 0, &engineFailure{"Access Denied: " + e.failExec}
 	}
 	switch strings.TrimSpace(q) {
-	case bigquery.BeginSQL:
+	case bqdialect.BeginSQL:
 		e.inTx, e.failing = true, false
-	case bigquery.RollbackSQL:
+	case bqdialect.RollbackSQL:
 		e.inTx = false
-	case bigquery.CommitSQL:
+	case bqdialect.CommitSQL:
 		e.inTx = false
 		if e.failing {
 			return 0, &engineFailure{"idemc: check failed"}

@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/adapters/bigquery"
+	_ "github.com/idemc/idemc/adapters/bigquery"
+	bqdialect "github.com/idemc/idemc/adapters/bigquery/dialect"
 	_ "github.com/idemc/idemc/adapters/snowflake" // registers the dialect
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
@@ -161,13 +162,13 @@ func (c *kindCatalog) Exec(_ context.Context, q string) (int64, error) {
 // applied), or not at all when one of its ASSERTs failed.
 func (c *kindCatalog) scriptExec(q string) (int64, error) {
 	switch strings.TrimSpace(q) {
-	case bigquery.BeginSQL:
+	case bqdialect.BeginSQL:
 		c.script = []string{}
 		return 1, nil
-	case bigquery.RollbackSQL:
+	case bqdialect.RollbackSQL:
 		c.script = nil
 		return 1, nil
-	case bigquery.CommitSQL:
+	case bqdialect.CommitSQL:
 		script := c.script
 		c.script = nil
 		for _, s := range script {

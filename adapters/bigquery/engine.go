@@ -21,19 +21,16 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/bigquery/dialect"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
 func init() {
-	adapters.Register(&adapters.Adapter{
-		Name: "bigquery", Dialect: NewDialect(), Capabilities: Capabilities,
-		Settings: []string{"project", "database", "dataset", "location", "credentials_file"}, Open: Open,
+	adapters.RegisterClient("bigquery", adapters.Client{Open: Open,
 		// A credentials file is named by its path; the key stays in it.
 		Where: func(s map[string]string) string {
 			return "project " + cmp.Or(s["project"], s["database"])
-		},
-		Docs: "partition replace and merge as ONE script job (BEGIN TRANSACTION … ASSERT checks … audit … COMMIT TRANSACTION); insert_overwrite stages, checks, then writes table$PARTITION with WRITE_TRUNCATE; job ids derived from unit and attempt; labels carry the run id",
-	})
+		}})
 }
 
 // Engine is a BigQuery project reached through cloud.google.com/go/bigquery.
@@ -42,7 +39,7 @@ type Engine struct {
 	project  string
 	dataset  string // the target's dataset (its schema)
 	location string
-	d        Dialect
+	d        dialect.Dialect
 	// poll bounds how long a job is waited for (0: until the context ends).
 	poll time.Duration
 }
@@ -83,7 +80,7 @@ func open(ctx context.Context, settings map[string]string, extra ...option.Clien
 		return nil, fmt.Errorf("bigquery: %w", err)
 	}
 	client.Location = settings["location"]
-	return &Engine{client: client, project: project, dataset: dataset, location: settings["location"], d: NewDialect()}, nil
+	return &Engine{client: client, project: project, dataset: dataset, location: settings["location"], d: dialect.NewDialect()}, nil
 }
 
 // credentialsType reads the "type" of a credentials JSON file.
@@ -169,16 +166,16 @@ func (s *Session) Exec(ctx context.Context, sql string) (int64, error) {
 		return 0, nil
 	}
 	switch word {
-	case BeginSQL, "BEGIN":
+	case dialect.BeginSQL, "BEGIN":
 		if s.inTx {
 			return 0, errors.New("bigquery: BEGIN TRANSACTION inside a buffered transaction")
 		}
 		s.inTx, s.script = true, nil
 		return 0, nil
-	case RollbackSQL, "ROLLBACK":
+	case dialect.RollbackSQL, "ROLLBACK":
 		s.inTx, s.script = false, nil
 		return 0, nil
-	case CommitSQL, "COMMIT":
+	case dialect.CommitSQL, "COMMIT":
 		if !s.inTx {
 			return 0, errors.New("bigquery: COMMIT TRANSACTION without BEGIN TRANSACTION")
 		}
@@ -212,12 +209,12 @@ func isDML(t string) bool {
 // Script is the buffered transaction as the one script it is submitted as.
 func (s *Session) Script() string {
 	var b strings.Builder
-	b.WriteString(BeginSQL + ";\n")
+	b.WriteString(dialect.BeginSQL + ";\n")
 	for _, q := range s.script {
 		b.WriteString(q)
 		b.WriteString(";\n")
 	}
-	b.WriteString(CommitSQL + ";")
+	b.WriteString(dialect.CommitSQL + ";")
 	return b.String()
 }
 
@@ -269,7 +266,7 @@ func (e *Engine) regionalize(q string) string {
 	if e.location == "" || !strings.Contains(q, " FROM INFORMATION_SCHEMA.") {
 		return q
 	}
-	return strings.Replace(q, " FROM INFORMATION_SCHEMA.", " FROM "+quoteIdent("region-"+strings.ToLower(e.location))+".INFORMATION_SCHEMA.", 1)
+	return strings.Replace(q, " FROM INFORMATION_SCHEMA.", " FROM "+e.d.Quote("region-"+strings.ToLower(e.location))+".INFORMATION_SCHEMA.", 1)
 }
 
 // Columns reports a query's columns with a dry run (no cost, no rows).
@@ -437,7 +434,7 @@ func (s *Session) JobID(kind string, n int) string {
 		return ""
 	}
 	part := s.labels["idemc_partition"]
-	h := hash32(strings.Join([]string{s.e.project, s.e.location, s.e.dataset, model, part, attempt, kind}, "\x00"))
+	h := dialect.Hash32(strings.Join([]string{s.e.project, s.e.location, s.e.dataset, model, part, attempt, kind}, "\x00"))
 	id := fmt.Sprintf("idemc_%s_%s_a%s_%s_%08x", model, part, attempt, kind, h)
 	if part == "" {
 		id = fmt.Sprintf("idemc_%s_a%s_%s_%08x", model, attempt, kind, h)

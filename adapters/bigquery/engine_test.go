@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/bigquery/dialect"
 )
 
 // runUnit executes a recipe on one session the way the runner does
@@ -20,7 +21,7 @@ func runUnit(t *testing.T, s adapters.Session, steps []adapters.Step) error {
 	inTx := false
 	fail := func(err error) error {
 		if inTx {
-			_, _ = s.Exec(ctx, NewDialect().Rollback())
+			_, _ = s.Exec(ctx, dialect.NewDialect().Rollback())
 		}
 		for _, st := range steps {
 			if st.Purpose == adapters.Cleanup {
@@ -110,7 +111,7 @@ func TestScriptTransactionIsOneJob(t *testing.T) {
 	f := newFakeBigQuery(t)
 	e := f.engine(t, "EU")
 	s, _ := e.Session(context.Background())
-	if err := runUnit(t, s, NewDialect().Recipe(partitionWrite("delete_insert"))); err != nil {
+	if err := runUnit(t, s, dialect.NewDialect().Recipe(partitionWrite("delete_insert"))); err != nil {
 		t.Fatal(err)
 	}
 	jobs := f.submitted()
@@ -170,7 +171,7 @@ func TestFailingAssertRollsBackTheScript(t *testing.T) {
 		return ""
 	}
 	s, _ := e.Session(context.Background())
-	err := runUnit(t, s, NewDialect().Recipe(partitionWrite("delete_insert")))
+	err := runUnit(t, s, dialect.NewDialect().Recipe(partitionWrite("delete_insert")))
 	if err == nil || !strings.Contains(err.Error(), "check unique(event_key) failed") {
 		t.Fatalf("want the failing ASSERT to fail the unit with the check's name, got %v", err)
 	}
@@ -202,7 +203,7 @@ func TestInsertOverwriteWritesThePartitionWithWriteTruncate(t *testing.T) {
 			w.Window = &adapters.Window{Start: tc.start, End: tc.end, Granularity: tc.gran, Key: tc.key}
 			w.Audit.Partition = tc.key
 			s, _ := e.Session(context.Background())
-			if err := runUnit(t, s, NewDialect().Recipe(w)); err != nil {
+			if err := runUnit(t, s, dialect.NewDialect().Recipe(w)); err != nil {
 				t.Fatal(err)
 			}
 			jobs := f.submitted()
@@ -220,7 +221,7 @@ func TestInsertOverwriteWritesThePartitionWithWriteTruncate(t *testing.T) {
 			if !strings.Contains(pub.ID, "_publish_") || !strings.Contains(jobs[2].ID, "_stage_") {
 				t.Errorf("write jobs need derived ids: stage %q, publish %q", jobs[2].ID, pub.ID)
 			}
-			stage := StageRelation(w).Name
+			stage := dialect.StageRelation(w).Name
 			if !strings.HasPrefix(stage, "events_daily__idemc_stage_"+strings.TrimPrefix(tc.decorator, "$")+"_") {
 				t.Errorf("staging table %s: want the partition in its name", stage)
 			}
@@ -246,7 +247,7 @@ func TestInsertOverwriteFailingCheckPublishesNothing(t *testing.T) {
 		return []string{"n"}, nil
 	}
 	s, _ := e.Session(context.Background())
-	err := runUnit(t, s, NewDialect().Recipe(partitionWrite("insert_overwrite")))
+	err := runUnit(t, s, dialect.NewDialect().Recipe(partitionWrite("insert_overwrite")))
 	if err == nil || !strings.Contains(err.Error(), "unique(event_key)") {
 		t.Fatalf("want the check to fail, got %v", err)
 	}
@@ -264,7 +265,7 @@ func TestResubmissionFindsTheJob(t *testing.T) {
 	e := f.engine(t, "EU")
 	s, _ := e.Session(context.Background())
 	sess := s.(*Session)
-	steps := NewDialect().Recipe(partitionWrite("delete_insert"))
+	steps := dialect.NewDialect().Recipe(partitionWrite("delete_insert"))
 	// The label step names the unit; derive its script id.
 	if _, err := s.Exec(context.Background(), steps[0].SQL); err != nil {
 		t.Fatal(err)
@@ -288,7 +289,7 @@ func TestOtherRunsJobDoesNotStandIn(t *testing.T) {
 	e := f.engine(t, "EU")
 	s, _ := e.Session(context.Background())
 	sess := s.(*Session)
-	steps := NewDialect().Recipe(partitionWrite("delete_insert"))
+	steps := dialect.NewDialect().Recipe(partitionWrite("delete_insert"))
 	if _, err := s.Exec(context.Background(), steps[0].SQL); err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +325,7 @@ func TestRetriedTransactionGetsANewJobID(t *testing.T) {
 		return ""
 	}
 	s, _ := e.Session(context.Background())
-	steps := NewDialect().Recipe(partitionWrite("delete_insert"))
+	steps := dialect.NewDialect().Recipe(partitionWrite("delete_insert"))
 	err := runUnit(t, s, steps)
 	if err == nil || !e.Retryable(err) {
 		t.Fatalf("a concurrent-update abort must be retryable, got %v", err)
@@ -358,7 +359,7 @@ func TestPreviousAttemptStillRunningIsWaitedFor(t *testing.T) {
 	sess.setLabels("idemc_attempt:1,idemc_model:events_daily,idemc_partition:2026-07-02,idemc_run:dead-run")
 	prev := sess.JobID("script", 1)
 	f.preJob(prev, "dead-run", "RUNNING")
-	if err := runUnit(t, s, NewDialect().Recipe(partitionWrite("delete_insert"))); err != nil {
+	if err := runUnit(t, s, dialect.NewDialect().Recipe(partitionWrite("delete_insert"))); err != nil {
 		t.Fatal(err)
 	}
 	f.mu.Lock()
@@ -374,7 +375,7 @@ func TestQueriesInsideTheScriptAreRefused(t *testing.T) {
 	e := f.engine(t, "")
 	s, _ := e.Session(context.Background())
 	ctx := context.Background()
-	if _, err := s.Exec(ctx, BeginSQL); err != nil {
+	if _, err := s.Exec(ctx, dialect.BeginSQL); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := s.Query(ctx, "SELECT count(*) FROM t", 1); err == nil {
@@ -383,7 +384,7 @@ func TestQueriesInsideTheScriptAreRefused(t *testing.T) {
 	if _, rows, err := s.Query(ctx, "ASSERT (SELECT count(*) FROM t) > 0 AS 'x'", 1); err != nil || rows != nil {
 		t.Fatalf("an ASSERT is buffered: %v %v", rows, err)
 	}
-	if _, err := s.Exec(ctx, RollbackSQL); err != nil {
+	if _, err := s.Exec(ctx, dialect.RollbackSQL); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(f.submitted()); n != 0 {
@@ -399,14 +400,14 @@ func TestSessionReadsAndDescribes(t *testing.T) {
 	f.rows = func(sql string) ([]string, [][]string) {
 		return []string{"table_schema", "table_name"}, [][]string{{"analytics", "events_daily"}, {"raw", "NULL"}}
 	}
-	cols, rows, err := s.Query(ctx, NewDialect().RelationsQuery(), 0)
+	cols, rows, err := s.Query(ctx, dialect.NewDialect().RelationsQuery(), 0)
 	if err != nil || len(rows) != 2 || cols[1] != "table_name" || rows[1][1] != "NULL" {
 		t.Fatalf("query: %v %v %v", cols, rows, err)
 	}
 	if q := f.submitted()[0].SQL; !strings.Contains(q, "FROM `region-eu`.INFORMATION_SCHEMA.TABLES") {
 		t.Errorf("relations are read region-wide for a target with a location: %s", q)
 	}
-	got, err := s.Columns(ctx, NewDialect().DescribeQuery("SELECT 1 AS event_key"))
+	got, err := s.Columns(ctx, dialect.NewDialect().DescribeQuery("SELECT 1 AS event_key"))
 	if err != nil || len(got) != 2 || got[0].Name != "event_key" || got[1].Type != "NUMERIC" {
 		t.Fatalf("columns: %v %v", got, err)
 	}
@@ -434,7 +435,7 @@ func TestSessionReadsAndDescribes(t *testing.T) {
 // transaction), and the audit row commits in a second script. A failing
 // ASSERT stops the unit before the swap job.
 func TestAsideSwapJobs(t *testing.T) {
-	d := NewDialect()
+	d := dialect.NewDialect()
 	w := partitionWrite("delete_insert")
 	aside := w.Target
 	aside.Name += "__idemc_new"
@@ -454,13 +455,13 @@ func TestAsideSwapJobs(t *testing.T) {
 		}
 	}
 	steps = append(steps, adapters.Step{Purpose: adapters.Publish, SQL: d.SwapTable(w.Target, aside, aside)},
-		adapters.Step{Purpose: adapters.Begin, SQL: BeginSQL}, d.AuditFinishStep(w, ""), adapters.Step{Purpose: adapters.Commit, SQL: CommitSQL},
+		adapters.Step{Purpose: adapters.Begin, SQL: dialect.BeginSQL}, d.AuditFinishStep(w, ""), adapters.Step{Purpose: adapters.Commit, SQL: dialect.CommitSQL},
 		adapters.Step{Purpose: adapters.Cleanup, SQL: d.DropTable(aside)})
 	for _, fail := range []bool{false, true} {
 		f := newFakeBigQuery(t)
 		if fail {
 			f.fail = func(sql string) string {
-				if strings.HasPrefix(sql, BeginSQL) && strings.Contains(sql, "ASSERT") {
+				if strings.HasPrefix(sql, dialect.BeginSQL) && strings.Contains(sql, "ASSERT") {
 					return "idemc: check unique(event_key) failed at [9:1]"
 				}
 				return ""
@@ -477,7 +478,7 @@ func TestAsideSwapJobs(t *testing.T) {
 				if !strings.Contains(j.ID, "_swap_") {
 					t.Errorf("the swap job needs a derived id, got %q", j.ID)
 				}
-			case strings.HasPrefix(q, BeginSQL):
+			case strings.HasPrefix(q, dialect.BeginSQL):
 				if strings.Contains(q, "CLONE") || strings.Contains(q, "ALTER TABLE") {
 					t.Errorf("DDL inside a script:\n%s", q)
 				}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/bigquery/dialect"
 )
 
 // TestKindSwapJobs: a view that becomes an incremental table, as the
@@ -16,7 +17,7 @@ import (
 // a second script. A failing ASSERT stops the unit before any job touches
 // the destination.
 func TestKindSwapJobs(t *testing.T) {
-	d := NewDialect()
+	d := dialect.NewDialect()
 	w := partitionWrite("delete_insert")
 	aside, old := w.Target, w.Target
 	aside.Name += "__idemc_new"
@@ -38,14 +39,14 @@ func TestKindSwapJobs(t *testing.T) {
 	for _, q := range d.SwapKind(w, aside, old, true) {
 		steps = append(steps, adapters.Step{Purpose: adapters.Publish, SQL: q})
 	}
-	steps = append(steps, adapters.Step{Purpose: adapters.Begin, SQL: BeginSQL}, d.AuditFinishStep(w, ""), adapters.Step{Purpose: adapters.Commit, SQL: CommitSQL},
+	steps = append(steps, adapters.Step{Purpose: adapters.Begin, SQL: dialect.BeginSQL}, d.AuditFinishStep(w, ""), adapters.Step{Purpose: adapters.Commit, SQL: dialect.CommitSQL},
 		adapters.Step{Purpose: adapters.Cleanup, SQL: d.DropTable(aside)})
 	dest := d.Qualify(w.Target)
 	for _, fail := range []bool{false, true} {
 		f := newFakeBigQuery(t)
 		if fail {
 			f.fail = func(sql string) string {
-				if strings.HasPrefix(sql, BeginSQL) && strings.Contains(sql, "ASSERT") {
+				if strings.HasPrefix(sql, dialect.BeginSQL) && strings.Contains(sql, "ASSERT") {
 					return "idemc: check not_null(amount) failed at [9:1]"
 				}
 				return ""
@@ -57,7 +58,7 @@ func TestKindSwapJobs(t *testing.T) {
 		for _, j := range f.submitted() {
 			q := stripDirective(j.SQL)
 			switch {
-			case strings.HasPrefix(q, BeginSQL):
+			case strings.HasPrefix(q, dialect.BeginSQL):
 				if strings.Contains(q, "ALTER TABLE") || strings.Contains(q, "DROP VIEW") {
 					t.Errorf("DDL inside a script:\n%s", q)
 				}

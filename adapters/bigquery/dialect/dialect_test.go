@@ -1,4 +1,4 @@
-package bigquery
+package dialect
 
 import (
 	"database/sql"
@@ -124,4 +124,26 @@ func TestSurrogateKeyValue(t *testing.T) {
 			t.Errorf("surrogate_key(%v) = %s, want %s", tc.exprs, got, tc.want)
 		}
 	}
+}
+
+// partitionWrite is one day of a model (the engine's tests have the same).
+func partitionWrite(strategy string) *adapters.Write {
+	start := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
+	return &adapters.Write{
+		Model: "events_daily", Materialized: adapters.Incremental, Strategy: strategy,
+		Target:      adapters.Relation{Schema: "analytics", Name: "events_daily"},
+		Select:      "SELECT event_key, event_date, amount FROM `raw`.`events` WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'",
+		PartitionBy: "event_date", Window: &adapters.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
+		Columns: []string{"event_key", "event_date", "amount"},
+		Checks: []*adapters.Check{
+			{Name: "unique(event_key)", Kind: adapters.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
+			{Name: "min_rows(1)", Kind: adapters.CheckMinRows, Severity: "warn", MinRows: 1},
+		},
+		State: testState(),
+		Audit: &adapters.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "bigquery"},
+	}
+}
+
+func testState() adapters.State {
+	return adapters.StateIn("analytics")
 }

@@ -1,18 +1,6 @@
-// Package bigquery is the BigQuery engine (cloud.google.com/go/bigquery).
-//
-// BigQuery has no connection that holds a transaction between API calls
-// (outside sessions): a multi-statement transaction lives inside one query
-// job, a script. The dialect therefore writes a unit as the runner expects
-// (prepare, audit start, BEGIN TRANSACTION, statements, COMMIT TRANSACTION)
-// and the engine's Session buffers everything between BEGIN TRANSACTION and
-// COMMIT TRANSACTION and submits it as ONE script job at COMMIT. Inside that
-// script a check cannot return rows to the runner, so checks of severity
-// error are ASSERT statements: a failing ASSERT fails the script and BigQuery
-// rolls back every statement in it. Warn checks read the committed region
-// after COMMIT. insert_overwrite is a separate shape: the batch is built in a
-// staging table, checked there with ordinary queries, then published by a
-// query job writing table$PARTITION with WRITE_TRUNCATE.
-package bigquery
+// Package dialect is BigQuery's SQL: pure, no client, so that the compiler
+// and the goldens link none (the engine is adapters/bigquery).
+package dialect
 
 import (
 	"fmt"
@@ -165,12 +153,12 @@ func LabelValue(s string) string {
 	}
 	out := b.String()
 	if len(out) > 63 {
-		out = out[:54] + fmt.Sprintf("_%08x", hash32(out))
+		out = out[:54] + fmt.Sprintf("_%08x", Hash32(out))
 	}
 	return out
 }
 
-func hash32(s string) uint32 {
+func Hash32(s string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(s))
 	return h.Sum32()
@@ -422,7 +410,7 @@ func StageRelation(w *adapters.Write) adapters.Relation {
 	if w.Window != nil {
 		r.Name += "_" + strings.TrimPrefix(Decorator(w.Window), "$")
 	}
-	r.Name += fmt.Sprintf("_%08x", hash32(auditKey(w).RunID))
+	r.Name += fmt.Sprintf("_%08x", Hash32(auditKey(w).RunID))
 	return r
 }
 
@@ -508,3 +496,11 @@ func (d Dialect) SwapTable(dest, aside, old adapters.Relation) string {
 }
 
 var _ adapters.AsideBuilder = Dialect{}
+
+func init() {
+	adapters.Register(&adapters.Adapter{
+		Name: "bigquery", Dialect: NewDialect(), Capabilities: Capabilities,
+		Settings: []string{"project", "database", "dataset", "location", "credentials_file"},
+		Docs:     "partition replace and merge as ONE script job (BEGIN TRANSACTION … ASSERT checks … audit … COMMIT TRANSACTION); insert_overwrite stages, checks, then writes table$PARTITION with WRITE_TRUNCATE; job ids derived from unit and attempt; labels carry the run id",
+	})
+}
