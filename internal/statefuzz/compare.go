@@ -11,7 +11,7 @@ import (
 // package doc say it must be.
 type Difference struct {
 	Node   string // the seed or model ("" for the exit code)
-	What   string // the class: exit, missing, present, broken, columns, rows, merge, interrupt
+	What   string // the class: exit, missing, present, kind, broken, columns, rows, merge, interrupt
 	Detail string
 }
 
@@ -57,6 +57,8 @@ func compareExact(node string, got, want *Rel) []Difference {
 		return []Difference{{node, "missing", "a from-scratch build has " + want.text()}}
 	case !want.Exists && got.Exists:
 		return []Difference{{node, "present", "a from-scratch build has no such relation; idemc has " + got.text()}}
+	case want.View != got.View:
+		return []Difference{{node, "kind", fmt.Sprintf("idemc: %s; rebuild: %s", got.text(), want.text())}}
 	case want.Broken != got.Broken:
 		return []Difference{{node, "broken", fmt.Sprintf("idemc: %s; rebuild: %s", got.text(), want.text())}}
 	case !slices.Equal(got.Cols, want.Cols):
