@@ -83,7 +83,7 @@ func (pl *planner) model(n string) error {
 		return nil
 	}
 	var replacer *Unit
-	replace := exists && cands[0] != nil && pl.shapeChanged(n)
+	replace := exists && len(cands) > 0 && cands[0] != nil && pl.shapeChanged(n)
 	for i, w := range cands {
 		if !run[i] {
 			continue
