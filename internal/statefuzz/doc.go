@@ -56,7 +56,9 @@
 //     as empty (the oracle creates a destination before a unit's checks
 //     fail; the previous state may not have had it) and rows are compared
 //     on the columns both sides have (a sync may have added columns before
-//     the failed write).
+//     the failed write). The relation must keep its kind (view or table);
+//     a view left in place is not compared by rows: it has none of its
+//     own, and shows its inputs as they are now.
 //   - An interrupted build must exit 130, not die of the signal nor exit 1.
 //
 // Not compared: idemc's own tables (idemc_audit, idemc_runs, idemc_state)

@@ -238,3 +238,27 @@ func TestMaterializeOp(t *testing.T) {
 		t.Errorf("sigint fault: %+v %v", f, ok)
 	}
 }
+
+// TestCompareViewLeftInPlace: where the oracle's unit failed or was
+// skipped, a view left in place may show new rows (its inputs changed),
+// but a relation whose kind changed is a difference.
+func TestCompareViewLeftInPlace(t *testing.T) {
+	p := &Project{Models: []*Model{{Name: "m1", Kind: KindView, Shape: ShapePass, Refs: []string{"s1"}}}}
+	rel := func(view bool, vals ...string) *Rel {
+		r := &Rel{Exists: true, View: view, Names: []string{"id"}, Cols: []string{"id bigint"}}
+		for _, v := range vals {
+			r.Rows = append(r.Rows, []string{v})
+		}
+		return r
+	}
+	o := &OracleResult{Outcome: Outcome{Exit: 1, Units: map[string]map[string]string{"m1": {"": "skipped"}}}, Dump: Dump{"m1": {}}}
+	if d := Compare(p, Dump{"m1": rel(true, "1", "2")}, Dump{"m1": rel(true, "1")}, 1, o, nil); d != nil {
+		t.Errorf("a view left in place whose input changed: %v", d)
+	}
+	if d := Compare(p, Dump{"m1": rel(false, "1")}, Dump{"m1": rel(true, "1")}, 1, o, nil); len(d) != 1 || d[0].What != "kind" {
+		t.Errorf("a failed unit that replaced the view by a table: %v", d)
+	}
+	if d := Compare(p, Dump{"m1": rel(false, "1", "2")}, Dump{"m1": rel(false, "1")}, 1, o, nil); len(d) != 1 || d[0].What != "rows" {
+		t.Errorf("a failed unit that changed a table's rows: %v", d)
+	}
+}
