@@ -350,6 +350,7 @@ type Write struct {
 	// changed materialization: replacing windows would keep the old rows
 	// outside every window. Set by the planner.
 	Replace bool
+
 	State State
 	Audit *AuditRow // the unit's audit row as far as it is known
 }
