@@ -22,6 +22,7 @@ func TestLostDDLRace(t *testing.T) {
 		{"pg_class race", &pgconn.PgError{Code: "23505", ConstraintName: "pg_class_relname_nsp_index"}, true},
 		{"relation already exists", &pgconn.PgError{Code: "42P07", Message: `relation "t" already exists`}, true},
 		{"schema already exists", &pgconn.PgError{Code: "42P06", Message: `schema "s" already exists`}, true},
+		{"row type already exists", &pgconn.PgError{Code: "42710", Message: `type "idemc_state" already exists`}, true},
 		{"wrapped", fmt.Errorf("creating: %w", &pgconn.PgError{Code: "42P07"}), true},
 		{"a user table's unique violation", &pgconn.PgError{Code: "23505", ConstraintName: "t_pkey", Message: `duplicate key value violates unique constraint "t_pkey"`}, false},
 		{"permission denied", &pgconn.PgError{Code: "42501", Message: "permission denied for database test"}, false},
