@@ -351,6 +351,13 @@ type Write struct {
 	// Views, with Recreate, are the views that read the relation, recreated
 	// after it (ViewBinder dialects).
 	Views []ViewDef
+	// Replace: the relation holds the model's unpartitioned write (it was a
+	// table or an unpartitioned incremental model and is partitioned now),
+	// so this unit, the model's first in the plan, replaces it like a
+	// changed materialization: replacing windows would keep the old rows
+	// outside every window. Set by the planner.
+	Replace bool
+
 	State State
 	Audit *AuditRow // the unit's audit row as far as it is known
 }

@@ -41,6 +41,15 @@ type Session interface {
 	Close() error
 }
 
+// DDLRacer is implemented by engines on which an idempotent DDL statement
+// (CREATE … IF NOT EXISTS) can fail when another session creates the same
+// object at the same moment. LostDDLRace reports whether err is such a
+// failure: run again, the statement finds the object and does nothing.
+// Any other error fails the statement at once.
+type DDLRacer interface {
+	LostDDLRace(err error) bool
+}
+
 // RunLocks is implemented by engines that several idemc processes can write
 // to at once. A run holds a lock named by its run id for its whole life, so
 // a later run can tell a dead run's running audit rows (lock free) from a

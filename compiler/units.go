@@ -82,6 +82,8 @@ func (pl *planner) model(n string) error {
 	if !runs {
 		return nil
 	}
+	var replacer *Unit
+	replace := exists && len(cands) > 0 && cands[0] != nil && pl.shapeChanged(n)
 	for i, w := range cands {
 		if !run[i] {
 			continue
@@ -92,8 +94,26 @@ func (pl *planner) model(n string) error {
 			u.Write.Audit.Inputs, u.Write.Audit.DataVersion = u.Inputs, u.DataVersion
 		}
 		pl.add(u, c)
+		switch {
+		case replace && replacer == nil:
+			u.Write.Replace, replacer = true, u
+		case replacer != nil:
+			// The model's other units write into the new relation.
+			pl.plan.UnitGraph.Connect(replacer.ID, u.ID)
+		}
 	}
 	return nil
+}
+
+// shapeChanged reports whether a partitioned model's relation holds an
+// unpartitioned write: the model's latest unpartitioned unit succeeded
+// after every success of its partitions (it was a table or an
+// unpartitioned incremental model). Every partition that succeeded before
+// is then stale (overwritten), so a plain build rewrites them all into
+// the replaced relation.
+func (pl *planner) shapeChanged(model string) bool {
+	whole, ok := pl.opts.State.Latest(model, "")
+	return ok && whole.Status == "succeeded" && !pl.overwritten(model, "", whole.RunID)
 }
 
 // stale decides which of a selected model's candidate units run, and

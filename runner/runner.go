@@ -241,7 +241,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	// Schemas are created once, up front: concurrent CREATE SCHEMA
 	// statements conflict on some engines.
-	err = createSchemas(ctx, sess, r.d, plan)
+	err = createSchemas(ctx, r.eng, sess, r.d, plan)
 	sess.Close()
 	if err != nil {
 		return nil, fmt.Errorf("runner: creating schemas: %w", err)
@@ -422,7 +422,7 @@ func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error 
 }
 
 // createSchemas creates every schema the plan writes to.
-func createSchemas(ctx context.Context, s adapters.Session, d adapters.Dialect, plan *compiler.Plan) error {
+func createSchemas(ctx context.Context, e adapters.Engine, s adapters.Session, d adapters.Dialect, plan *compiler.Plan) error {
 	done := map[adapters.Relation]bool{}
 	for _, u := range plan.Units {
 		rel := plan.Nodes[u.Model].Relation
@@ -431,7 +431,7 @@ func createSchemas(ctx context.Context, s adapters.Session, d adapters.Dialect, 
 			continue
 		}
 		done[key] = true
-		if err := execIdempotent(ctx, s, d.CreateSchema(rel)); err != nil {
+		if err := execIdempotent(ctx, e, s, d.CreateSchema(rel)); err != nil {
 			return err
 		}
 	}

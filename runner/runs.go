@@ -43,7 +43,7 @@ func (r *run) prepareState(ctx context.Context, sess adapters.Session) error {
 	}
 	if !have {
 		for _, q := range r.d.StateDDL(r.state) {
-			if err := execIdempotent(ctx, sess, q); err != nil {
+			if err := execIdempotent(ctx, r.eng, sess, q); err != nil {
 				return fmt.Errorf("runner: creating the audit table: %w", err)
 			}
 		}
@@ -63,12 +63,13 @@ func (r *run) prepareState(ctx context.Context, sess adapters.Session) error {
 // catalog before writing it, so two sessions creating one schema, table,
 // type or index at once can fail a catalog unique index (23505 on
 // pg_namespace, pg_type, pg_class); run again, the statement finds the
-// object and does nothing. A persistent error is reported after a few
-// tries.
-func execIdempotent(ctx context.Context, sess adapters.Session, q string) error {
+// object and does nothing. Only errors the engine classifies as such a race
+// (adapters.DDLRacer) are tried again, a few times; any other fails at once.
+func execIdempotent(ctx context.Context, e adapters.Engine, sess adapters.Session, q string) error {
+	racer, _ := e.(adapters.DDLRacer)
 	var err error
 	for attempt := 1; attempt <= 4; attempt++ {
-		if _, err = sess.Exec(ctx, q); err == nil || ctx.Err() != nil {
+		if _, err = sess.Exec(ctx, q); err == nil || ctx.Err() != nil || racer == nil || !racer.LostDDLRace(err) {
 			return err
 		}
 		time.Sleep(time.Duration(attempt) * 30 * time.Millisecond)
@@ -98,7 +99,7 @@ func (r *run) startRun(ctx context.Context, sess adapters.Session, plan *compile
 	}
 	// Only a run with work: an up-to-date build writes nothing.
 	if q := r.d.AuditIndex(r.state); q != "" {
-		if err := execIdempotent(ctx, sess, q); err != nil {
+		if err := execIdempotent(ctx, r.eng, sess, q); err != nil {
 			return fmt.Errorf("runner: indexing the audit table: %w", err)
 		}
 	}

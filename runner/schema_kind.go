@@ -38,7 +38,9 @@ func (r *run) catalogKind(ctx context.Context, s adapters.Session, rel adapters.
 
 // kindChange reports the statement that drops the destination when it is
 // a view and the model now writes a table, or the other way round (a
-// changed materialization), and "" when the kinds agree.
+// changed materialization), or when the planner says the write replaces
+// the relation (Write.Replace: a table becomes partitioned), and "" when
+// the kinds agree.
 func (r *run) kindChange(ctx context.Context, s adapters.Session, w *adapters.Write) (string, error) {
 	have, err := r.relationKind(ctx, s, w.Target)
 	if err != nil {
@@ -58,7 +60,7 @@ func (r *run) kindChangeFrom(have string, w *adapters.Write) string {
 		want = "view"
 	}
 	switch {
-	case have == want:
+	case have == want && !w.Replace:
 		return ""
 	case have == "view":
 		return "DROP VIEW IF EXISTS " + r.d.Qualify(w.Target)

@@ -185,7 +185,7 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.U
 	}
 	i := 0
 	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
-		err := execIdempotent(ctx, sess, steps[i].SQL)
+		err := execIdempotent(ctx, r.eng, sess, steps[i].SQL)
 		if err == nil {
 			err = r.o.AfterStep.after(ctx, u.ID, steps[i].Purpose)
 		}

@@ -61,8 +61,14 @@ func matTransitions(t *testing.T, tgt Target) {
 		e.write(map[string]string{"models/" + n + ".sql": matModel(strings.Split(n, "_")[2], "min_rows = 100")})
 	}
 	res := e.build(asOf, nil)
+	failed := map[string]bool{}
 	for _, u := range res.Units {
-		if u.Status != "failed" {
+		failed[u.Model] = failed[u.Model] || u.Status == "failed"
+	}
+	for _, u := range res.Units {
+		// A model that becomes partitioned is replaced by its first unit;
+		// the others wait for it, and are skipped when it fails.
+		if u.Status != "failed" && !(u.Status == "skipped" && u.Partition != "" && failed[u.Model]) {
 			t.Errorf("%s with a failing check: %s", u.ID, u.Status)
 		}
 	}

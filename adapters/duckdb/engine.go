@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -160,6 +161,22 @@ func (e *Engine) fillSeed(ctx context.Context, c *sql.Conn, r adapters.Relation,
 		return a.Close() // flushes the last rows
 	})
 }
+
+// LostDDLRace reports the errors of CREATE … IF NOT EXISTS racing another
+// session of this process on the same catalog entry: "already exists"
+// (a catalog error) or a catalog write-write conflict (a transaction
+// error). Run again, the statement finds the entry.
+func (e *Engine) LostDDLRace(err error) bool {
+	var de *duckdb.Error
+	if !errors.As(err, &de) {
+		return false
+	}
+	msg := strings.ToLower(de.Msg)
+	return de.Type == duckdb.ErrorTypeCatalog && strings.Contains(msg, "already exists") ||
+		de.Type == duckdb.ErrorTypeTransaction && strings.Contains(msg, "write-write conflict")
+}
+
+var _ adapters.DDLRacer = (*Engine)(nil)
 
 // Close releases the file lock.
 func (e *Engine) Close() error { return e.db.Close() }

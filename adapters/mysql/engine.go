@@ -174,6 +174,16 @@ func (e *Engine) Close() error { return e.db.Close() }
 
 var _ adapters.RunLocks = (*Engine)(nil)
 
+// LostDDLRace reports error 1050 (table already exists): CREATE TABLE IF
+// NOT EXISTS of a table another session creates at the same moment. Run
+// again, it finds the table.
+func (e *Engine) LostDDLRace(err error) bool {
+	var me *gomysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1050
+}
+
+var _ adapters.DDLRacer = (*Engine)(nil)
+
 // Retryable reports InnoDB deadlocks and lock wait timeouts: the
 // transaction was rolled back and can run again.
 func (e *Engine) Retryable(err error) bool {

@@ -245,6 +245,32 @@ func (e *Engine) RunAlive(ctx context.Context, runID string) (bool, error) {
 // Close closes the pool.
 func (e *Engine) Close() error { return e.db.Close() }
 
+// LostDDLRace reports the errors of CREATE … IF NOT EXISTS when another
+// session creates the same object at once: IF NOT EXISTS reads the catalog
+// before writing it, so the loser fails a catalog unique index (23505 on
+// pg_type, pg_namespace, pg_class) or finds the object after all (42P07
+// relation, 42P06 schema, 42710 the table's row type already exists). A
+// user table's unique violation is not one.
+func (e *Engine) LostDDLRace(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Code {
+	case "42P07", "42P06", "42710":
+		return true
+	case "23505":
+		for _, idx := range []string{"pg_type_typname_nsp_index", "pg_namespace_nspname_index", "pg_class_relname_nsp_index"} {
+			if pe.ConstraintName == idx || strings.Contains(pe.Message, `"`+idx+`"`) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var _ adapters.DDLRacer = (*Engine)(nil)
+
 // Retryable reports serialization failures and deadlocks.
 func (e *Engine) Retryable(err error) bool {
 	var pe *pgconn.PgError

@@ -57,8 +57,17 @@ func runWith(args []string, stdout, stderr io.Writer, afterStep runner.StepHook)
 	root.SetErr(stderr)
 	ctx, stop := interruptContext(stderr)
 	defer stop()
-	err := root.ExecuteContext(ctx)
+	return exitCode(ctx, root.ExecuteContext(ctx), stderr)
+}
+
+// exitCode is the command's exit code; it prints the error.
+func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 	switch {
+	case err == nil && context.Cause(ctx) == errInterrupt:
+		// Interrupted while planning a run that had nothing to do (or as
+		// the last unit committed): a Ctrl-C never exits 0.
+		fmt.Fprintln(stderr, "interrupted: nothing is left unfinished")
+		return exitInterrupted
 	case err == nil:
 		return exitOK
 	case errors.As(err, new(*interruptedError)):

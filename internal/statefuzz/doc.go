@@ -2,19 +2,23 @@
 // issue 10: it proves (or refutes) that "up to date" means "what a full
 // rebuild would leave".
 //
-// A sequence is generated from one seed (math/rand/v2, PCG, fixed stream):
-// a small project (generator.go: 1–3 CSV seeds, 2–7 models — views,
-// tables, ephemerals, day-partitioned delete_insert and insert_overwrite,
-// merge on ["id"] or on ["k", "id"] whose k is often NULL; ref() chains up
-// to 4 deep; not_null, unique, accepted_values, min_rows and relationships
-// checks) and 6 operations (operations.go): edit, append or delete seed
-// rows, retype a seed column, add or drop a seed column, edit a model's
-// SQL, revert to an earlier version of the files, add/drop/retype a model
-// column, toggle a model's schema or alias or the [seeds] schema, make a
-// check fail and pass again, drop or empty a destination with engine SQL,
-// kill -9 a build (IDEMC_FAULT crash rule or a timer), SIGINT a build, each
-// optionally followed by `idemc retry`, `idemc verify`, and a build of a
-// selection. The SQL is the subset DuckDB, PostgreSQL and MariaDB share.
+// A sequence is generated from one seed (math/rand/v2, PCG, fixed
+// stream): a small project (generator.go: 1–3 CSV seeds, 2–7 models —
+// views, tables, ephemerals, day-partitioned delete_insert and
+// insert_overwrite, merge on ["id"] or on ["k", "id"] whose k is often
+// NULL; ref() chains up to 4 deep; not_null, unique, accepted_values,
+// min_rows and relationships checks) and 6 operations (operations.go):
+// edit, append or delete seed rows, retype a seed column, add or drop a
+// seed column, edit a model's SQL, revert to an earlier version of the
+// files, add/drop/retype a model column, toggle a model's schema or alias
+// or the [seeds] schema, switch a model's materialization (view, table,
+// delete_insert, insert_overwrite, merge: where the generator would allow
+// that kind; the build that switches it is sometimes killed or
+// interrupted), make a check fail and pass again, drop or empty a
+// destination with engine SQL, kill -9 a build (IDEMC_FAULT crash rule or
+// a timer), SIGINT a build, each optionally followed by `idemc retry`,
+// `idemc verify`, and a build of a selection. The SQL is the subset
+// DuckDB, PostgreSQL and MariaDB share.
 //
 // idemc runs as a user runs it: the compiled binary in the project folder,
 // always with --as-of 2026-07-06T00:00:00Z. After the first build, after
@@ -28,18 +32,20 @@
 //
 //   - The exit code must be the oracle's (0, 1 or 2).
 //   - Where every unit of the node succeeded in the oracle: the relation
-//     must exist exactly when the oracle's does, a view must be readable
-//     when the oracle's is, the columns (name and type, sorted by name:
-//     order is not data) must be equal, and the sorted rows must be equal.
-//     Values are compared as text, floats in one printed form.
+//     must exist exactly when the oracle's does, be a view exactly when
+//     the oracle's is, a view must be readable when the oracle's is, the
+//     columns (name and type, sorted by name: order is not data) must be
+//     equal, and the sorted rows must be equal. Values are compared as
+//     text, floats in one printed form.
 //   - Merge models are compared by their own contract, because a merge
-//     never deletes a key that left the batch: on the keys the oracle has,
-//     idemc's rows must be exactly the oracle's; any other key idemc holds
-//     must have been in the output of some oracle earlier in the same
-//     sequence (a key no version of the files ever produced is a bug). No
-//     generated model reads a merge model: what reads one inherits the
-//     keys it kept, which no rebuild has, so no rule could tell a bug from
-//     the contract.
+//     never deletes a key that left the batch: on the keys the oracle
+//     has, idemc's rows must be exactly the oracle's; any other key idemc
+//     holds must have been in the output of some oracle earlier in the
+//     same sequence, by this model whatever its materialization then (a
+//     key no version of the files ever produced is a bug). No generated
+//     model reads a merge model: what reads one inherits the keys it
+//     kept, which no rebuild has, so no rule could tell a bug from the
+//     contract.
 //   - Where a unit failed or was skipped in the oracle (a failing check, a
 //     duplicate merge key, an upstream failure), the promise is "all or
 //     nothing": idemc's unit must fail too and leave the previous state. So
@@ -50,7 +56,9 @@
 //     as empty (the oracle creates a destination before a unit's checks
 //     fail; the previous state may not have had it) and rows are compared
 //     on the columns both sides have (a sync may have added columns before
-//     the failed write).
+//     the failed write). The relation must keep its kind (view or table);
+//     a view left in place is not compared by rows: it has none of its
+//     own, and shows its inputs as they are now.
 //   - An interrupted build must exit 130, not die of the signal nor exit 1.
 //
 // Not compared: idemc's own tables (idemc_audit, idemc_runs, idemc_state)

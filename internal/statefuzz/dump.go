@@ -16,6 +16,7 @@ import (
 // that order is not data), rows as text sorted.
 type Rel struct {
 	Exists bool
+	View   bool     // a view, not a table: a switched materialization must show
 	Broken string   // the SELECT failed (a view over a dropped table); the error class
 	Cols   []string // "name type", sorted by name
 	Names  []string // column names, sorted
@@ -51,6 +52,9 @@ func readRel(ctx context.Context, s adapters.Session, d adapters.Dialect, loc Lo
 		return &Rel{}, err
 	}
 	r := &Rel{Exists: true}
+	if r.View, err = isView(ctx, s, d, loc); err != nil {
+		return nil, err
+	}
 	names, rows, err := s.Query(ctx, "SELECT * FROM "+d.Qualify(rel), 0)
 	if err != nil {
 		r.Broken = "select failed"
@@ -78,6 +82,18 @@ func readRel(ctx context.Context, s adapters.Session, d adapters.Dialect, loc Lo
 	}
 	sortRows(r.Rows)
 	return r, nil
+}
+
+// isView reads the relation's type from information_schema, which all
+// three engines have.
+func isView(ctx context.Context, s adapters.Session, d adapters.Dialect, loc Location) (bool, error) {
+	q := fmt.Sprintf("SELECT table_type FROM information_schema.tables WHERE table_schema = %s AND table_name = %s",
+		d.String(loc.Schema), d.String(loc.Name))
+	_, rows, err := s.Query(ctx, q, 1)
+	if err != nil || len(rows) == 0 {
+		return false, err
+	}
+	return strings.Contains(strings.ToUpper(rows[0][0]), "VIEW"), nil
 }
 
 func sortRows(rows [][]string) {
@@ -119,6 +135,9 @@ func (r *Rel) text() string {
 		return "(relation exists, " + r.Broken + ")"
 	}
 	var b strings.Builder
+	if r.View {
+		b.WriteString("a view: ")
+	}
 	fmt.Fprintf(&b, "columns %s; %d rows", strings.Join(r.Cols, ", "), len(r.Rows))
 	for i, row := range r.Rows {
 		if i == 12 {

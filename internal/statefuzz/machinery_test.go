@@ -189,3 +189,76 @@ func ancestor(p *Project, a, b string) bool {
 	}
 	return false
 }
+
+// TestMaterializeOp: a switch applies only where the generator would allow
+// the kind (an agg model stays a view or table, a model something reads
+// never becomes a merge), gives a merge a key and a partitioned model a
+// start, and is a no-op on a model that is gone, so that any subsequence
+// of operations stays valid.
+func TestMaterializeOp(t *testing.T) {
+	p := &Project{
+		Seeds: []*Seed{{Name: "s1"}},
+		Models: []*Model{
+			{Name: "m1", Kind: KindTable, Shape: ShapePass, Refs: []string{"s1"}},
+			{Name: "m2", Kind: KindView, Shape: ShapePass, Refs: []string{"m1"}},
+			{Name: "m3", Kind: KindTable, Shape: ShapeAgg, Refs: []string{"s1"}},
+		},
+	}
+	for _, tc := range []struct {
+		op       Op
+		wantKind string // of op.Node after; "" = the model is gone
+	}{
+		{Op{Kind: OpMaterialize, Node: "m1", S: KindDeleteInsert, N: 2}, KindDeleteInsert},
+		{Op{Kind: OpMaterialize, Node: "m1", S: KindMerge}, KindTable}, // m2 reads m1
+		{Op{Kind: OpMaterialize, Node: "m2", S: KindMerge, N: 1}, KindMerge},
+		{Op{Kind: OpMaterialize, Node: "m3", S: KindInsertOverwrite}, KindTable},
+		{Op{Kind: OpMaterialize, Node: "m3", S: KindView}, KindView},
+		{Op{Kind: OpMaterialize, Node: "gone", S: KindView}, ""},
+	} {
+		q := tc.op.Apply(p, nil)
+		m := q.Model(tc.op.Node)
+		switch {
+		case m == nil && tc.wantKind != "":
+			t.Errorf("%s: the model is gone", tc.op)
+		case m != nil && m.Kind != tc.wantKind:
+			t.Errorf("%s: kind %s, want %s", tc.op, m.Kind, tc.wantKind)
+		case m != nil && m.Kind == KindMerge && len(m.Key) == 0:
+			t.Errorf("%s: a merge model without a key", tc.op)
+		case m != nil && m.Partitioned() && m.Start == "":
+			t.Errorf("%s: a partitioned model without a start", tc.op)
+		}
+		if p.Model("m1").Kind != KindTable {
+			t.Fatalf("%s changed the project it was applied to", tc.op)
+		}
+	}
+	if f, ok := (Op{Kind: OpMaterialize, Fault: "crash:schema", Retry: true}).fault(); !ok || f.Kind != OpKill || f.S != "schema" || !f.Retry {
+		t.Errorf("crash fault: %+v %v", f, ok)
+	}
+	if f, ok := (Op{Kind: OpMaterialize, Fault: "sigint:120"}).fault(); !ok || f.Kind != OpInterrupt || f.N != 120 {
+		t.Errorf("sigint fault: %+v %v", f, ok)
+	}
+}
+
+// TestCompareViewLeftInPlace: where the oracle's unit failed or was
+// skipped, a view left in place may show new rows (its inputs changed),
+// but a relation whose kind changed is a difference.
+func TestCompareViewLeftInPlace(t *testing.T) {
+	p := &Project{Models: []*Model{{Name: "m1", Kind: KindView, Shape: ShapePass, Refs: []string{"s1"}}}}
+	rel := func(view bool, vals ...string) *Rel {
+		r := &Rel{Exists: true, View: view, Names: []string{"id"}, Cols: []string{"id bigint"}}
+		for _, v := range vals {
+			r.Rows = append(r.Rows, []string{v})
+		}
+		return r
+	}
+	o := &OracleResult{Outcome: Outcome{Exit: 1, Units: map[string]map[string]string{"m1": {"": "skipped"}}}, Dump: Dump{"m1": {}}}
+	if d := Compare(p, Dump{"m1": rel(true, "1", "2")}, Dump{"m1": rel(true, "1")}, 1, o, nil); d != nil {
+		t.Errorf("a view left in place whose input changed: %v", d)
+	}
+	if d := Compare(p, Dump{"m1": rel(false, "1")}, Dump{"m1": rel(true, "1")}, 1, o, nil); len(d) != 1 || d[0].What != "kind" {
+		t.Errorf("a failed unit that replaced the view by a table: %v", d)
+	}
+	if d := Compare(p, Dump{"m1": rel(false, "1", "2")}, Dump{"m1": rel(false, "1")}, 1, o, nil); len(d) != 1 || d[0].What != "rows" {
+		t.Errorf("a failed unit that changed a table's rows: %v", d)
+	}
+}

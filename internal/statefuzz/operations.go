@@ -22,6 +22,7 @@ const (
 	OpSeedSchema  = "seed_schema"  // files: toggle [seeds] schema
 	OpCheckFail   = "check_fail"   // files: add a check that fails every unit
 	OpCheckPass   = "check_pass"   // files: remove it again
+	OpMaterialize = "materialize"  // files: switch a model's materialization (then maybe kill or interrupt its build)
 	OpDropOutside = "drop_outside" // engine SQL: drop or empty a destination
 	OpKill        = "kill"         // kill -9 a build (IDEMC_FAULT crash rule or timer)
 	OpInterrupt   = "interrupt"    // SIGINT a build mid-flight
@@ -38,7 +39,10 @@ type Op struct {
 	N     int     // row index, constant, revert distance or delay in ms
 	S     string  // field, column form, drop mode, fault purpose or selector form
 	Row   SeedRow // appended row or new field value
-	Retry bool    // kill/interrupt: run `idemc retry` afterwards
+	Retry bool    // kill/interrupt (and materialize's Fault): run `idemc retry` afterwards
+	// Fault (materialize only): "crash:<purpose>" or "sigint:<ms>", a
+	// kill or interrupt of the first build of the new files.
+	Fault string
 }
 
 // ChangesFiles reports whether the operation edits the project.
@@ -77,6 +81,8 @@ func (o Op) String() string {
 		return fmt.Sprintf("models/%s.sql: add min_rows = 100000 (fails)", o.Node)
 	case OpCheckPass:
 		return fmt.Sprintf("models/%s.sql: remove the failing check", o.Node)
+	case OpMaterialize:
+		return o.materializeText()
 	case OpDropOutside:
 		return fmt.Sprintf("outside idemc: %s the relation of %s", o.S, o.Node)
 	case OpKill:
@@ -136,6 +142,9 @@ func (o Op) Apply(p *Project, history []*Project) *Project {
 	}
 	if o.Kind == OpSeedSchema {
 		q.SeedsAlt = !q.SeedsAlt
+	}
+	if o.Kind == OpMaterialize {
+		o.materialize(q)
 	}
 	return q
 }
@@ -229,7 +238,8 @@ func randomOp(r *rand.Rand, p *Project, fileOps int) Op {
 	nodes := p.Nodes()
 	node := nodes[r.IntN(len(nodes))]
 	row := randomRow(r, 0)
-	switch k := r.IntN(100); {
+	// 100..105: a materialization switch (about one operation in 18).
+	switch k := r.IntN(106); {
 	case k < 12:
 		return Op{Kind: OpSeedAppend, Node: seed, Row: row}
 	case k < 20:
@@ -268,6 +278,11 @@ func randomOp(r *rand.Rand, p *Project, fileOps int) Op {
 		return Op{Kind: OpInterrupt, Retry: r.IntN(2) == 0, N: 50 + r.IntN(200)}
 	case k < 93:
 		return Op{Kind: OpVerify}
+	case k >= 100:
+		if op, ok := materializeOp(r, p, model); ok {
+			return op
+		}
+		fallthrough
 	default:
 		return Op{Kind: OpSelect, Node: model, S: []string{"one", "up", "down"}[r.IntN(3)]}
 	}

@@ -76,6 +76,9 @@ func (m *Model) header(b *strings.Builder, s Schemas) {
 
 func (m *Model) checks(b *strings.Builder) {
 	c := m.Checks
+	if m.Kind == KindView || m.Kind == KindEphemeral {
+		return // kept for a switch back (OpMaterialize), not declared
+	}
 	if !c.NotNull && !c.Unique && c.Accepted == nil && c.MinRows == 0 && c.Rel == "" && !c.Failing {
 		return
 	}
@@ -92,7 +95,7 @@ func (m *Model) checks(b *strings.Builder) {
 	switch {
 	case c.Failing:
 		b.WriteString("min_rows = 100000\n")
-	case c.MinRows > 0:
+	case c.MinRows > 0 && m.Kind == KindTable: // an empty partition would fail it
 		fmt.Fprintf(b, "min_rows = %d\n", c.MinRows)
 	}
 	if c.Rel != "" {

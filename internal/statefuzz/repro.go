@@ -52,10 +52,17 @@ func (f *Failure) Repro() string {
 
 // opCommands writes the commands of an operation's action.
 func opCommands(b *strings.Builder, w *Warehouse, p *Project, op Op, threads int) {
+	if f, ok := op.fault(); ok {
+		opCommands(b, w, p, f, threads)
+		return
+	}
 	build := fmt.Sprintf("idemc build --as-of %s --threads %d", AsOf, threads)
 	switch op.Kind {
 	case OpDropOutside:
-		for _, q := range w.dropStatements(p, op.Node, op.S) {
+		// As the files say; after a failed materialization switch the
+		// relation may be the other kind (the fuzzer asks the catalog).
+		m := p.Model(op.Node)
+		for _, q := range w.dropStatements(p, op.Node, op.S, m != nil && m.Kind == KindView) {
 			fmt.Fprintf(b, "sql '%s'\n", q)
 		}
 	case OpKill:

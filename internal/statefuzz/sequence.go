@@ -162,17 +162,21 @@ func (s *sequenceRun) previous(ctx context.Context) (Dump, error) {
 	return s.w.Dump(ctx, s.p)
 }
 
-// remember adds the oracle's merge keys to the keys seen in this sequence.
+// remember adds the oracle's keys to the keys seen in this sequence, for
+// every model and both key forms: a model switched to merge keeps the rows
+// its earlier materialization wrote, which earlier oracles produced.
 func (s *sequenceRun) remember(o *OracleResult) {
 	for _, m := range s.p.Models {
-		if m.Kind != KindMerge || o.Dump[m.Name] == nil {
+		if o.Dump[m.Name] == nil || o.Dump[m.Name].column("id") < 0 {
 			continue
 		}
 		if s.seen[m.Name] == nil {
 			s.seen[m.Name] = map[string]bool{}
 		}
-		for k := range keySet(o.Dump[m.Name], m.Key) {
-			s.seen[m.Name][k] = true
+		for _, key := range [][]string{{"id"}, {"k", "id"}} {
+			for k := range keySet(o.Dump[m.Name], key) {
+				s.seen[m.Name][k] = true
+			}
 		}
 	}
 }
@@ -181,12 +185,19 @@ func (s *sequenceRun) remember(o *OracleResult) {
 // kill and interrupt with Retry it compares after the retry too: a retry
 // must finish the interrupted run, which was a full build of these files.
 func (s *sequenceRun) act(ctx context.Context, op Op) (after string, diffs []Difference, out string, err error) {
+	if f, ok := op.fault(); ok {
+		return s.act(ctx, f) // the new files' first build is killed or interrupted
+	}
 	if !op.ChangesFiles() {
 		s.last = nil
 	}
 	switch op.Kind {
 	case OpDropOutside:
-		for _, q := range s.w.dropStatements(s.p, op.Node, op.S) {
+		view, err := s.w.relationIsView(ctx, s.p, op.Node)
+		if err != nil {
+			return "drop", nil, "", err
+		}
+		for _, q := range s.w.dropStatements(s.p, op.Node, op.S, view) {
 			if err := s.w.Exec(ctx, q); err != nil && !isMissing(err) {
 				return "drop", nil, "", err
 			}

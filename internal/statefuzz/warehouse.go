@@ -143,16 +143,14 @@ func (w *Warehouse) Drop(ctx context.Context) {
 
 // dropStatements are the engine SQL of OpDropOutside: the relation of node
 // is dropped (with what depends on it, where the engine insists) or emptied.
-func (w *Warehouse) dropStatements(p *Project, node, mode string) []string {
+// isView says what the relation is: after a failed materialization switch
+// it is not what the files say.
+func (w *Warehouse) dropStatements(p *Project, node, mode string, isView bool) []string {
 	loc, ok := p.Locations(w.Schemas)[node]
 	if !ok {
 		return nil
 	}
 	rel := w.Dialect().Qualify(adapters.Relation{Schema: loc.Schema, Name: loc.Name})
-	isView := false
-	if m := p.Model(node); m != nil && m.Kind == KindView {
-		isView = true
-	}
 	switch {
 	case isView && w.Engine.Name == "postgres":
 		return []string{"DROP VIEW IF EXISTS " + rel + " CASCADE"} // views on it go too, as a DBA's drop would
@@ -176,4 +174,18 @@ func isMissing(err error) bool {
 	}
 	msg := strings.ToLower(err.Error())
 	return strings.Contains(msg, "does not exist") || strings.Contains(msg, "doesn't exist") || strings.Contains(msg, "not found")
+}
+
+// relationIsView reports whether node's relation is a view now.
+func (w *Warehouse) relationIsView(ctx context.Context, p *Project, node string) (bool, error) {
+	loc, ok := p.Locations(w.Schemas)[node]
+	if !ok {
+		return false, nil
+	}
+	var view bool
+	err := w.with(ctx, func(s adapters.Session) (err error) {
+		view, err = isView(ctx, s, w.Dialect(), loc)
+		return err
+	})
+	return view, err
 }

@@ -1,0 +1,68 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/idemc/idemc/adapters"
+)
+
+var (
+	errRace  = errors.New("duplicate key value violates unique constraint \"pg_type_typname_nsp_index\"")
+	errOther = errors.New("permission denied for schema s")
+)
+
+// ddlSession fails its first statements with the scripted errors, then
+// succeeds; it counts the statements it was asked to run.
+type ddlSession struct {
+	lockSession
+	errs []error
+	runs int
+}
+
+func (s *ddlSession) Exec(context.Context, string) (int64, error) {
+	s.runs++
+	if len(s.errs) > 0 {
+		err := s.errs[0]
+		s.errs = s.errs[1:]
+		return 0, err
+	}
+	return 0, nil
+}
+
+// racerEngine classifies errRace as a lost DDL race.
+type racerEngine struct{ adapters.Engine }
+
+func (racerEngine) LostDDLRace(err error) bool { return errors.Is(err, errRace) }
+
+// TestExecIdempotentRetriesOnlyRaces: only an error the engine calls a
+// lost race is run again (up to 4 tries); any other fails at once, as
+// does every error on an engine that classifies none.
+func TestExecIdempotentRetriesOnlyRaces(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		eng      adapters.Engine
+		errs     []error
+		wantErr  error
+		wantRuns int
+	}{
+		{"success", racerEngine{}, nil, nil, 1},
+		{"race then success", racerEngine{}, []error{errRace, errRace}, nil, 3},
+		{"race every time", racerEngine{}, []error{errRace, errRace, errRace, errRace, errRace}, errRace, 4},
+		{"other error", racerEngine{}, []error{errOther}, errOther, 1},
+		{"race then other error", racerEngine{}, []error{errRace, errOther}, errOther, 2},
+		{"engine without a classifier", &lockEngine{}, []error{errRace}, errRace, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &ddlSession{errs: tc.errs}
+			err := execIdempotent(context.Background(), tc.eng, s, "CREATE SCHEMA IF NOT EXISTS s")
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
+				t.Errorf("error %v, want %v", err, tc.wantErr)
+			}
+			if s.runs != tc.wantRuns {
+				t.Errorf("ran the statement %d times, want %d", s.runs, tc.wantRuns)
+			}
+		})
+	}
+}
