@@ -18,7 +18,7 @@ import (
 	_ "github.com/idemc/idemc/adapters/mysql/dialect"
 	_ "github.com/idemc/idemc/adapters/postgres/dialect"
 	_ "github.com/idemc/idemc/adapters/snowflake/dialect"
-	_ "github.com/idemc/idemc/adapters/spark"
+	_ "github.com/idemc/idemc/adapters/spark/dialect"
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"

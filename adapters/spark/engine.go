@@ -18,16 +18,12 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/seed"
+	"github.com/idemc/idemc/adapters/spark/dialect"
 	"github.com/idemc/idemc/adapters/sqlgen"
 )
 
 func init() {
-	adapters.Register(&adapters.Adapter{
-		Name: "spark", Dialect: NewDialect(), Capabilities: Capabilities,
-		Settings: []string{"dsn", "host", "port", "token", "http_path", "catalog"}, Open: Open,
-		Secrets: secrets, Where: where,
-		Docs: "Spark Connect on Delta: verify, then publish — the batch is staged in a Delta table and checked there, then published in one Delta commit (INSERT INTO … REPLACE WHERE, MERGE, CREATE OR REPLACE TABLE … AS) with an idempotent txnAppId",
-	})
+	adapters.RegisterClient("spark", adapters.Client{Open: Open, Secrets: secrets, Where: where})
 }
 
 // executor runs SQL on one Spark session: the seam between the session
@@ -163,7 +159,7 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spark: %w", err)
 	}
-	s := &Session{x: x, d: NewDialect()}
+	s := &Session{x: x, d: dialect.NewDialect()}
 	if e.catalog != "" {
 		if err := x.exec(ctx, "USE CATALOG "+s.d.Quote(e.catalog)); err != nil {
 			return nil, fmt.Errorf("spark: %w", err)
@@ -180,7 +176,7 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 	if err != nil {
 		return 0, err
 	}
-	d := NewDialect()
+	d := dialect.NewDialect()
 	newRel := sqlgen.SeedLoadName(r) // one per load: concurrent loads never share it
 	if sc := d.CreateSchema(r); sc != "" {
 		if err := x.exec(ctx, sc); err != nil {
@@ -231,7 +227,7 @@ func (e *Engine) Close() error {
 // Session is one Spark session.
 type Session struct {
 	x executor
-	d Dialect
+	d dialect.Dialect
 }
 
 // Exec runs one statement ("" is nothing to do: Spark has no transaction to

@@ -8,5 +8,5 @@ import (
 	_ "github.com/idemc/idemc/adapters/mysql/dialect"
 	_ "github.com/idemc/idemc/adapters/postgres/dialect"
 	_ "github.com/idemc/idemc/adapters/snowflake/dialect"
-	_ "github.com/idemc/idemc/adapters/spark"
+	_ "github.com/idemc/idemc/adapters/spark/dialect"
 )

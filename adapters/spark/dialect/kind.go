@@ -1,4 +1,4 @@
-package spark
+package dialect
 
 import (
 	"fmt"

@@ -1,15 +1,6 @@
-// Package spark is the Spark / Databricks engine on Delta tables.
-//
-// Spark has no multi-statement transactions: each statement is its own
-// atomic Delta commit. So a unit verifies, then publishes: the batch is
-// materialized in a staging Delta table, every check runs on it, and only
-// then one statement publishes it (INSERT INTO … REPLACE WHERE for a
-// partition, MERGE for keys, CREATE OR REPLACE TABLE … AS for a full
-// rebuild), which Delta commits atomically. The audit row is updated after
-// the publish; a run that dies in between leaves the row running, and the
-// next run marks it abandoned and redoes the unit, which rewrites the same
-// region.
-package spark
+// Package dialect is Spark's (Delta Lake's) SQL: pure, no client, so that
+// the compiler and the goldens link none (the engine is adapters/spark).
+package dialect
 
 import (
 	"fmt"
@@ -120,11 +111,11 @@ func StageRelation(w *adapters.Write) adapters.Relation {
 	if w.Audit != nil {
 		run = w.Audit.RunID
 	}
-	r.Name += fmt.Sprintf("_%08x", hash32(run))
+	r.Name += fmt.Sprintf("_%08x", Hash32(run))
 	return r
 }
 
-func hash32(s string) uint32 {
+func Hash32(s string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(s))
 	return h.Sum32()
@@ -141,7 +132,7 @@ func TxnAppID(w *adapters.Write) string {
 	if w.Window != nil {
 		part = w.Window.Key
 	}
-	return fmt.Sprintf("idemc-%08x", hash32(run+"\x00"+w.Target.Schema+"."+w.Target.Name+"\x00"+part))
+	return fmt.Sprintf("idemc-%08x", Hash32(run+"\x00"+w.Target.Schema+"."+w.Target.Name+"\x00"+part))
 }
 
 // Recipe follows DESIGN §7 for Spark / Databricks: verify, then publish.
@@ -345,3 +336,11 @@ func (d Dialect) SwapTable(dest, aside, old adapters.Relation) string {
 }
 
 var _ adapters.AsideBuilder = Dialect{}
+
+func init() {
+	adapters.Register(&adapters.Adapter{
+		Name: "spark", Dialect: NewDialect(), Capabilities: Capabilities,
+		Settings: []string{"dsn", "host", "port", "token", "http_path", "catalog"},
+		Docs:     "Spark Connect on Delta: verify, then publish — the batch is staged in a Delta table and checked there, then published in one Delta commit (INSERT INTO … REPLACE WHERE, MERGE, CREATE OR REPLACE TABLE … AS) with an idempotent txnAppId",
+	})
+}

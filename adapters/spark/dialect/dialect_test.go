@@ -1,0 +1,138 @@
+package dialect
+
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2" // evaluates the key expression offline
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
+)
+
+func testWrite(strategy string) *adapters.Write {
+	start := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
+	return &adapters.Write{
+		Model: "events_daily", Materialized: adapters.Incremental, Strategy: strategy,
+		Target:      adapters.Relation{Schema: "analytics", Name: "events_daily"},
+		Select:      "SELECT event_key, event_date, amount FROM raw.events WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'",
+		PartitionBy: "event_date", Window: &adapters.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
+		Columns: []string{"event_key", "event_date", "amount"},
+		Checks: []*adapters.Check{
+			{Name: "unique(event_key)", Kind: adapters.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
+		},
+		State: adapters.StateIn("analytics"),
+		Audit: &adapters.AuditRow{RunID: "r1", Job: "events_daily", Partition: "2026-07-02", Attempt: 3},
+	}
+}
+
+func TestDialectSQL(t *testing.T) {
+	d := NewDialect()
+	w := testWrite("delete_insert")
+	stage := "`analytics`.`" + StageRelation(w).Name + "`"
+	for _, tc := range []struct{ name, got, want string }{
+		{"quote", d.Quote("a`b"), "`a``b`"},
+		{"three-part name (catalog)", d.Qualify(adapters.Relation{Database: "main", Schema: "marts", Name: "events"}), "`main`.`marts`.`events`"},
+		{"string escapes with backslashes", d.String(`it's \`), `'it\'s \\'`},
+		{"timestamp", d.Timestamp(time.Date(2026, 7, 2, 13, 0, 0, 0, time.UTC)), "TIMESTAMP '2026-07-02 13:00:00'"},
+		{"null-safe key match", d.KeyMatch([]string{"k"}, "t", "s"), "t.`k` <=> s.`k`"},
+		{"surrogate key", d.SurrogateKey([]string{"a"}), "md5(CASE WHEN a IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(a AS STRING)) AS STRING), ':', CAST(a AS STRING)) END)"},
+		{"stage name", StageRelation(w).Name, fmt.Sprintf("events_daily__idemc_stage_20260702_%08x", Hash32("r1"))},
+		{"unique check reads the stage", d.stageCheck(w.Checks[0], w, &adapters.Write{Target: StageRelation(w), Window: w.Window, PartitionBy: w.PartitionBy, Materialized: adapters.Incremental}),
+			"SELECT t.`event_key`, count(*) AS n FROM " + stage + " AS t\nWHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'\nGROUP BY t.`event_key`\nHAVING count(*) > 1\nLIMIT 5"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, tc.got, tc.want)
+		}
+	}
+	steps := d.Recipe(w)
+	var publish string
+	for _, s := range steps {
+		if s.Purpose == adapters.Insert {
+			publish = s.SQL
+		}
+	}
+	if want := "INSERT INTO `analytics`.`events_daily`\nREPLACE WHERE `event_date` >= DATE '2026-07-02' AND `event_date` < DATE '2026-07-03'\nSELECT `event_key`, `event_date`, `amount` FROM " + stage; publish != want {
+		t.Errorf("publish:\n got %s\nwant %s", publish, want)
+	}
+	if ddl := d.StateDDL(w.State); !strings.HasSuffix(ddl[1], ") USING DELTA") {
+		t.Errorf("audit table must be Delta: %s", ddl[1])
+	}
+}
+
+func TestRecipeShapes(t *testing.T) {
+	d := NewDialect()
+	base := testWrite("delete_insert")
+	view := *base
+	view.Materialized, view.Strategy, view.Window, view.PartitionBy = adapters.View, "", nil, ""
+	table := view
+	table.Materialized = adapters.Table
+	merge := *base
+	merge.Strategy, merge.Window, merge.PartitionBy, merge.UniqueKey = "merge", nil, "", []string{"event_key"}
+	merge.Watermark = &adapters.WatermarkWrite{Column: "updated_at"}
+	byKey := merge
+	byKey.Strategy, byKey.Watermark = "delete_insert", nil
+	for _, tc := range []struct {
+		name string
+		w    *adapters.Write
+		want string
+	}{
+		{"partition: stage, verify, REPLACE WHERE", base, "prepare audit_start stage validate check publish publish insert cleanup cleanup audit_finish cleanup"},
+		{"merge: stage, verify, MERGE, mark", &merge, "prepare audit_start stage validate check publish publish merge cleanup cleanup state audit_finish cleanup"},
+		{"delete_insert by key: one MERGE", &byKey, "prepare audit_start stage validate check publish publish merge cleanup cleanup audit_finish cleanup"},
+		{"table: stage, verify, CREATE OR REPLACE", &table, "audit_start stage check publish audit_finish cleanup"},
+		{"view: checks on the published view", &view, "audit_start publish check audit_finish"},
+	} {
+		var ps []string
+		for _, s := range d.Recipe(tc.w) {
+			ps = append(ps, string(s.Purpose))
+			if s.Purpose == adapters.Begin || s.Purpose == adapters.Commit {
+				t.Errorf("%s: Spark has no transactions, yet the recipe has %s", tc.name, s.Purpose)
+			}
+		}
+		if got := strings.Join(ps, " "); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+	for _, s := range d.Recipe(&byKey) {
+		if s.Purpose == adapters.Merge && (!strings.Contains(s.SQL, "WHEN MATCHED THEN DELETE") || !strings.Contains(s.SQL, "t.`event_key` <=> s.`event_key` AND s.idemc_op = 'delete'")) {
+			t.Errorf("delete_insert by key must be one null-safe MERGE: %s", s.SQL)
+		}
+	}
+}
+
+var goKey = sqlgen.SurrogateKeyOf
+
+func str(s string) *string { return &s }
+
+// TestSurrogateKeyValue evaluates Spark's key expression unchanged in
+// DuckDB (md5 as lowercase hex, char_length in characters, concat, CAST …
+// AS STRING; dates as yyyy-MM-dd in both) and compares with the
+// specification computed in Go.
+func TestSurrogateKeyValue(t *testing.T) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d := NewDialect()
+	for _, tc := range []struct {
+		exprs []string
+		want  string
+	}{
+		{[]string{"'shop'", "42", "DATE '2026-07-01'"}, goKey(str("shop"), str("42"), str("2026-07-01"))},
+		{[]string{"NULL", "'x'"}, goKey(nil, str("x"))},
+		{[]string{"'grüße'"}, goKey(str("grüße"))},
+	} {
+		var got string
+		if err := db.QueryRow("SELECT " + d.SurrogateKey(tc.exprs)).Scan(&got); err != nil {
+			t.Fatalf("%v: %v", tc.exprs, err)
+		}
+		if got != tc.want {
+			t.Errorf("surrogate_key(%v) = %s, want %s", tc.exprs, got, tc.want)
+		}
+	}
+}
