@@ -50,15 +50,14 @@ func (cc *compilation) selectNodes() error {
 func (cc *compilation) addMissingUpstream() {
 	plan, models := cc.plan, cc.models
 	added := map[string]bool{}
-	for _, n := range plan.Selected {
-		for _, a := range plan.Graph.Ancestors(n) {
-			node := plan.Nodes[a]
-			if cc.chosen[a] || added[a] || (models[a] != nil && models[a].cfg.Materialized == adapters.Ephemeral) {
-				continue
-			}
-			if !cc.opts.State.Exists(node.Relation) {
-				added[a] = true
-			}
+	// One walk over the selection's ancestors, not one per selected model
+	// (issue 18: 5.4 s for 10k models in 50 layers).
+	for _, a := range plan.Graph.AncestorsOfAll(plan.Selected) {
+		if cc.chosen[a] || (models[a] != nil && models[a].cfg.Materialized == adapters.Ephemeral) {
+			continue
+		}
+		if !cc.opts.State.Exists(plan.Nodes[a].Relation) {
+			added[a] = true
 		}
 	}
 	if len(added) == 0 {

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // ErrCycle is the sentinel wrapped by every *CycleError, for callers that
@@ -55,7 +56,15 @@ type Graph struct {
 	// a length check tells whether it is current).
 	mu     sync.Mutex
 	sorted *ranking
+
+	// visits counts the edges the reachability walks followed, so that a
+	// test can tell a linear expansion from a quadratic one (Visits).
+	visits atomic.Int64
 }
+
+// Visits is the number of edges the graph's reachability walks (Ancestors,
+// Descendants, AncestorsOfAll) have followed so far.
+func (g *Graph) Visits() int64 { return g.visits.Load() }
 
 // ranking is the name order of the nodes: perm lists the dense ints sorted
 // by id and rank is each dense int's position in perm. Read-only once built.
@@ -146,6 +155,36 @@ func (g *Graph) Ancestors(id string) []string {
 	return g.names(g.reach(i, g.up))
 }
 
+// AncestorsOfAll returns every node that one of ids depends on, directly
+// or transitively, sorted: the union of their Ancestors in one walk, each
+// edge followed once however many ids share it (a loop over Ancestors was
+// quadratic on deep graphs). An id is included only when another id, or a
+// cycle, leads to it.
+func (g *Graph) AncestorsOfAll(ids []string) []string {
+	seen := make([]bool, len(g.ids))
+	var out, stack []int
+	for _, id := range ids {
+		if i, ok := g.index[id]; ok {
+			stack = append(stack, i)
+		}
+	}
+	var n int64
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, w := range g.up[v] {
+			n++
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+				stack = append(stack, w)
+			}
+		}
+	}
+	g.visits.Add(n)
+	return g.names(out)
+}
+
 // Descendants returns every node that depends on id, directly or
 // transitively, sorted. id itself is included only if it is on a cycle.
 func (g *Graph) Descendants(id string) []string {
@@ -162,10 +201,13 @@ func (g *Graph) reach(start int, adj [][]int) []int {
 	seen := make([]bool, len(g.ids))
 	var out []int
 	stack := []int{start}
+	var n int64
+	defer func() { g.visits.Add(n) }()
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for _, w := range adj[v] {
+			n++
 			if !seen[w] {
 				seen[w] = true
 				out = append(out, w)

@@ -1,0 +1,96 @@
+package compiler_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/compiler/project"
+)
+
+// deepProject writes layers × width views, each reading three views of the
+// layer below: every model of the top layer depends on nearly every other.
+func deepProject(t testing.TB, layers, width int) string {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, text string) {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("project.toml", "name = \"deep\"\ndefault_target = \"local\"\n[targets.local]\nengine = \"duckdb\"\npath = \"w.duckdb\"\n")
+	for l := 0; l < layers; l++ {
+		for w := 0; w < width; w++ {
+			sql := "SELECT 1 AS x"
+			if l > 0 {
+				sql = fmt.Sprintf("SELECT a.x FROM {{ ref(\"m%d_%d\") }} AS a JOIN {{ ref(\"m%d_%d\") }} AS b ON a.x = b.x JOIN {{ ref(\"m%d_%d\") }} AS c ON a.x = c.x",
+					l-1, w, l-1, (w+1)%width, l-1, (w+2)%width)
+			}
+			write(fmt.Sprintf("models/m%d_%d.sql", l, w), "/* idemc\nmaterialized = \"view\"\n*/\n"+sql+"\n")
+		}
+	}
+	return dir
+}
+
+// TestCompileWalksLinearly counts the graph edges compile follows when the
+// selection is the top layer of a deep project (each selected model has
+// every lower model as an ancestor): a bounded multiple of the edges,
+// however many models are selected. A walk per selected model (the
+// "missing upstream" expansion before) followed width × edges of them.
+func TestCompileWalksLinearly(t *testing.T) {
+	const layers, width = 20, 40
+	p, err := project.Load(deepProject(t, layers, width))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top []string
+	for w := 0; w < width; w++ {
+		top = append(top, fmt.Sprintf("m%d_%d", layers-1, w))
+	}
+	plan, err := compiler.Compile(p, compiler.Options{Models: true, Select: top, State: nothingExists{}, AsOf: time.Date(2026, 7, 3, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges := int64((layers - 1) * width * 3)
+	if v := plan.Graph.Visits(); v > 4*edges {
+		t.Errorf("compile followed %d edges of a %d-edge graph (more than 4 times each): some walk is per selected model", v, edges)
+	}
+	if got := len(plan.Selected); got != layers*width {
+		t.Errorf("%d models selected after the expansion, want all %d (nothing exists yet)", got, layers*width)
+	}
+}
+
+// nothingExists is a warehouse before the first build.
+type nothingExists struct{ compiler.NoState }
+
+func (nothingExists) Exists(adapters.Relation) bool { return false }
+
+// BenchmarkCompileDeep compiles the top layer of a 10,000-model project
+// of 50 layers (each model has ~2,400 ancestors) before its first build, the
+// shape on which the per-model ancestor walk was quadratic.
+func BenchmarkCompileDeep(b *testing.B) {
+	p, err := project.Load(deepProject(b, 50, 200))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var top []string
+	for w := 0; w < 200; w++ {
+		top = append(top, fmt.Sprintf("m49_%d", w))
+	}
+	opts := compiler.Options{Models: true, Select: top, State: nothingExists{}, AsOf: time.Date(2026, 7, 3, 0, 0, 0, 0, time.UTC)}
+	for i := 0; i < b.N; i++ {
+		plan, err := compiler.Compile(p, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(plan.Graph.Visits()), "edge-visits")
+	}
+}
