@@ -74,18 +74,9 @@ type Adapter struct {
 	// ones every target has (CommonSettings); a project is checked against
 	// them when it loads.
 	Settings []string
-	// Open connects to a target; settings are the target's resolved values
-	// (path, dsn, schema, …). Nil for compile-only engines.
-	Open func(ctx context.Context, settings map[string]string) (Engine, error)
-	// Secrets lists the secret values a target's resolved settings hold
-	// as the engine's client reads them (the password of the DSN, through
-	// the client's own DSN parser, or the whole DSN when it does not
-	// parse); the runner hides each from every message, with the
-	// password, token and private_key_path settings. Nil: none.
-	Secrets func(settings map[string]string) []string
-	// Where names where a target is for messages: host[:port] or a file,
-	// never a user or a password ("" unknown).
-	Where func(settings map[string]string) string
+	// Client is the engine's connection side, added by its engine package
+	// (RegisterClient); its Open is nil for a compile-only build.
+	Client
 	// Docs is one line for `idemc compile` and docs/engines.md on how the
 	// guarantees are kept on this engine.
 	Docs string
@@ -107,12 +98,21 @@ func Register(a *Adapter) {
 	registry[a.Name] = a
 }
 
-// Client is the connection side of an engine (Adapter's Open, Secrets
-// and Where), registered by its engine package.
+// Client is the connection side of an engine, registered by its engine
+// package.
 type Client struct {
-	Open    func(ctx context.Context, settings map[string]string) (Engine, error)
+	// Open connects to a target; settings are the target's resolved values
+	// (path, dsn, schema, …).
+	Open func(ctx context.Context, settings map[string]string) (Engine, error)
+	// Secrets lists the secret values a target's resolved settings hold
+	// as the engine's client reads them (the password of the DSN, through
+	// the client's own DSN parser, or the whole DSN when it does not
+	// parse); the runner hides each from every message, with the
+	// password, token and private_key_path settings. Nil: none.
 	Secrets func(settings map[string]string) []string
-	Where   func(settings map[string]string) string
+	// Where names where a target is for messages: host[:port] or a file,
+	// never a user or a password ("" unknown).
+	Where func(settings map[string]string) string
 }
 
 // RegisterClient adds the client to an engine whose dialect package
@@ -129,7 +129,7 @@ func RegisterClient(name string, c Client) {
 	case a.Open != nil:
 		panic(fmt.Sprintf("adapters: RegisterClient called twice for engine %q", name))
 	}
-	a.Open, a.Secrets, a.Where = c.Open, c.Secrets, c.Where
+	a.Client = c
 }
 
 // Lookup returns the adapter registered under name.

@@ -13,7 +13,7 @@ import (
 // malformed DSN at '@' or ':'.
 func TestRedactFragments(t *testing.T) {
 	settings := map[string]string{"dsn": "postgres://u:S3cr@tPart2xyz@h:5432/db", "password": "hunter22"}
-	ad := &adapters.Adapter{Secrets: func(map[string]string) []string { return []string{"S3cr@tPart2xyz"} }}
+	ad := &adapters.Adapter{Client: adapters.Client{Secrets: func(map[string]string) []string { return []string{"S3cr@tPart2xyz"} }}}
 	msg := redact("lookup tPart2xyz@h: no such host; auth hunter22 failed for S3cr", settings, ad)
 	for _, leak := range []string{"tPart2xyz", "hunter22", "S3cr"} {
 		if strings.Contains(msg, leak) {

@@ -40,13 +40,13 @@ func init() {
 	}
 	adapters.Register(&adapters.Adapter{
 		Name: "interrupting", Dialect: duck.Dialect, Capabilities: duck.Capabilities, Settings: duck.Settings,
-		Open: func(ctx context.Context, settings map[string]string) (adapters.Engine, error) {
+		Client: adapters.Client{Open: func(ctx context.Context, settings map[string]string) (adapters.Engine, error) {
 			e, err := duck.Open(ctx, settings)
 			if err != nil {
 				return nil, err
 			}
 			return &interruptingEngine{Engine: e}, nil
-		},
+		}},
 	})
 }
 

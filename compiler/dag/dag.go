@@ -152,7 +152,7 @@ func (g *Graph) Ancestors(id string) []string {
 	if !ok {
 		return nil
 	}
-	return g.names(g.reach(i, g.up))
+	return g.names(g.reach([]int{i}, g.up))
 }
 
 // AncestorsOfAll returns every node that one of ids depends on, directly
@@ -161,28 +161,13 @@ func (g *Graph) Ancestors(id string) []string {
 // quadratic on deep graphs). An id is included only when another id, or a
 // cycle, leads to it.
 func (g *Graph) AncestorsOfAll(ids []string) []string {
-	seen := make([]bool, len(g.ids))
-	var out, stack []int
+	var starts []int
 	for _, id := range ids {
 		if i, ok := g.index[id]; ok {
-			stack = append(stack, i)
+			starts = append(starts, i)
 		}
 	}
-	var n int64
-	for len(stack) > 0 {
-		v := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, w := range g.up[v] {
-			n++
-			if !seen[w] {
-				seen[w] = true
-				out = append(out, w)
-				stack = append(stack, w)
-			}
-		}
-	}
-	g.visits.Add(n)
-	return g.names(out)
+	return g.names(g.reach(starts, g.up))
 }
 
 // Descendants returns every node that depends on id, directly or
@@ -192,15 +177,15 @@ func (g *Graph) Descendants(id string) []string {
 	if !ok {
 		return nil
 	}
-	return g.names(g.reach(i, g.down))
+	return g.names(g.reach([]int{i}, g.down))
 }
 
-// reach returns the nodes reachable from start over adj, excluding start
-// unless a path leads back to it.
-func (g *Graph) reach(start int, adj [][]int) []int {
+// reach returns the nodes reachable from starts over adj, excluding a
+// start unless a path leads to it.
+func (g *Graph) reach(starts []int, adj [][]int) []int {
 	seen := make([]bool, len(g.ids))
 	var out []int
-	stack := []int{start}
+	stack := append([]int(nil), starts...)
 	var n int64
 	defer func() { g.visits.Add(n) }()
 	for len(stack) > 0 {
