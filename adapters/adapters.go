@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"sort"
 	"sync"
-	"time"
 )
 
 // ErrLocked is returned when another run holds the lock a unit or run needs.
@@ -49,20 +48,6 @@ type Capabilities struct {
 
 // CommonSettings are the target keys of every engine.
 func CommonSettings() []string { return []string{"engine", "schema", "state_schema", "threads"} }
-
-// Relation is a fully named table or view.
-type Relation struct {
-	Database string
-	Schema   string
-	Name     string
-}
-
-// Window is a unit's half-open partition window [Start, End).
-type Window struct {
-	Start, End  time.Time
-	Granularity string // hour, day, month, year
-	Key         string // canonical partition key: 2026-07-30, 2026-07-30T13, 2026-07, 2026
-}
 
 // Adapter is what an engine folder registers: its dialect, its capabilities
 // and, for engines reachable from this binary, a way to open a connection.

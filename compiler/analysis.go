@@ -17,6 +17,7 @@ import (
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/compiler/render"
 	"github.com/idemc/idemc/compiler/suggest"
+	"github.com/idemc/idemc/plan"
 )
 
 // renderAll renders and analyses every model, in parallel, then refuses
@@ -75,7 +76,7 @@ func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) err
 		return err
 	}
 	rc := *cc.rctx
-	rc.IsIncremental = c.cfg.Materialized == adapters.Incremental && !cc.opts.FullRefresh && cc.opts.State.Exists(c.rel)
+	rc.IsIncremental = c.cfg.Materialized == plan.Incremental && !cc.opts.FullRefresh && cc.opts.State.Exists(c.rel)
 	r, err := cc.env.Render(tpl, c.m.Body, &rc)
 	if err != nil {
 		return err

@@ -96,12 +96,12 @@ func BenchmarkCompile(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				plan, err := compiler.Compile(p, opts)
+				pl, err := compiler.Compile(p, opts)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if len(plan.Units) == 0 || len(plan.Findings) > 0 {
-					b.Fatalf("%d units, %d findings", len(plan.Units), len(plan.Findings))
+				if len(pl.Units) == 0 || len(pl.Findings) > 0 {
+					b.Fatalf("%d units, %d findings", len(pl.Units), len(pl.Findings))
 				}
 			}
 			measure(b, s.n, run)

@@ -3,21 +3,21 @@ package compiler
 import (
 	"strings"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // checksOf turns a model's checks, typed and validated at load, into the
 // engine's checks: the relations they read are resolved for the target,
 // and those of models and seeds become upstream models of c.
-func (cc *compilation) checksOf(c *compiled) []*adapters.Check {
+func (cc *compilation) checksOf(c *compiled) []*plan.Check {
 	if len(c.m.Checks) == 0 {
 		return nil
 	}
-	out := make([]*adapters.Check, 0, len(c.m.Checks))
+	out := make([]*plan.Check, 0, len(c.m.Checks))
 	for i := range c.m.Checks {
 		s := &c.m.Checks[i]
-		ck := &adapters.Check{Name: s.Name, Kind: s.Kind, Severity: s.Severity, Columns: s.Columns, Values: s.Values, MinRows: s.MinRows, Expr: s.Expr}
+		ck := &plan.Check{Name: s.Name, Kind: s.Kind, Severity: s.Severity, Columns: s.Columns, Values: s.Values, MinRows: s.MinRows, Expr: s.Expr}
 		if s.Relation != "" {
 			rel, ok := cc.relationOf(c, s)
 			if !ok {
@@ -36,7 +36,7 @@ func (cc *compilation) checksOf(c *compiled) []*adapters.Check {
 
 // relationOf resolves the model, seed or source table a check reads. Load
 // refuses any other name; the error here covers a Project built by hand.
-func (cc *compilation) relationOf(c *compiled, s *project.Check) (adapters.Relation, bool) {
+func (cc *compilation) relationOf(c *compiled, s *project.Check) (plan.Relation, bool) {
 	name := s.Relation
 	if m := cc.models[name]; m != nil {
 		c.extraUp = append(c.extraUp, name)
@@ -48,9 +48,9 @@ func (cc *compilation) relationOf(c *compiled, s *project.Check) (adapters.Relat
 	}
 	if i := strings.IndexByte(name, '.'); i > 0 {
 		if src := cc.p.Sources[name[:i]]; src != nil && contains(src.Tables, name[i+1:]) {
-			return adapters.Relation{Database: src.Database, Schema: src.Schema, Name: name[i+1:]}, true
+			return plan.Relation{Database: src.Database, Schema: src.Schema, Name: name[i+1:]}, true
 		}
 	}
 	cc.errs.Add(s.Pos.Path, s.Pos.Line, 0, "checks.%s: %q is neither a model, a seed nor a declared source table (source.table)", s.Kind, name)
-	return adapters.Relation{}, false
+	return plan.Relation{}, false
 }

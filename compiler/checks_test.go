@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	_ "github.com/idemc/idemc/adapters/duckdb"
+	"github.com/idemc/idemc/plan"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
 )
@@ -48,26 +48,26 @@ SELECT DATE '2026-07-01' AS d, 1 AS id, 1 AS u, 1 AS e
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := compiler.Compile(p, compiler.Options{Models: true})
+	pl, err := compiler.Compile(p, compiler.Options{Models: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lake := adapters.Relation{Database: "lake", Schema: "raw", Name: "ev"}
-	want := []adapters.Check{
+	lake := plan.Relation{Database: "lake", Schema: "raw", Name: "ev"}
+	want := []plan.Check{
 		{Name: "min_rows(1)", Kind: "min_rows", Severity: "error", MinRows: 1},
 		{Name: "relationships(e -> raw.ev.id)", Kind: "relationships", Severity: "error", Columns: []string{"e"}, To: lake, ToColumn: "id"},
-		{Name: "relationships(id -> dim.id)", Kind: "relationships", Severity: "error", Columns: []string{"id"}, To: adapters.Relation{Schema: "marts", Name: "dim_v2"}, ToColumn: "id"},
-		{Name: "relationships(u -> users.id)", Kind: "relationships", Severity: "error", Columns: []string{"u"}, To: adapters.Relation{Schema: "raw_seeds", Name: "users"}, ToColumn: "id"},
+		{Name: "relationships(id -> dim.id)", Kind: "relationships", Severity: "error", Columns: []string{"id"}, To: plan.Relation{Schema: "marts", Name: "dim_v2"}, ToColumn: "id"},
+		{Name: "relationships(u -> users.id)", Kind: "relationships", Severity: "error", Columns: []string{"u"}, To: plan.Relation{Schema: "raw_seeds", Name: "users"}, ToColumn: "id"},
 		{Name: "row_count_matches(raw.ev)", Kind: "row_count_matches", Severity: "error", Source: lake, SourceColumn: "d"},
 	}
-	var got []adapters.Check
-	for _, c := range plan.Nodes["fact"].Checks {
+	var got []plan.Check
+	for _, c := range pl.Nodes["fact"].Checks {
 		got = append(got, *c)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("checks of fact\n got %+v\nwant %+v", got, want)
 	}
-	if up := plan.Graph.Upstream("fact"); !reflect.DeepEqual(up, []string{"dim", "users"}) {
+	if up := pl.Graph.Upstream("fact"); !reflect.DeepEqual(up, []string{"dim", "users"}) {
 		t.Errorf("upstream of fact = %v, want [dim users]", up)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/compiler/render"
 	"github.com/idemc/idemc/compiler/suggest"
+	"github.com/idemc/idemc/plan"
 )
 
 // Options of one compile.
@@ -71,8 +72,8 @@ type compilation struct {
 	target string // the target's name
 	tgt    *project.Target
 	d      adapters.Dialect
-	state  adapters.State // where the audit table lives
-	plan   *Plan
+	state  plan.State // where the audit table lives
+	plan   *plan.Plan
 
 	models map[string]*compiled // by model name
 	list   []*compiled          // in p.Models order (by name)
@@ -88,7 +89,7 @@ type compilation struct {
 
 // Compile builds the plan. On bad input the error is a diag.List; lint
 // warnings and notes are returned in Plan.Findings either way.
-func Compile(p *project.Project, opts Options) (*Plan, error) {
+func Compile(p *project.Project, opts Options) (*plan.Plan, error) {
 	cc, err := newCompilation(p, opts)
 	if err != nil {
 		return nil, err
@@ -139,5 +140,5 @@ func newCompilation(p *project.Project, opts Options) (*compilation, error) {
 		return nil, diag.List{diag.Errorf(project.FileName, tgt.Line, 0, "target %q: engine %q is not in this build of idemc (it has %s)", tname, tgt.Engine, strings.Join(adapters.Names(), ", "))}
 	}
 	return &compilation{p: p, opts: opts, target: tname, tgt: tgt, d: ad.Dialect,
-		state: adapters.StateIn(firstNonEmpty(tgt.StateSchema, tgt.Schema))}, nil
+		state: plan.StateIn(firstNonEmpty(tgt.StateSchema, tgt.Schema))}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler/partition"
 	"github.com/idemc/idemc/compiler/render"
+	"github.com/idemc/idemc/plan"
 )
 
 // expansion gathers the CTEs of the ephemeral models one query inlines,
@@ -20,7 +21,7 @@ type expansion struct {
 
 // expand renders the model's SQL for the target and one window, inlining
 // ephemeral models as CTEs.
-func (cc *compilation) expand(c *compiled, w *adapters.Window) string {
+func (cc *compilation) expand(c *compiled, w *plan.Window) string {
 	x := &expansion{}
 	body := cc.expandInto(c, w, x)
 	if len(x.ctes) == 0 {
@@ -29,7 +30,7 @@ func (cc *compilation) expand(c *compiled, w *adapters.Window) string {
 	return withCTEs(body, x.ctes)
 }
 
-func (cc *compilation) expandInto(c *compiled, w *adapters.Window, x *expansion) string {
+func (cc *compilation) expandInto(c *compiled, w *plan.Window, x *expansion) string {
 	d, opts, models, nodes, p := cc.d, cc.opts, cc.models, cc.plan.Nodes, cc.p
 	gran := c.gran
 	if gran == "" {
@@ -47,7 +48,7 @@ func (cc *compilation) expandInto(c *compiled, w *adapters.Window, x *expansion)
 	sql := c.tpl.Expand(func(s *render.Slot) string {
 		switch s.Kind {
 		case render.Ref:
-			if e := models[s.A]; e != nil && e.cfg.Materialized == adapters.Ephemeral {
+			if e := models[s.A]; e != nil && e.cfg.Materialized == plan.Ephemeral {
 				// A long model name would make a CTE name the engine cuts
 				// (two ephemerals sharing a prefix would collide).
 				name := sqlgen.Derive(d.IdentLimit(), d.IdentLimit().Name, "__idemc_eph_"+s.A, "")
@@ -67,7 +68,7 @@ func (cc *compilation) expandInto(c *compiled, w *adapters.Window, x *expansion)
 			return d.Qualify(nodes[s.A].Relation)
 		case render.Source:
 			src := p.Sources[s.A]
-			return d.Qualify(adapters.Relation{Database: src.Database, Schema: src.Schema, Name: s.B})
+			return d.Qualify(plan.Relation{Database: src.Database, Schema: src.Schema, Name: s.B})
 		case render.Start:
 			return d.WindowLiteral(start, gran)
 		case render.End:

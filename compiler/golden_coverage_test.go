@@ -9,6 +9,7 @@ import (
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // goldenShapes are the write shapes the golden cases must show for every
@@ -28,7 +29,7 @@ var goldenShapes = []string{
 }
 
 // shapeOf names a unit's write shape, as goldenShapes spells it.
-func shapeOf(u *compiler.Unit) string {
+func shapeOf(u *plan.Unit) string {
 	if u.Seed {
 		return "seed"
 	}
@@ -56,18 +57,18 @@ func shapeOf(u *compiler.Unit) string {
 }
 
 func TestShapeOf(t *testing.T) {
-	day := &adapters.Window{Granularity: "day"}
+	day := &plan.Window{Granularity: "day"}
 	for _, tc := range []struct {
-		unit compiler.Unit
+		unit plan.Unit
 		want string
 	}{
-		{compiler.Unit{Seed: true}, "seed"},
-		{compiler.Unit{Write: &adapters.Write{Materialized: "view"}}, "view"},
-		{compiler.Unit{Write: &adapters.Write{Materialized: "incremental", Strategy: "delete_insert", Window: day}}, "incremental delete_insert day"},
-		{compiler.Unit{Write: &adapters.Write{Materialized: "incremental", Strategy: "delete_insert", UniqueKey: []string{"id"}}}, "incremental delete_insert by key"},
-		{compiler.Unit{Write: &adapters.Write{Materialized: "incremental", Strategy: "merge", ExcludeColumns: []string{"a"}}}, "incremental merge exclude_columns"},
-		{compiler.Unit{Write: &adapters.Write{Materialized: "incremental", Strategy: "merge", Watermark: &adapters.WatermarkWrite{Column: "t"}}}, "incremental merge watermark"},
-		{compiler.Unit{Write: &adapters.Write{Materialized: "incremental", Strategy: "merge", FullRefresh: true}}, "full_refresh incremental merge"},
+		{plan.Unit{Seed: true}, "seed"},
+		{plan.Unit{Write: &plan.Write{Materialized: "view"}}, "view"},
+		{plan.Unit{Write: &plan.Write{Materialized: "incremental", Strategy: "delete_insert", Window: day}}, "incremental delete_insert day"},
+		{plan.Unit{Write: &plan.Write{Materialized: "incremental", Strategy: "delete_insert", UniqueKey: []string{"id"}}}, "incremental delete_insert by key"},
+		{plan.Unit{Write: &plan.Write{Materialized: "incremental", Strategy: "merge", ExcludeColumns: []string{"a"}}}, "incremental merge exclude_columns"},
+		{plan.Unit{Write: &plan.Write{Materialized: "incremental", Strategy: "merge", Watermark: &plan.WatermarkWrite{Column: "t"}}}, "incremental merge watermark"},
+		{plan.Unit{Write: &plan.Write{Materialized: "incremental", Strategy: "merge", FullRefresh: true}}, "full_refresh incremental merge"},
 	} {
 		if got := shapeOf(&tc.unit); got != tc.want {
 			t.Errorf("shapeOf(%+v) = %q, want %q", tc.unit.Write, got, tc.want)
@@ -99,12 +100,12 @@ func TestGoldenCoverage(t *testing.T) {
 			if seen[tgt.Engine] == nil {
 				seen[tgt.Engine] = map[string]bool{}
 			}
-			plan, err := compiler.Compile(p, gc.options(t, name))
+			pl, err := compiler.Compile(p, gc.options(t, name))
 			if err != nil {
 				seen[tgt.Engine]["error"] = true
 				continue
 			}
-			for _, u := range plan.Units {
+			for _, u := range pl.Units {
 				seen[tgt.Engine][shapeOf(u)] = true
 			}
 		}

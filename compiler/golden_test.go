@@ -22,6 +22,7 @@ import (
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -148,7 +149,7 @@ func goldenTargets(t *testing.T, p *project.Project) []string {
 // model with units, or error.txt when the target refuses the project.
 func compileTarget(t *testing.T, p *project.Project, opts compiler.Options) map[string]string {
 	t.Helper()
-	plan, err := compiler.Compile(p, opts)
+	pl, err := compiler.Compile(p, opts)
 	if err != nil {
 		return map[string]string{errorFile: err.Error() + "\n"}
 	}
@@ -156,7 +157,7 @@ func compileTarget(t *testing.T, p *project.Project, opts compiler.Options) map[
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.Format(true) != again.Format(true) {
+	if pl.Format(true) != again.Format(true) {
 		t.Fatal("two compiles of the same project differ")
 	}
 	seeds := map[string]*project.Seed{}
@@ -164,17 +165,17 @@ func compileTarget(t *testing.T, p *project.Project, opts compiler.Options) map[
 		seeds[s.Name] = s
 	}
 	byModel := map[string]*strings.Builder{}
-	for _, u := range plan.Units {
+	for _, u := range pl.Units {
 		b := byModel[u.Model]
 		if b == nil {
 			b = &strings.Builder{}
 			byModel[u.Model] = b
 		}
-		compiler.FormatUnit(b, u, true)
+		plan.FormatUnit(b, u, true)
 		if s := seeds[u.Model]; u.Seed && s != nil && s.Table != nil {
 			// The plan says only "load in bulk"; the table it creates is the
 			// engine's: its column types are part of the golden.
-			ad, _ := adapters.Lookup(plan.Engine)
+			ad, _ := adapters.Lookup(pl.Engine)
 			b.WriteString("-- columns: " + sqlgen.SeedColumnDefs(ad.Dialect, s.Table) + "\n")
 		}
 	}
@@ -196,7 +197,7 @@ type goldenState struct {
 	firstRun  bool
 }
 
-func (s goldenState) Exists(adapters.Relation) bool { return !s.firstRun }
+func (s goldenState) Exists(plan.Relation) bool { return !s.firstRun }
 
 func (s goldenState) HighWater(model string) (string, bool) {
 	v, ok := s.highWater[model]

@@ -3,8 +3,8 @@ package compiler
 import (
 	"sort"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler/analyze"
+	"github.com/idemc/idemc/plan"
 )
 
 // connect builds the model graph, the checks and the lint findings, then
@@ -13,7 +13,7 @@ import (
 func (cc *compilation) connect() bool {
 	// A source read from a table that a seed loads depends on that seed,
 	// so builds load seeds first.
-	seedAt := map[adapters.Relation]string{}
+	seedAt := map[plan.Relation]string{}
 	for n, node := range cc.plan.Nodes {
 		if node.Seed {
 			seedAt[node.Relation] = n
@@ -52,12 +52,12 @@ func (cc *compilation) connect() bool {
 
 // connectReads puts an edge from every model c refs and from every seed
 // loading a source it reads, and records what each resolves to.
-func (cc *compilation) connectReads(c *compiled, seedAt map[adapters.Relation]string) {
+func (cc *compilation) connectReads(c *compiled, seedAt map[plan.Relation]string) {
 	graph := cc.plan.Graph
 	for _, r := range c.tpl.Refs {
 		graph.Connect(r, c.m.Name)
 		c.dataUp = append(c.dataUp, r)
-		rel := adapters.Relation{}
+		rel := plan.Relation{}
 		if m := cc.models[r]; m != nil {
 			rel = m.rel
 		} else if n := cc.plan.Nodes[r]; n != nil {
@@ -68,7 +68,7 @@ func (cc *compilation) connectReads(c *compiled, seedAt map[adapters.Relation]st
 	for _, s := range c.tpl.Sources {
 		src := cc.p.Sources[s[0]]
 		c.resolved = append(c.resolved, s[0]+"."+s[1]+"@"+src.Database+"."+src.Schema+"."+s[1])
-		if seed, ok := seedAt[adapters.Relation{Database: src.Database, Schema: src.Schema, Name: s[1]}]; ok {
+		if seed, ok := seedAt[plan.Relation{Database: src.Database, Schema: src.Schema, Name: s[1]}]; ok {
 			graph.Connect(seed, c.m.Name)
 			c.dataUp = append(c.dataUp, seed)
 		} else {

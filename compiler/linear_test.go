@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // deepProject writes layers × width views, each reading three views of the
@@ -55,15 +55,15 @@ func TestCompileWalksLinearly(t *testing.T) {
 	for w := 0; w < width; w++ {
 		top = append(top, fmt.Sprintf("m%d_%d", layers-1, w))
 	}
-	plan, err := compiler.Compile(p, compiler.Options{Models: true, Select: top, State: nothingExists{}, AsOf: time.Date(2026, 7, 3, 0, 0, 0, 0, time.UTC)})
+	pl, err := compiler.Compile(p, compiler.Options{Models: true, Select: top, State: nothingExists{}, AsOf: time.Date(2026, 7, 3, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	edges := int64((layers - 1) * width * 3)
-	if v := plan.Graph.Visits(); v > 4*edges {
+	if v := pl.Graph.Visits(); v > 4*edges {
 		t.Errorf("compile followed %d edges of a %d-edge graph (more than 4 times each): some walk is per selected model", v, edges)
 	}
-	if got := len(plan.Selected); got != layers*width {
+	if got := len(pl.Selected); got != layers*width {
 		t.Errorf("%d models selected after the expansion, want all %d (nothing exists yet)", got, layers*width)
 	}
 }
@@ -71,7 +71,7 @@ func TestCompileWalksLinearly(t *testing.T) {
 // nothingExists is a warehouse before the first build.
 type nothingExists struct{ compiler.NoState }
 
-func (nothingExists) Exists(adapters.Relation) bool { return false }
+func (nothingExists) Exists(plan.Relation) bool { return false }
 
 // BenchmarkCompileDeep compiles the top layer of a 10,000-model project
 // of 50 layers (each model has ~2,400 ancestors) before its first build, the
@@ -87,10 +87,10 @@ func BenchmarkCompileDeep(b *testing.B) {
 	}
 	opts := compiler.Options{Models: true, Select: top, State: nothingExists{}, AsOf: time.Date(2026, 7, 3, 0, 0, 0, 0, time.UTC)}
 	for i := 0; i < b.N; i++ {
-		plan, err := compiler.Compile(p, opts)
+		pl, err := compiler.Compile(p, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(float64(plan.Graph.Visits()), "edge-visits")
+		b.ReportMetric(float64(pl.Graph.Visits()), "edge-visits")
 	}
 }

@@ -4,11 +4,11 @@ import (
 	"sort"
 	"time"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler/analyze"
 	"github.com/idemc/idemc/compiler/dag"
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/compiler/render"
+	"github.com/idemc/idemc/plan"
 )
 
 // compiled is one model after render and analysis.
@@ -17,11 +17,11 @@ type compiled struct {
 	cfg      *project.ModelConfig
 	tpl      *render.Rendered
 	res      analyze.Result
-	rel      adapters.Relation
+	rel      plan.Relation
 	strategy string
 	gran     string
 	start    time.Time // first partition
-	checks   []*adapters.Check
+	checks   []*plan.Check
 	extraUp  []string // upstream models named by checks (order only)
 	dataUp   []string // refs and the seeds loading the sources it reads
 	// resolved names the relation each ref() and source() of its SQL
@@ -36,24 +36,24 @@ type compiled struct {
 // project, placed in the target's schemas.
 func (cc *compilation) addNodes() {
 	p, tgt := cc.p, cc.tgt
-	plan := &Plan{Project: p.Name, Target: cc.target, Engine: tgt.Engine, AsOf: cc.opts.AsOf, Nodes: map[string]*Node{}, Graph: dag.New()}
-	cc.plan = plan
+	pl := &plan.Plan{Project: p.Name, Target: cc.target, Engine: tgt.Engine, AsOf: cc.opts.AsOf, Nodes: map[string]*plan.Node{}, Graph: dag.New()}
+	cc.plan = pl
 	seedSchema := firstNonEmpty(p.SeedSchema, tgt.Schema)
 	for _, s := range p.Seeds {
-		plan.Nodes[s.Name] = &Node{Name: s.Name, Path: s.Path, Seed: true, Relation: adapters.Relation{Schema: seedSchema, Name: s.Name}}
-		plan.Graph.Add(s.Name)
+		pl.Nodes[s.Name] = &plan.Node{Name: s.Name, Path: s.Path, Seed: true, Relation: plan.Relation{Schema: seedSchema, Name: s.Name}}
+		pl.Graph.Add(s.Name)
 	}
 	cc.models = map[string]*compiled{}
 	cc.list = make([]*compiled, len(p.Models))
 	for i, m := range p.Models {
 		c := &compiled{m: m, cfg: &m.Config, strategy: m.Strategy, gran: m.Granularity, start: m.FirstPartition}
-		c.rel = adapters.Relation{Schema: firstNonEmpty(m.Config.Schema, tgt.Schema), Name: firstNonEmpty(m.Config.Alias, m.Name)}
+		c.rel = plan.Relation{Schema: firstNonEmpty(m.Config.Schema, tgt.Schema), Name: firstNonEmpty(m.Config.Alias, m.Name)}
 		cc.list[i] = c
 		cc.models[m.Name] = c
-		plan.Graph.Add(m.Name)
+		pl.Graph.Add(m.Name)
 	}
-	cc.names = make([]string, 0, len(plan.Nodes)+len(cc.models))
-	for n := range plan.Nodes {
+	cc.names = make([]string, 0, len(pl.Nodes)+len(cc.models))
+	for n := range pl.Nodes {
 		cc.names = append(cc.names, n)
 	}
 	for n := range cc.models {

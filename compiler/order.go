@@ -6,6 +6,8 @@ package compiler
 import (
 	"fmt"
 	"strings"
+
+	"github.com/idemc/idemc/plan"
 )
 
 // cycleMessage explains a cycle; one closed by a relationships check (which
@@ -26,13 +28,13 @@ func cycleMessage(cycle []string, models map[string]*compiled) string {
 // upstreamUnits are the units of model up that a unit of c for partition
 // part waits for: the same partition when both are partitioned alike, every
 // unit of up otherwise.
-func upstreamUnits(unitsOf map[string][]*Unit, models map[string]*compiled, up, part string, c *compiled) []*Unit {
+func upstreamUnits(unitsOf map[string][]*plan.Unit, models map[string]*compiled, up, part string, c *compiled) []*plan.Unit {
 	us := unitsOf[up]
 	if part != "" {
 		if uc := models[up]; uc != nil && uc.gran == c.gran && uc.cfg.PartitionBy != "" {
 			for _, u := range us {
 				if u.Partition == part {
-					return []*Unit{u}
+					return []*plan.Unit{u}
 				}
 			}
 			return nil

@@ -3,9 +3,9 @@ package compiler
 import (
 	"sync"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler/dag"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // explicitWindow is the partition or range named on the command line.
@@ -20,7 +20,7 @@ func (cc *compilation) planUnits() {
 		window = &explicitWindow{partition: opts.Partition, start: opts.Start, end: opts.End}
 	}
 	pl := &planner{plan: cc.plan, models: cc.models, opts: opts, window: window, chosen: cc.chosen, d: cc.d, p: cc.p, state: cc.state, target: cc.target,
-		unitsOf: map[string][]*Unit{}, vers: newVersions()}
+		unitsOf: map[string][]*plan.Unit{}, vers: newVersions()}
 	cc.plan.UnitGraph = dag.New()
 	for _, n := range cc.order {
 		if err := pl.model(n); err != nil {
@@ -31,13 +31,13 @@ func (cc *compilation) planUnits() {
 
 // buildUnit is one unit of model c for window w (nil: the whole model),
 // its SQL not yet filled.
-func (pl *planner) buildUnit(c *compiled, w *adapters.Window) *Unit {
+func (pl *planner) buildUnit(c *compiled, w *plan.Window) *plan.Unit {
 	opts, state, target := pl.opts, pl.state, pl.target
 	part := ""
 	if w != nil {
 		part = w.Key
 	}
-	wr := &adapters.Write{
+	wr := &plan.Write{
 		Model: c.m.Name, Materialized: c.cfg.Materialized, Strategy: c.strategy, Target: c.rel,
 		PartitionBy: c.cfg.PartitionBy, Window: w,
 		UniqueKey: c.cfg.UniqueKey, UpdateColumns: c.cfg.MergeUpdateColumns, ExcludeColumns: c.cfg.MergeExcludeColumns,
@@ -47,16 +47,16 @@ func (pl *planner) buildUnit(c *compiled, w *adapters.Window) *Unit {
 		wr.Columns = c.res.Columns
 	}
 	if c.cfg.Watermark != nil {
-		wr.Watermark = &adapters.WatermarkWrite{Column: c.cfg.Watermark.Column}
+		wr.Watermark = &plan.WatermarkWrite{Column: c.cfg.Watermark.Column}
 	}
 	if opts.RunID != "" {
-		wr.Audit = &adapters.AuditRow{RunID: opts.RunID, Job: c.m.Name, Partition: part, CodeHash: c.hash, GitCommit: opts.GitCommit, Target: target, AsOf: opts.AsOf}
+		wr.Audit = &plan.AuditRow{RunID: opts.RunID, Job: c.m.Name, Partition: part, CodeHash: c.hash, GitCommit: opts.GitCommit, Target: target, AsOf: opts.AsOf}
 	}
-	if c.cfg.Materialized == adapters.View || c.cfg.Materialized == adapters.Table {
+	if c.cfg.Materialized == plan.View || c.cfg.Materialized == plan.Table {
 		wr.Strategy = ""
 	}
 	// The SQL (Select and Steps) is filled by fillSQL, in parallel.
-	return &Unit{ID: UnitID(c.m.Name, part), Model: c.m.Name, Partition: part, Write: wr, CodeHash: c.hash, from: c}
+	return &plan.Unit{ID: plan.UnitID(c.m.Name, part), Model: c.m.Name, Partition: part, Write: wr, CodeHash: c.hash}
 }
 
 func hasEmpty(cols []string) bool {
@@ -72,11 +72,11 @@ func hasEmpty(cols []string) bool {
 // after planning, units are independent. A selected model without a unit
 // shows its SQL for the latest window.
 func (cc *compilation) fillSQL() {
-	plan := cc.plan
+	pl := cc.plan
 	var wg sync.WaitGroup
-	next := make(chan *Unit, len(plan.Units))
-	for _, u := range plan.Units {
-		if u.from != nil {
+	next := make(chan *plan.Unit, len(pl.Units))
+	for _, u := range pl.Units {
+		if !u.Seed {
 			next <- u
 		}
 	}
@@ -86,19 +86,19 @@ func (cc *compilation) fillSQL() {
 		go func() {
 			defer wg.Done()
 			for u := range next {
-				u.Write.Select = cc.expand(u.from, u.Write.Window)
+				u.Write.Select = cc.expand(cc.models[u.Model], u.Write.Window)
 				u.Steps = cc.d.Recipe(u.Write)
 			}
 		}()
 	}
 	wg.Wait()
-	for _, u := range plan.Units {
-		if u.from != nil {
-			plan.Nodes[u.Model].SQL = u.Write.Select
+	for _, u := range pl.Units {
+		if !u.Seed {
+			pl.Nodes[u.Model].SQL = u.Write.Select
 		}
 	}
-	for _, n := range plan.Selected {
-		if node := plan.Nodes[n]; !node.Seed && node.SQL == "" && cc.models[n].cfg.Materialized != adapters.Ephemeral {
+	for _, n := range pl.Selected {
+		if node := pl.Nodes[n]; !node.Seed && node.SQL == "" && cc.models[n].cfg.Materialized != plan.Ephemeral {
 			node.SQL = cc.expand(cc.models[n], nil)
 		}
 	}
@@ -117,7 +117,7 @@ func (cc *compilation) compileTests() {
 }
 
 // compileTest renders one tests/*.sql file for the target.
-func (cc *compilation) compileTest(f project.File) (*SingularTest, error) {
+func (cc *compilation) compileTest(f project.File) (*plan.SingularTest, error) {
 	tpl, err := cc.env.Parse(f.Path, f.Text)
 	if err != nil {
 		return nil, err
@@ -127,5 +127,5 @@ func (cc *compilation) compileTest(f project.File) (*SingularTest, error) {
 		return nil, err
 	}
 	c := &compiled{m: &project.Model{Name: f.Path, Path: f.Path}, cfg: &project.ModelConfig{}, tpl: r}
-	return &SingularTest{Path: f.Path, SQL: cc.expand(c, nil), Refs: r.Refs}, nil
+	return &plan.SingularTest{Path: f.Path, SQL: cc.expand(c, nil), Refs: r.Refs}, nil
 }

@@ -1,30 +1,30 @@
 package compiler
 
 import (
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler/diag"
 	"github.com/idemc/idemc/compiler/selector"
+	"github.com/idemc/idemc/plan"
 )
 
 // selectNodes fills the model nodes (for selection and for the runner) and
 // applies --select and --exclude; the selection then gains the upstream
 // relations it needs that the target lacks.
 func (cc *compilation) selectNodes() error {
-	plan := cc.plan
+	pl := cc.plan
 	sel := make([]selector.Node, 0, len(cc.names))
 	for _, n := range cc.order {
 		if c := cc.models[n]; c != nil {
-			node := &Node{Name: n, Path: c.m.Path, Relation: c.rel, Materialized: c.cfg.Materialized, Strategy: c.strategy,
+			node := &plan.Node{Name: n, Path: c.m.Path, Relation: c.rel, Materialized: c.cfg.Materialized, Strategy: c.strategy,
 				Tags: c.cfg.Tags, PartitionBy: c.cfg.PartitionBy, Granularity: c.gran, OnSchemaChange: c.cfg.OnSchemaChange, CodeHash: c.hash, Checks: c.checks, Columns: c.res.Columns}
 			if !c.res.Parsed || c.res.Star {
 				node.Columns = nil
 			}
-			plan.Nodes[n] = node
+			pl.Nodes[n] = node
 		}
-		node := plan.Nodes[n]
+		node := pl.Nodes[n]
 		sel = append(sel, selector.Node{Name: n, Path: node.Path, Tags: node.Tags})
 	}
-	chosen, err := selector.Select(sel, plan.Graph, cc.opts.Select, cc.opts.Exclude)
+	chosen, err := selector.Select(sel, pl.Graph, cc.opts.Select, cc.opts.Exclude)
 	if err != nil {
 		return diag.List{diag.Errorf("", 0, 0, "%v", err)}
 	}
@@ -34,7 +34,7 @@ func (cc *compilation) selectNodes() error {
 	}
 	for _, n := range cc.order {
 		if cc.chosen[n] {
-			plan.Selected = append(plan.Selected, n)
+			pl.Selected = append(pl.Selected, n)
 		}
 	}
 	if cc.opts.Models && cc.opts.Units == nil {
@@ -48,15 +48,15 @@ func (cc *compilation) selectNodes() error {
 // built too, seeds included, so `build --select events_daily` works on a
 // fresh machine. (Issue 18: this walks every selected model's ancestors.)
 func (cc *compilation) addMissingUpstream() {
-	plan, models := cc.plan, cc.models
+	pl, models := cc.plan, cc.models
 	added := map[string]bool{}
 	// One walk over the selection's ancestors, not one per selected model
 	// (issue 18: 5.4 s for 10k models in 50 layers).
-	for _, a := range plan.Graph.AncestorsOfAll(plan.Selected) {
-		if cc.chosen[a] || (models[a] != nil && models[a].cfg.Materialized == adapters.Ephemeral) {
+	for _, a := range pl.Graph.AncestorsOfAll(pl.Selected) {
+		if cc.chosen[a] || (models[a] != nil && models[a].cfg.Materialized == plan.Ephemeral) {
 			continue
 		}
-		if !cc.opts.State.Exists(plan.Nodes[a].Relation) {
+		if !cc.opts.State.Exists(pl.Nodes[a].Relation) {
 			added[a] = true
 		}
 	}
@@ -66,18 +66,18 @@ func (cc *compilation) addMissingUpstream() {
 	for a := range added {
 		cc.chosen[a] = true
 	}
-	plan.Selected = plan.Selected[:0]
+	pl.Selected = pl.Selected[:0]
 	for _, n := range cc.order {
 		if cc.chosen[n] {
-			plan.Selected = append(plan.Selected, n)
+			pl.Selected = append(pl.Selected, n)
 		}
 	}
-	cc.opts.Seeds = cc.opts.Seeds || anySeed(plan, added)
+	cc.opts.Seeds = cc.opts.Seeds || anySeed(pl, added)
 }
 
-func anySeed(plan *Plan, names map[string]bool) bool {
+func anySeed(pl *plan.Plan, names map[string]bool) bool {
 	for n := range names {
-		if plan.Nodes[n].Seed {
+		if pl.Nodes[n].Seed {
 			return true
 		}
 	}

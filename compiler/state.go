@@ -1,6 +1,6 @@
 package compiler
 
-import "github.com/idemc/idemc/adapters"
+import "github.com/idemc/idemc/plan"
 
 // State is what the planner needs to know about the warehouse. The runner
 // backs it with the audit table (one bulk read per run, not per unit);
@@ -8,14 +8,14 @@ import "github.com/idemc/idemc/adapters"
 type State interface {
 	// Exists reports whether a relation exists (for is_incremental() and
 	// for "up to date", which needs the destination).
-	Exists(r adapters.Relation) bool
+	Exists(r plan.Relation) bool
 	// Latest returns a unit's latest attempt, whatever its status.
 	Latest(model, partition string) (Attempt, bool)
 	// Keys lists the partition keys a model has audit rows for.
 	Keys(model string) []string
 	// Empty reports whether a table is known to hold no rows (emptied
 	// outside idemc, when its audit rows say rows were written).
-	Empty(r adapters.Relation) bool
+	Empty(r plan.Relation) bool
 	// HighWater returns a watermark model's stored mark.
 	HighWater(model string) (string, bool)
 }
@@ -34,7 +34,7 @@ type Attempt struct {
 type NoState struct{}
 
 // Exists is always true, so compile shows the steady-state (incremental) SQL.
-func (NoState) Exists(adapters.Relation) bool { return true }
+func (NoState) Exists(plan.Relation) bool { return true }
 
 // Latest is never known.
 func (NoState) Latest(string, string) (Attempt, bool) { return Attempt{}, false }
@@ -43,7 +43,7 @@ func (NoState) Latest(string, string) (Attempt, bool) { return Attempt{}, false 
 func (NoState) Keys(string) []string { return nil }
 
 // Empty is never known.
-func (NoState) Empty(adapters.Relation) bool { return false }
+func (NoState) Empty(plan.Relation) bool { return false }
 
 // HighWater is never known.
 func (NoState) HighWater(string) (string, bool) { return "", false }

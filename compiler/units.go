@@ -9,6 +9,7 @@ import (
 	"github.com/idemc/idemc/compiler/diag"
 	"github.com/idemc/idemc/compiler/partition"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // planner decides which units are stale (DESIGN §9). A unit is up to date
@@ -20,17 +21,17 @@ import (
 // a source no seed loads always runs: idemc cannot see that data change.
 // Partitioned models run their stale partitions plus lookback.
 type planner struct {
-	plan   *Plan
+	plan   *plan.Plan
 	models map[string]*compiled
 	opts   Options
 	window *explicitWindow
 	chosen map[string]bool
 	d      adapters.Dialect
 	p      *project.Project
-	state  adapters.State
+	state  plan.State
 	target string
 
-	unitsOf map[string][]*Unit
+	unitsOf map[string][]*plan.Unit
 	vers    versions
 }
 
@@ -40,7 +41,7 @@ func (pl *planner) model(n string) error {
 		return pl.seed(n, node)
 	}
 	c := pl.models[n]
-	if c.cfg.Materialized == adapters.Ephemeral {
+	if c.cfg.Materialized == plan.Ephemeral {
 		return nil
 	}
 	cands, explicit, err := pl.candidates(c)
@@ -67,13 +68,13 @@ func (pl *planner) model(n string) error {
 	for i, w := range cands {
 		key := keyOf(w)
 		if runs && run[i] {
-			pl.vers.unit[UnitID(n, key)] = pl.writeVersion(n, key, fps[i])
+			pl.vers.unit[plan.UnitID(n, key)] = pl.writeVersion(n, key, fps[i])
 			continue
 		}
-		pl.vers.unit[UnitID(n, key)] = pl.stateVersion(n, key, exists)
+		pl.vers.unit[plan.UnitID(n, key)] = pl.stateVersion(n, key, exists)
 		if runs {
 			if w == nil || explicit || len(pl.plan.UpToDate) < maxUpToDate {
-				pl.plan.UpToDate = append(pl.plan.UpToDate, UnitID(n, key))
+				pl.plan.UpToDate = append(pl.plan.UpToDate, plan.UnitID(n, key))
 			}
 			pl.plan.UpToDateCount++
 		}
@@ -82,7 +83,7 @@ func (pl *planner) model(n string) error {
 	if !runs {
 		return nil
 	}
-	var replacer *Unit
+	var replacer *plan.Unit
 	replace := exists && len(cands) > 0 && cands[0] != nil && pl.shapeChanged(n)
 	for i, w := range cands {
 		if !run[i] {
@@ -118,7 +119,7 @@ func (pl *planner) shapeChanged(model string) bool {
 
 // stale decides which of a selected model's candidate units run, and
 // returns their input fingerprints.
-func (pl *planner) stale(c *compiled, cands []*adapters.Window, explicit, exists bool) ([]bool, []string) {
+func (pl *planner) stale(c *compiled, cands []*plan.Window, explicit, exists bool) ([]bool, []string) {
 	n := c.m.Name
 	empty := exists && pl.opts.State.Empty(c.rel)
 	forced := explicit || pl.opts.FullRefresh
@@ -136,7 +137,7 @@ func (pl *planner) stale(c *compiled, cands []*adapters.Window, explicit, exists
 		case !done || last.Inputs != fps[i] || !exists || empty && last.RowCount > 0:
 			// A table emptied outside idemc is as good as dropped.
 			run[i] = true
-		case c.external && w == nil && c.cfg.Materialized != adapters.View:
+		case c.external && w == nil && c.cfg.Materialized != plan.View:
 			run[i] = true
 		case pl.overwritten(n, key, last.RunID):
 			run[i] = true
@@ -179,7 +180,7 @@ func (pl *planner) resumed(runID string) bool {
 // maxUpToDate bounds the up-to-date units listed by name.
 const maxUpToDate = 10000
 
-func keyOf(w *adapters.Window) string {
+func keyOf(w *plan.Window) string {
 	if w == nil {
 		return ""
 	}
@@ -187,7 +188,7 @@ func keyOf(w *adapters.Window) string {
 }
 
 // add puts a unit in the plan, after the units it must wait for.
-func (pl *planner) add(u *Unit, c *compiled) {
+func (pl *planner) add(u *plan.Unit, c *compiled) {
 	pl.plan.Units = append(pl.plan.Units, u)
 	pl.unitsOf[u.Model] = append(pl.unitsOf[u.Model], u)
 	pl.plan.UnitGraph.Add(u.ID)
@@ -238,7 +239,7 @@ func (pl *planner) waitFor(c *compiled, part string) []string {
 
 // seed plans a seed load when its content or destination changed since its
 // latest load, or its table is missing.
-func (pl *planner) seed(n string, node *Node) error {
+func (pl *planner) seed(n string, node *plan.Node) error {
 	b, err := os.ReadFile(filepath.Join(pl.p.Root, node.Path))
 	if err != nil {
 		return diag.Errorf(node.Path, 0, 0, "%v", err)
@@ -261,9 +262,9 @@ func (pl *planner) seed(n string, node *Node) error {
 	}
 	forced := pl.opts.FullRefresh || pl.opts.Units != nil
 	if (forced && !(ok && last.Status == "succeeded" && pl.resumed(last.RunID))) || (!forced && !current) {
-		u := &Unit{ID: n, Model: n, Seed: true, SeedPath: node.Path, CodeHash: hash, Inputs: fp, DataVersion: "s:" + hash}
+		u := &plan.Unit{ID: n, Model: n, Seed: true, SeedPath: node.Path, CodeHash: hash, Inputs: fp, DataVersion: "s:" + hash}
 		pl.plan.Units = append(pl.plan.Units, u)
-		pl.unitsOf[n] = []*Unit{u}
+		pl.unitsOf[n] = []*plan.Unit{u}
 		pl.plan.UnitGraph.Add(u.ID)
 		pl.vers.model[n] = u.DataVersion
 		return nil
@@ -275,18 +276,18 @@ func (pl *planner) seed(n string, node *Node) error {
 
 // candidates are the windows a model could run: the explicit ones, or every
 // partition from start whose window begins before the logical time.
-func (pl *planner) candidates(c *compiled) ([]*adapters.Window, bool, error) {
+func (pl *planner) candidates(c *compiled) ([]*plan.Window, bool, error) {
 	if pl.opts.Units != nil && pl.chosen[c.m.Name] {
 		if ws, explicit, err := pl.listed(c); err != nil || len(ws) > 0 {
 			return ws, explicit, err
 		}
 	}
-	if c.cfg.PartitionBy == "" || c.cfg.Materialized != adapters.Incremental {
-		return []*adapters.Window{nil}, false, nil
+	if c.cfg.PartitionBy == "" || c.cfg.Materialized != plan.Incremental {
+		return []*plan.Window{nil}, false, nil
 	}
 	g := c.gran
-	var out []*adapters.Window
-	add := func(ws []adapters.Window) {
+	var out []*plan.Window
+	add := func(ws []plan.Window) {
 		for i := range ws {
 			out = append(out, &ws[i])
 		}
@@ -299,7 +300,7 @@ func (pl *planner) candidates(c *compiled) ([]*adapters.Window, bool, error) {
 			return nil, false, diag.Errorf("", 0, 0, "--partition: %v (model %s has %s partitions)", err, c.m.Name, g)
 		}
 		w := partition.Window(t, g)
-		return []*adapters.Window{&w}, true, nil
+		return []*plan.Window{&w}, true, nil
 	case ex != nil:
 		if ex.start == "" || ex.end == "" {
 			return nil, false, diag.Errorf("", 0, 0, "--start and --end go together: --start 2026-07-01 --end 2026-07-08 runs [start, end)")
@@ -323,8 +324,8 @@ func (pl *planner) candidates(c *compiled) ([]*adapters.Window, bool, error) {
 }
 
 // listed returns the model's units named in Options.Units, all forced.
-func (pl *planner) listed(c *compiled) ([]*adapters.Window, bool, error) {
-	var out []*adapters.Window
+func (pl *planner) listed(c *compiled) ([]*plan.Window, bool, error) {
+	var out []*plan.Window
 	for _, id := range pl.opts.Units {
 		model, key, _ := strings.Cut(id, "/")
 		if model != c.m.Name {

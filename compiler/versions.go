@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 // Data versions (DESIGN §9). Every relation a unit reads has a version that
@@ -82,7 +82,7 @@ func (pl *planner) stateVersion(n, key string, exists bool) string {
 // or a digest of every partition's (those this plan knows and those the
 // audit table has). Partitions never written do not count, so that the
 // version does not depend on how far the logical time reaches.
-func (pl *planner) wholeVersion(c *compiled, cands []*adapters.Window, exists bool) string {
+func (pl *planner) wholeVersion(c *compiled, cands []*plan.Window, exists bool) string {
 	n := c.m.Name
 	if len(cands) == 1 && cands[0] == nil {
 		return pl.vers.unit[n]
@@ -99,7 +99,7 @@ func (pl *planner) wholeVersion(c *compiled, cands []*adapters.Window, exists bo
 	}
 	list := make([]string, 0, len(keys))
 	for k := range keys {
-		v, ok := pl.vers.unit[UnitID(n, k)]
+		v, ok := pl.vers.unit[plan.UnitID(n, k)]
 		if !ok {
 			v = pl.stateVersion(n, k, exists)
 		}
@@ -113,10 +113,10 @@ func (pl *planner) wholeVersion(c *compiled, cands []*adapters.Window, exists bo
 }
 
 // plannedAny reports whether one of cands is written by this run.
-func (pl *planner) plannedAny(n string, cands []*adapters.Window) bool {
+func (pl *planner) plannedAny(n string, cands []*plan.Window) bool {
 	rv := pl.runVersion()
 	for _, w := range cands {
-		if pl.vers.unit[UnitID(n, keyOf(w))] == rv {
+		if pl.vers.unit[plan.UnitID(n, keyOf(w))] == rv {
 			return true
 		}
 	}
@@ -143,7 +143,7 @@ func (pl *planner) inputs(n string) []string {
 				continue
 			}
 			seen[up] = true
-			if uc := pl.models[up]; uc != nil && uc.cfg.Materialized == adapters.Ephemeral {
+			if uc := pl.models[up]; uc != nil && uc.cfg.Materialized == plan.Ephemeral {
 				eph = append(eph, up+"="+uc.hash)
 				eph = append(eph, uc.resolved...)
 				visit(up)
@@ -166,7 +166,7 @@ func (pl *planner) readVersion(up, key string, c *compiled) string {
 	switch {
 	case uc == nil: // a seed
 		return pl.vers.model[up]
-	case uc.cfg.Materialized == adapters.View:
+	case uc.cfg.Materialized == plan.View:
 		memo := up + "|" + key + "|" + c.gran
 		if v, ok := pl.vers.view[memo]; ok {
 			return v
@@ -180,8 +180,8 @@ func (pl *planner) readVersion(up, key string, c *compiled) string {
 		v := "v:" + digest(parts)
 		pl.vers.view[memo] = v
 		return v
-	case key != "" && uc.cfg.PartitionBy != "" && uc.cfg.Materialized == adapters.Incremental && uc.gran == c.gran:
-		if v, ok := pl.vers.unit[UnitID(up, key)]; ok {
+	case key != "" && uc.cfg.PartitionBy != "" && uc.cfg.Materialized == plan.Incremental && uc.gran == c.gran:
+		if v, ok := pl.vers.unit[plan.UnitID(up, key)]; ok {
 			return v
 		}
 		return pl.stateVersion(up, key, pl.opts.State.Exists(uc.rel))
@@ -208,7 +208,7 @@ func (pl *planner) fingerprint(c *compiled, key string) string {
 }
 
 // fingerprintOf digests a unit's code hash, destination and reads.
-func fingerprintOf(code, target string, rel adapters.Relation, reads []string) string {
+func fingerprintOf(code, target string, rel plan.Relation, reads []string) string {
 	parts := append([]string{code, target, rel.Database, rel.Schema, rel.Name}, reads...)
 	return digest(parts)
 }

@@ -8,13 +8,13 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/plan"
 )
 
 // Artifacts under target/: compiled SQL, the manifest and the run results.
 
 // unitFile is a unit's file name under target/compiled.
-func unitFile(u *compiler.Unit) string {
+func unitFile(u *plan.Unit) string {
 	name := u.Partition
 	if name == "" {
 		name = u.Model
@@ -23,13 +23,13 @@ func unitFile(u *compiler.Unit) string {
 }
 
 // compiledPath is where a unit's SQL is written, relative to the project.
-func compiledPath(u *compiler.Unit) string {
+func compiledPath(u *plan.Unit) string {
 	return filepath.Join("target", "compiled", unitFile(u))
 }
 
 // writeUnitSQL writes one unit's statements (with the columns the run saw,
 // and whether it recreated the relation) under dir.
-func writeUnitSQL(dir string, u *compiler.Unit, ran *adapters.Write, d adapters.Dialect) error {
+func writeUnitSQL(dir string, u *plan.Unit, ran *plan.Write, d adapters.Dialect) error {
 	steps := u.Steps
 	if ran.Columns != nil || ran.Recreate {
 		w := *u.Write
@@ -39,7 +39,7 @@ func writeUnitSQL(dir string, u *compiler.Unit, ran *adapters.Write, d adapters.
 	cu := *u
 	cu.Steps = steps
 	var b strings.Builder
-	compiler.FormatUnit(&b, &cu, true)
+	plan.FormatUnit(&b, &cu, true)
 	path := filepath.Join(dir, unitFile(u))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -86,15 +86,15 @@ func isTemp(name string) bool {
 // a file whose text is unchanged is not rewritten, a changed one is
 // replaced atomically (write aside, rename), and files and folders of units
 // no longer in the plan are removed; the manifest is written last.
-func WriteCompiled(root string, plan *compiler.Plan, d adapters.Dialect) error {
+func WriteCompiled(root string, pl *plan.Plan, d adapters.Dialect) error {
 	dir := filepath.Join(root, "target", "compiled")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	_ = os.RemoveAll(filepath.Join(root, "target", "compiled.tmp")) // left by older versions
-	var units []*compiler.Unit
+	var units []*plan.Unit
 	want := map[string]bool{} // relative paths of the plan's files and folders
-	for _, u := range plan.Units {
+	for _, u := range pl.Units {
 		if u.Seed {
 			continue
 		}
@@ -141,15 +141,15 @@ func WriteCompiled(root string, plan *compiler.Plan, d adapters.Dialect) error {
 			return err
 		}
 	}
-	return writeManifest(root, plan, d)
+	return writeManifest(root, pl, d)
 }
 
 // updateUnitSQL writes one unit's statements unless the file already holds
 // them (a changed file is replaced atomically: written aside, renamed); buf
 // is the caller's scratch space for reading the file.
-func updateUnitSQL(dir string, u *compiler.Unit, buf *[]byte) error {
+func updateUnitSQL(dir string, u *plan.Unit, buf *[]byte) error {
 	var b strings.Builder
-	compiler.FormatUnit(&b, u, true)
+	plan.FormatUnit(&b, u, true)
 	text := strings.TrimLeft(b.String(), "\n")
 	path := filepath.Join(dir, unitFile(u))
 	same, exists := holds(path, text, buf)
@@ -201,18 +201,18 @@ type manifestNode struct {
 }
 
 // writeManifest records the project's graph in target/manifest.json.
-func writeManifest(root string, plan *compiler.Plan, d adapters.Dialect) error {
+func writeManifest(root string, pl *plan.Plan, d adapters.Dialect) error {
 	out := struct {
 		Project string         `json:"project"`
 		Target  string         `json:"target"`
 		Engine  string         `json:"engine"`
 		Nodes   []manifestNode `json:"nodes"`
-	}{Project: plan.Project, Target: plan.Target, Engine: plan.Engine}
-	for _, n := range plan.Graph.Nodes() {
-		node := plan.Nodes[n]
+	}{Project: pl.Project, Target: pl.Target, Engine: pl.Engine}
+	for _, n := range pl.Graph.Nodes() {
+		node := pl.Nodes[n]
 		mn := manifestNode{Name: n, Path: node.Path, Kind: "model", Materialized: node.Materialized, Strategy: node.Strategy,
 			Relation: d.Qualify(node.Relation), PartitionBy: node.PartitionBy, Granularity: node.Granularity,
-			Tags: node.Tags, CodeHash: node.CodeHash, DependsOn: plan.Graph.Upstream(n)}
+			Tags: node.Tags, CodeHash: node.CodeHash, DependsOn: pl.Graph.Upstream(n)}
 		if node.Seed {
 			mn.Kind = "seed"
 		}

@@ -12,6 +12,7 @@ import (
 	_ "github.com/idemc/idemc/adapters/mysql"
 	_ "github.com/idemc/idemc/adapters/postgres"
 	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/plan"
 )
 
 // BenchmarkPartitionReplaceLive replaces one tenth of a table (1M of 10M
@@ -37,8 +38,8 @@ func BenchmarkPartitionReplaceLive(b *testing.B) {
 			schema := "idemc_bench"
 			d, dsn, exec := liveSchema(b, eng.name, eng.env, eng.dsn, schema)
 			exec("CREATE SCHEMA " + d.Quote(schema))
-			src := d.Qualify(adapters.Relation{Schema: schema, Name: "src"})
-			hand := d.Qualify(adapters.Relation{Schema: schema, Name: "hand"})
+			src := d.Qualify(plan.Relation{Schema: schema, Name: "src"})
+			hand := d.Qualify(plan.Relation{Schema: schema, Name: "hand"})
 			exec("CREATE TABLE " + src + " AS " + fmt.Sprintf(eng.series, rows-1))
 			exec("CREATE TABLE " + hand + " AS SELECT * FROM " + src)
 			// The same physical design idemc gives its table: an index on

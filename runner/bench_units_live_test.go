@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/plan"
 )
 
 // BenchmarkUnitOverheadLive runs 100 one-row partitions of one model, one
@@ -41,7 +41,7 @@ SELECT {{ start }} AS d, 1 AS n`})
 			}
 			window := compiler.Options{Start: "2026-01-01", End: "2026-04-11"} // 100 days, forced
 			build(b, dir, window, 1)
-			audit := d.Qualify(adapters.Relation{Schema: schema, Name: "idemc_audit"})
+			audit := d.Qualify(plan.Relation{Schema: schema, Name: "idemc_audit"})
 			exec("INSERT INTO " + audit + " (run_id, job_name, partition_key, status, row_count, attempt, code_hash, target, inputs)" +
 				fmt.Sprintf(" SELECT concat('old', i %% 5000), concat('job', i %% 997), concat('p', i %% 365), 'succeeded', 1, 1, concat('h', i), 'live', concat('i', i) FROM "+eng.series, history))
 			b.ResetTimer()

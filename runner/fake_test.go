@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // The scripted fake server of the runner's failure-path tests: it answers
@@ -38,7 +38,7 @@ type fakeServer struct {
 	seen int
 	err  error
 	// dest is what Relation answers for the destination (nil: missing).
-	dest []adapters.Column
+	dest []plan.Column
 }
 
 func (s *fakeServer) record(q string) error {
@@ -125,31 +125,31 @@ func (s *fakeSession) Query(_ context.Context, q string, _ int) ([]string, [][]s
 	return []string{"x"}, nil, nil // a check finds no failing row; a count is 0
 }
 
-func (s *fakeSession) Columns(context.Context, string) ([]adapters.Column, error) {
+func (s *fakeSession) Columns(context.Context, string) ([]plan.Column, error) {
 	return batchColumns(), nil
 }
 
-func (s *fakeSession) Relation(_ context.Context, r adapters.Relation) ([]adapters.Column, bool, error) {
+func (s *fakeSession) Relation(_ context.Context, r plan.Relation) ([]plan.Column, bool, error) {
 	return s.srv.dest, s.srv.dest != nil, nil
 }
 
 func (s *fakeSession) Close() error { return nil }
 
-func batchColumns() []adapters.Column {
-	return []adapters.Column{{Name: "d", Type: "DATE"}, {Name: "k", Type: "BIGINT"}, {Name: "n", Type: "BIGINT"}}
+func batchColumns() []plan.Column {
+	return []plan.Column{{Name: "d", Type: "DATE"}, {Name: "k", Type: "BIGINT"}, {Name: "n", Type: "BIGINT"}}
 }
 
 // fakeWrite is one unit of each shape a recipe can have.
-func fakeWrite(shape string) *adapters.Write {
+func fakeWrite(shape string) *plan.Write {
 	day := time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
-	w := &adapters.Write{Model: "m", Target: adapters.Relation{Schema: "s", Name: "m"}, Select: "SELECT d, k, n FROM src",
-		State:  adapters.StateIn("s"),
-		Checks: []*adapters.Check{{Name: "not_null(n)", Kind: adapters.CheckNotNull, Severity: "error", Columns: []string{"n"}}},
-		Audit:  &adapters.AuditRow{}}
+	w := &plan.Write{Model: "m", Target: plan.Relation{Schema: "s", Name: "m"}, Select: "SELECT d, k, n FROM src",
+		State:  plan.StateIn("s"),
+		Checks: []*plan.Check{{Name: "not_null(n)", Kind: plan.CheckNotNull, Severity: "error", Columns: []string{"n"}}},
+		Audit:  &plan.AuditRow{}}
 	switch shape {
 	case "delete_insert", "merge":
-		w.Materialized, w.Strategy, w.PartitionBy = adapters.Incremental, shape, "d"
-		w.Window = &adapters.Window{Start: day, End: day.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-01"}
+		w.Materialized, w.Strategy, w.PartitionBy = plan.Incremental, shape, "d"
+		w.Window = &plan.Window{Start: day, End: day.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-01"}
 		if shape == "merge" {
 			w.UniqueKey = []string{"k"}
 		}
@@ -160,20 +160,20 @@ func fakeWrite(shape string) *adapters.Write {
 }
 
 // fakeRun is a run of one unit of the shape on the dialect's engine.
-func fakeRun(t *testing.T, engine, shape string, srv *fakeServer, hook StepHook) (*run, *compiler.Unit) {
+func fakeRun(t *testing.T, engine, shape string, srv *fakeServer, hook StepHook) (*run, *plan.Unit) {
 	t.Helper()
 	ad, ok := adapters.Lookup(engine)
 	if !ok {
 		t.Fatalf("%s is not registered", engine)
 	}
 	w := fakeWrite(shape)
-	u := &compiler.Unit{ID: "m", Model: "m", Write: w}
+	u := &plan.Unit{ID: "m", Model: "m", Write: w}
 	if w.Window != nil {
 		u.ID, u.Partition = "m/2026-07-01", "2026-07-01"
 	}
 	r := &run{p: &project.Project{Root: t.TempDir()}, o: Options{AfterStep: hook}, eng: &fakeEngine{srv: srv}, ad: ad, d: ad.Dialect,
-		res: &Result{RunID: "20260701T000000.000Z-0000abcd"}, plan: &compiler.Plan{Target: engine, Nodes: map[string]*compiler.Node{}},
-		state: w.State, db: &dbState{attempts: map[[2]string]int64{}}, ddl: map[adapters.Relation]*sync.Mutex{}}
+		res: &Result{RunID: "20260701T000000.000Z-0000abcd"}, pl: &plan.Plan{Target: engine, Nodes: map[string]*plan.Node{}},
+		state: w.State, db: &dbState{attempts: map[[2]string]int64{}}, ddl: map[plan.Relation]*sync.Mutex{}}
 	r.views, _ = ad.Dialect.(adapters.ViewBinder)
 	return r, u
 }
@@ -181,11 +181,11 @@ func fakeRun(t *testing.T, engine, shape string, srv *fakeServer, hook StepHook)
 // traced is a unit's statements, each with the purpose of its step, from a
 // run in which nothing failed: the hook after each step names the
 // statements sent since the previous one.
-func traced(t *testing.T, engine, shape string) ([]string, []adapters.Purpose) {
+func traced(t *testing.T, engine, shape string) ([]string, []plan.Purpose) {
 	t.Helper()
 	srv := &fakeServer{held: map[string]int{}, dest: batchColumns()}
-	var purposes []adapters.Purpose
-	hook := func(_ context.Context, _ string, p adapters.Purpose) error {
+	var purposes []plan.Purpose
+	hook := func(_ context.Context, _ string, p plan.Purpose) error {
 		srv.mu.Lock()
 		defer srv.mu.Unlock()
 		for len(purposes) < len(srv.log) {
@@ -198,7 +198,7 @@ func traced(t *testing.T, engine, shape string) ([]string, []adapters.Purpose) {
 		t.Fatalf("%s %s without a failure: %s %s", engine, shape, ur.Status, ur.Error)
 	}
 	for len(purposes) < len(srv.log) {
-		purposes = append(purposes, adapters.Cleanup) // steps the hook does not follow (a release)
+		purposes = append(purposes, plan.Cleanup) // steps the hook does not follow (a release)
 	}
 	return srv.log, purposes
 }
@@ -233,14 +233,14 @@ func TestUnitFailsAtEveryStatement(t *testing.T) {
 
 // checkFailure says what is wrong with what a unit sent after statement
 // i failed ("" for nothing).
-func checkFailure(d adapters.Dialect, clean []string, purposes []adapters.Purpose, i int, srv *fakeServer, ur *UnitResult) string {
+func checkFailure(d adapters.Dialect, clean []string, purposes []plan.Purpose, i int, srv *fakeServer, ur *UnitResult) string {
 	committed := false
 	inTx := false
 	for _, p := range purposes[:i] {
 		switch p {
-		case adapters.Begin:
+		case plan.Begin:
 			inTx = true
-		case adapters.Commit:
+		case plan.Commit:
 			inTx, committed = false, true
 		}
 	}
@@ -252,7 +252,7 @@ func checkFailure(d adapters.Dialect, clean []string, purposes []adapters.Purpos
 	}
 	at := firstFailure(srv)
 	after := srv.log[at+1:]
-	if committed || purposes[i] == adapters.Cleanup && !inTx {
+	if committed || purposes[i] == plan.Cleanup && !inTx {
 		if ur.Status != "succeeded" {
 			return fmt.Sprintf("a failure after the commit made the unit %s (%s)", ur.Status, ur.Error)
 		}
@@ -269,7 +269,7 @@ func checkFailure(d adapters.Dialect, clean []string, purposes []adapters.Purpos
 			return "a COMMIT after the failure"
 		}
 	}
-	if n := srv.okContaining("'running'"); n > 1 || n == 0 && purposes[i] != adapters.AuditStart {
+	if n := srv.okContaining("'running'"); n > 1 || n == 0 && purposes[i] != plan.AuditStart {
 		return fmt.Sprintf("%d running audit rows, want 1", n)
 	}
 	if countContaining(after, "'failed'") != 1 {
@@ -277,7 +277,7 @@ func checkFailure(d adapters.Dialect, clean []string, purposes []adapters.Purpos
 	}
 	for j, p := range purposes {
 		// What the unit created before the failure is dropped after it.
-		if p == adapters.Cleanup && j > i && !strings.HasPrefix(clean[j], "SELECT RELEASE_LOCK(") && createdBefore(clean, purposes, i, j) && countContaining(after, clean[j]) == 0 {
+		if p == plan.Cleanup && j > i && !strings.HasPrefix(clean[j], "SELECT RELEASE_LOCK(") && createdBefore(clean, purposes, i, j) && countContaining(after, clean[j]) == 0 {
 			return "cleanup not run: " + firstLine(clean[j])
 		}
 	}
@@ -286,9 +286,9 @@ func checkFailure(d adapters.Dialect, clean []string, purposes []adapters.Purpos
 
 // createdBefore reports whether the relation cleanup step j drops was
 // created by a statement before i.
-func createdBefore(clean []string, purposes []adapters.Purpose, i, j int) bool {
+func createdBefore(clean []string, purposes []plan.Purpose, i, j int) bool {
 	for k := 0; k < i; k++ {
-		if purposes[k] == adapters.Stage && strings.Contains(clean[j], stageName(clean[k])) {
+		if purposes[k] == plan.Stage && strings.Contains(clean[j], stageName(clean[k])) {
 			return true
 		}
 	}
@@ -348,10 +348,10 @@ func TestUnitRetriesAConflictOnce(t *testing.T) {
 			inTx, tried := false, 0
 			for i, p := range purposes {
 				switch p {
-				case adapters.Begin:
+				case plan.Begin:
 					inTx = true
 					continue
-				case adapters.Commit:
+				case plan.Commit:
 					inTx = false
 				}
 				if !inTx {
@@ -379,7 +379,7 @@ func TestUnitRetriesAConflictOnce(t *testing.T) {
 					t.Errorf("conflict at statement %d (%s): %s\nsent:\n%s", i, p, bad, strings.Join(firstLines(srv.log), "\n"))
 				}
 			}
-			if tried == 0 && slices.Contains(purposes, adapters.Begin) {
+			if tried == 0 && slices.Contains(purposes, plan.Begin) {
 				t.Fatalf("no statement inside a transaction:\n%s", strings.Join(firstLines(clean), "\n"))
 			}
 		})

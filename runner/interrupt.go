@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/dag"
+	"github.com/idemc/idemc/plan"
 )
 
 // An interrupt (SIGINT, SIGTERM: the build's context is cancelled) ends a
@@ -72,7 +72,7 @@ func graceContext(ctx context.Context) (context.Context, context.CancelFunc) {
 // audit row as abandoned. A driver may close the connection of a cancelled
 // statement, so the audit row falls back to a fresh session: it must not be
 // left running.
-func (r *run) interrupted(ctx context.Context, sess adapters.Session, steps []adapters.Step, row *adapters.AuditRow, st *unitState, ur *UnitResult) {
+func (r *run) interrupted(ctx context.Context, sess adapters.Session, steps []plan.Step, row *plan.AuditRow, st *unitState, ur *UnitResult) {
 	gctx, cancel := graceContext(ctx)
 	defer cancel()
 	if st.inTx {
@@ -86,7 +86,7 @@ func (r *run) interrupted(ctx context.Context, sess adapters.Session, steps []ad
 
 // abandonRow writes the unit's audit row as abandoned (inserting its
 // running row first when the unit had not written it yet).
-func (r *run) abandonRow(ctx context.Context, sess adapters.Session, row *adapters.AuditRow, audited bool) {
+func (r *run) abandonRow(ctx context.Context, sess adapters.Session, row *plan.AuditRow, audited bool) {
 	frow := *row
 	frow.Status, frow.Ended, frow.Error = "abandoned", time.Now().UTC(), interruptedMsg
 	var stmts []string
@@ -130,6 +130,6 @@ func stopped(w dag.Result, results map[string]*UnitResult) bool {
 }
 
 // notStarted is the result of a unit the interrupt kept from starting.
-func notStarted(u *compiler.Unit) *UnitResult {
+func notStarted(u *plan.Unit) *UnitResult {
 	return &UnitResult{ID: u.ID, Model: u.Model, Partition: u.Partition, Kind: kindOf(u), Status: StatusNotStarted}
 }

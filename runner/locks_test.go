@@ -10,8 +10,8 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	mysqldialect "github.com/idemc/idemc/adapters/mysql/dialect"
-	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // errConflict stands for InnoDB's deadlock (1213): the engine below says
@@ -78,33 +78,33 @@ func (s *lockSession) Query(_ context.Context, q string, _ int) ([]string, [][]s
 	return []string{"x"}, nil, nil // checks: no failing row; counts: 0
 }
 
-func (s *lockSession) Columns(context.Context, string) ([]adapters.Column, error) {
-	return []adapters.Column{{Name: "d", Type: "DATE"}, {Name: "n", Type: "BIGINT"}}, nil
+func (s *lockSession) Columns(context.Context, string) ([]plan.Column, error) {
+	return []plan.Column{{Name: "d", Type: "DATE"}, {Name: "n", Type: "BIGINT"}}, nil
 }
 
-func (s *lockSession) Relation(context.Context, adapters.Relation) ([]adapters.Column, bool, error) {
+func (s *lockSession) Relation(context.Context, plan.Relation) ([]plan.Column, bool, error) {
 	return nil, false, nil
 }
 
 func (s *lockSession) Close() error { return nil }
 
 // lockRun is a run of one MySQL unit on the scripted server.
-func lockRun(t *testing.T, srv *lockServer) (*run, *compiler.Unit) {
+func lockRun(t *testing.T, srv *lockServer) (*run, *plan.Unit) {
 	t.Helper()
 	ad, ok := adapters.Lookup("mysql")
 	if !ok {
 		t.Fatal("mysql is not registered")
 	}
 	day := time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)
-	w := &adapters.Write{Model: "daily", Materialized: adapters.Incremental, Strategy: "delete_insert",
-		Target: adapters.Relation{Schema: "s", Name: "daily"}, Select: "SELECT d, n FROM src", PartitionBy: "d",
-		Window: &adapters.Window{Start: day, End: day.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-01"},
-		State:  adapters.StateIn("s"), Checks: []*adapters.Check{{Name: "not_null(n)", Kind: "not_null", Severity: "error", Columns: []string{"n"}}}}
-	w.Audit = &adapters.AuditRow{}
-	u := &compiler.Unit{ID: "daily/2026-07-01", Model: "daily", Partition: "2026-07-01", Write: w}
+	w := &plan.Write{Model: "daily", Materialized: plan.Incremental, Strategy: "delete_insert",
+		Target: plan.Relation{Schema: "s", Name: "daily"}, Select: "SELECT d, n FROM src", PartitionBy: "d",
+		Window: &plan.Window{Start: day, End: day.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-01"},
+		State:  plan.StateIn("s"), Checks: []*plan.Check{{Name: "not_null(n)", Kind: "not_null", Severity: "error", Columns: []string{"n"}}}}
+	w.Audit = &plan.AuditRow{}
+	u := &plan.Unit{ID: "daily/2026-07-01", Model: "daily", Partition: "2026-07-01", Write: w}
 	r := &run{p: &project.Project{Root: t.TempDir()}, eng: &lockEngine{srv: srv}, ad: ad, d: mysqldialect.NewDialect(),
-		res: &Result{RunID: "20260701T000000.000Z-0000abcd"}, plan: &compiler.Plan{Target: "mysql", Nodes: map[string]*compiler.Node{}},
-		state: w.State, db: &dbState{attempts: map[[2]string]int64{}}, ddl: map[adapters.Relation]*sync.Mutex{}}
+		res: &Result{RunID: "20260701T000000.000Z-0000abcd"}, pl: &plan.Plan{Target: "mysql", Nodes: map[string]*plan.Node{}},
+		state: w.State, db: &dbState{attempts: map[[2]string]int64{}}, ddl: map[plan.Relation]*sync.Mutex{}}
 	return r, u
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // stateServer is a fake warehouse for planning: it answers the bulk state
@@ -20,7 +21,7 @@ import (
 type stateServer struct {
 	fakeServer
 	d         adapters.Dialect
-	st        adapters.State
+	st        plan.State
 	relations [][]string // (schema, name) of the relations that exist
 	latest    [][]string // StatusQuery rows
 }
@@ -49,7 +50,7 @@ func (s *stateSession) Query(ctx context.Context, q string, limit int) ([]string
 	return s.fakeSession.Query(ctx, q, limit)
 }
 
-func (s *stateSession) Relation(_ context.Context, r adapters.Relation) ([]adapters.Column, bool, error) {
+func (s *stateSession) Relation(_ context.Context, r plan.Relation) ([]plan.Column, bool, error) {
 	if r.Name == "daily" && slices.ContainsFunc(s.srv.relations, func(row []string) bool { return row[1] == "daily" }) {
 		return batchColumns(), true, nil
 	}
@@ -129,7 +130,7 @@ func TestPlanFromState(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ad, _ := adapters.Lookup("postgres")
-			srv := &stateServer{fakeServer: fakeServer{held: map[string]int{}}, d: ad.Dialect, st: adapters.StateIn("s"), relations: c.relations, latest: c.latest}
+			srv := &stateServer{fakeServer: fakeServer{held: map[string]int{}}, d: ad.Dialect, st: plan.StateIn("s"), relations: c.relations, latest: c.latest}
 			res, err := buildOn(context.Background(), p, Options{Compile: opts, Threads: 1}, pre, &stateEngine{srv: srv}, ad, time.Now())
 			if err != nil {
 				t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/dag"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // Options of one build, run or seed.
@@ -143,8 +144,8 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 
 // buildOn is Build on an open engine (a fake one in the runner's tests);
 // pre is the plan compiled without state.
-func buildOn(ctx context.Context, p *project.Project, o Options, pre *compiler.Plan, eng adapters.Engine, ad *adapters.Adapter, started time.Time) (*Result, error) {
-	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[adapters.Relation]*sync.Mutex{}, tables: tablesOf(pre), trace: o.Trace}
+func buildOn(ctx context.Context, p *project.Project, o Options, pre *plan.Plan, eng adapters.Engine, ad *adapters.Adapter, started time.Time) (*Result, error) {
+	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[plan.Relation]*sync.Mutex{}, tables: tablesOf(pre), trace: o.Trace}
 	r.views, _ = ad.Dialect.(adapters.ViewBinder)
 	r.res = &Result{RunID: NewRunID(started), Started: started.UTC()}
 	defer func() {
@@ -166,20 +167,20 @@ type run struct {
 	views adapters.ViewBinder
 	res   *Result
 
-	plan  *compiler.Plan
-	state adapters.State
+	pl    *plan.Plan
+	state plan.State
 	db    *dbState
 	trace io.Writer // Options.Trace
 
 	release func() // releases the run lock (engines with RunLocks)
 
-	tables   []adapters.Relation // every seed's and table model's relation, probed for emptiness
-	runRow   *adapters.RunRow    // this run's idemc_runs row
-	recorded *runOptions         // a retry's options, copied from the run it finishes
+	tables   []plan.Relation // every seed's and table model's relation, probed for emptiness
+	runRow   *plan.RunRow    // this run's idemc_runs row
+	recorded *runOptions     // a retry's options, copied from the run it finishes
 
 	mu    sync.Mutex // guards ddl, res.Units appends, fatal and output
 	fatal *fatalStop // the first unrecoverable engine error: no unit starts after it
-	ddl   map[adapters.Relation]*sync.Mutex
+	ddl   map[plan.Relation]*sync.Mutex
 	done  int
 	total int
 
@@ -200,7 +201,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	if schema == "" {
 		schema = t.Schema
 	}
-	r.state = adapters.StateIn(schema)
+	r.state = plan.StateIn(schema)
 	sess = r.counted(sess)
 	if err := r.prepareState(ctx, sess); err != nil {
 		sess.Close()
@@ -226,32 +227,32 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	copts.RunID = r.res.RunID
 	copts.GitCommit = gitCommit(r.p.Root)
-	plan, err := compiler.Compile(r.p, copts)
+	pl, err := compiler.Compile(r.p, copts)
 	if err != nil {
 		sess.Close()
 		return nil, err
 	}
 	// A run with work is recorded (retry replans it); an up-to-date build
 	// writes nothing at all.
-	if len(plan.Units) > 0 {
-		if err := r.startRun(ctx, sess, plan, copts); err != nil {
+	if len(pl.Units) > 0 {
+		if err := r.startRun(ctx, sess, pl, copts); err != nil {
 			sess.Close()
 			return nil, err
 		}
 	}
 	// Schemas are created once, up front: concurrent CREATE SCHEMA
 	// statements conflict on some engines.
-	err = createSchemas(ctx, r.eng, sess, r.d, plan)
+	err = createSchemas(ctx, r.eng, sess, r.d, pl)
 	sess.Close()
 	if err != nil {
 		return nil, fmt.Errorf("runner: creating schemas: %w", err)
 	}
-	r.plan = plan
-	r.res.Target, r.res.AsOf = plan.Target, plan.AsOf
-	if err := writeManifest(r.p.Root, plan, r.d); err != nil {
+	r.pl = pl
+	r.res.Target, r.res.AsOf = pl.Target, pl.AsOf
+	if err := writeManifest(r.p.Root, pl, r.d); err != nil {
 		return nil, err
 	}
-	if err := r.walk(ctx, plan); err != nil {
+	if err := r.walk(ctx, pl); err != nil {
 		return nil, err
 	}
 	r.res.Seconds = time.Since(r.res.Started).Seconds()
@@ -263,20 +264,20 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 
 // walk runs the plan's units in dependency order, then the singular tests
 // when everything succeeded, and sets the run's outcome.
-func (r *run) walk(ctx context.Context, plan *compiler.Plan) error {
-	r.total = len(plan.Units)
-	units := map[string]*compiler.Unit{}
-	for _, u := range plan.Units {
+func (r *run) walk(ctx context.Context, pl *plan.Plan) error {
+	r.total = len(pl.Units)
+	units := map[string]*plan.Unit{}
+	for _, u := range pl.Units {
 		units[u.ID] = u
 	}
 	threads := r.o.Threads
 	if threads <= 0 {
 		threads = 4
 	}
-	r.res.UpToDate = plan.UpToDateCount
-	r.res.UpToDateUnits = plan.UpToDate
+	r.res.UpToDate = pl.UpToDateCount
+	r.res.UpToDateUnits = pl.UpToDate
 	results := map[string]*UnitResult{}
-	walk, err := plan.UnitGraph.Walk(ctx, dag.WalkOptions{Threads: threads, FailFast: r.o.FailFast}, func(ctx context.Context, id string) error {
+	walk, err := pl.UnitGraph.Walk(ctx, dag.WalkOptions{Threads: threads, FailFast: r.o.FailFast}, func(ctx context.Context, id string) error {
 		if ctx.Err() != nil {
 			return errStopped // picked just as the interrupt came
 		}
@@ -308,7 +309,7 @@ func (r *run) walk(ctx context.Context, plan *compiler.Plan) error {
 	}
 	r.collect(walk, results, units)
 	if r.o.Tests && r.res.Failed == 0 && r.res.Skipped == 0 && !r.res.Interrupted() {
-		tr, err := runTests(ctx, r.eng, plan, nil)
+		tr, err := runTests(ctx, r.eng, pl, nil)
 		if err != nil {
 			return err
 		}
@@ -326,7 +327,7 @@ func (r *run) walk(ctx context.Context, plan *compiler.Plan) error {
 // collect puts the walk's results in the Result, in plan order, and
 // counts them. A unit skipped because of a failure gets its line now; one
 // the interrupt kept from starting is only counted.
-func (r *run) collect(walk []dag.Result, results map[string]*UnitResult, units map[string]*compiler.Unit) {
+func (r *run) collect(walk []dag.Result, results map[string]*UnitResult, units map[string]*plan.Unit) {
 	for _, w := range walk {
 		ur := results[w.ID]
 		if ur == nil {
@@ -422,11 +423,11 @@ func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error 
 }
 
 // createSchemas creates every schema the plan writes to.
-func createSchemas(ctx context.Context, e adapters.Engine, s adapters.Session, d adapters.Dialect, plan *compiler.Plan) error {
-	done := map[adapters.Relation]bool{}
-	for _, u := range plan.Units {
-		rel := plan.Nodes[u.Model].Relation
-		key := adapters.Relation{Database: rel.Database, Schema: rel.Schema}
+func createSchemas(ctx context.Context, e adapters.Engine, s adapters.Session, d adapters.Dialect, pl *plan.Plan) error {
+	done := map[plan.Relation]bool{}
+	for _, u := range pl.Units {
+		rel := pl.Nodes[u.Model].Relation
+		key := plan.Relation{Database: rel.Database, Schema: rel.Schema}
 		if done[key] || rel.Schema == "" {
 			continue
 		}
@@ -438,7 +439,7 @@ func createSchemas(ctx context.Context, e adapters.Engine, s adapters.Session, d
 	return nil
 }
 
-func kindOf(u *compiler.Unit) string {
+func kindOf(u *plan.Unit) string {
 	if u.Seed {
 		return "seed"
 	}
@@ -450,7 +451,7 @@ func kindOf(u *compiler.Unit) string {
 
 // ddlLock serializes the DDL phase of units writing the same relation, so
 // two partitions of one model never race to create or alter it.
-func (r *run) ddlLock(rel adapters.Relation) *sync.Mutex {
+func (r *run) ddlLock(rel plan.Relation) *sync.Mutex {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	m := r.ddl[rel]

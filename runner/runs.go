@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/plan"
 )
 
 // runOptions are the planning options a run records in idemc_runs, so that
@@ -78,7 +79,7 @@ func execIdempotent(ctx context.Context, e adapters.Engine, sess adapters.Sessio
 }
 
 // startRun records this invocation and its planning options.
-func (r *run) startRun(ctx context.Context, sess adapters.Session, plan *compiler.Plan, o compiler.Options) error {
+func (r *run) startRun(ctx context.Context, sess adapters.Session, pl *plan.Plan, o compiler.Options) error {
 	cmd := r.o.Command
 	if cmd == "" {
 		cmd = "build"
@@ -92,7 +93,7 @@ func (r *run) startRun(ctx context.Context, sess adapters.Session, plan *compile
 	if err != nil {
 		return err
 	}
-	r.runRow = &adapters.RunRow{RunID: r.res.RunID, Command: cmd, Options: string(b), Target: plan.Target, AsOf: plan.AsOf,
+	r.runRow = &plan.RunRow{RunID: r.res.RunID, Command: cmd, Options: string(b), Target: pl.Target, AsOf: pl.AsOf,
 		GitCommit: o.GitCommit, Started: r.res.Started, RetryOf: r.res.RetryOf}
 	if _, err := sess.Exec(ctx, r.d.RunStart(r.state, r.runRow)); err != nil {
 		return fmt.Errorf("runner: recording the run in idemc_runs: %w", err)

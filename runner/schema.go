@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 const (
@@ -15,9 +16,9 @@ const (
 
 // schemaDiff is how a batch's columns differ from its destination's.
 type schemaDiff struct {
-	added   []adapters.Column
+	added   []plan.Column
 	removed []string
-	retyped []adapters.ColumnChange
+	retyped []plan.ColumnChange
 }
 
 func (d schemaDiff) empty() bool {
@@ -26,9 +27,9 @@ func (d schemaDiff) empty() bool {
 
 // diffColumns compares columns by name (case-insensitively) and, for the
 // columns both have, by type as the dialect sees them (SameType).
-func diffColumns(dl adapters.Dialect, dest, batch []adapters.Column) schemaDiff {
+func diffColumns(dl adapters.Dialect, dest, batch []plan.Column) schemaDiff {
 	var d schemaDiff
-	have := map[string]adapters.Column{}
+	have := map[string]plan.Column{}
 	for _, c := range dest {
 		have[strings.ToLower(c.Name)] = c
 	}
@@ -40,7 +41,7 @@ func diffColumns(dl adapters.Dialect, dest, batch []adapters.Column) schemaDiff 
 		case !ok:
 			d.added = append(d.added, c)
 		case !dl.SameType(old.Type, c.Type):
-			d.retyped = append(d.retyped, adapters.ColumnChange{Name: old.Name, From: old.Type, To: c.Type})
+			d.retyped = append(d.retyped, plan.ColumnChange{Name: old.Name, From: old.Type, To: c.Type})
 		}
 	}
 	for _, c := range dest {
@@ -59,7 +60,7 @@ func diffColumns(dl adapters.Dialect, dest, batch []adapters.Column) schemaDiff 
 // relation. prepare are the unit's prepare steps, run again when a full
 // refresh has to recreate the table before writing. It returns the batch's
 // columns and a note for the unit's line.
-func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL, w *adapters.Write, prepare []adapters.Step) ([]string, string, error) {
+func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL, w *plan.Write, prepare []plan.Step) ([]string, string, error) {
 	batch, err := s.Columns(ctx, r.d.DescribeQuery(w.Select))
 	if err != nil {
 		return nil, "", err
@@ -76,11 +77,11 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL
 	if diff.empty() {
 		return names, "", nil
 	}
-	mode := r.plan.Nodes[w.Model].OnSchemaChange
+	mode := r.pl.Nodes[w.Model].OnSchemaChange
 	if mode == "" {
 		mode = "fail"
 	}
-	if w.FullRefresh || w.Materialized == adapters.Table {
+	if w.FullRefresh || w.Materialized == plan.Table {
 		// A rebuild takes the model's columns whatever the setting.
 		mode = "sync_all_columns"
 		// Where DDL does not roll back (Spark), any change is made so: the
@@ -126,7 +127,7 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL
 
 // alterColumns adds (append_new_columns, sync_all_columns), drops and
 // retypes (sync_all_columns) the destination's columns.
-func (r *run) alterColumns(ctx context.Context, ddl *schemaDDL, w *adapters.Write, mode string, dest []adapters.Column, diff schemaDiff) error {
+func (r *run) alterColumns(ctx context.Context, ddl *schemaDDL, w *plan.Write, mode string, dest []plan.Column, diff schemaDiff) error {
 	if mode == "sync_all_columns" && len(diff.retyped) > 0 {
 		// Retype first: it is the step that can fail on the data, and
 		// failing it must leave the table as it was.
@@ -154,9 +155,9 @@ func (r *run) alterColumns(ctx context.Context, ddl *schemaDDL, w *adapters.Writ
 // relation may keep: a table, a full refresh of an unpartitioned model, or
 // of a partitioned one over its whole range (no --partition, --start or
 // --end).
-func (r *run) rebuildsAll(w *adapters.Write) bool {
+func (r *run) rebuildsAll(w *plan.Write) bool {
 	c := r.o.Compile
-	rebuild := w.FullRefresh || w.Materialized == adapters.Table
+	rebuild := w.FullRefresh || w.Materialized == plan.Table
 	return rebuild && (w.Window == nil || c.Partition == "" && c.Start == "" && c.End == "")
 }
 
@@ -164,7 +165,7 @@ func (r *run) rebuildsAll(w *adapters.Write) bool {
 // again, which create it, empty, with the batch's columns; then it
 // recreates the views that read it (ViewBinder dialects), reporting those
 // that no longer compile in the note.
-func (r *run) recreateEmpty(ctx context.Context, ddl *schemaDDL, w *adapters.Write, prepare []adapters.Step) (string, error) {
+func (r *run) recreateEmpty(ctx context.Context, ddl *schemaDDL, w *plan.Write, prepare []plan.Step) (string, error) {
 	views, err := r.dependentViews(ctx, ddl.sess, w.Target)
 	if err != nil {
 		return "", err
@@ -191,7 +192,7 @@ func (r *run) recreateEmpty(ctx context.Context, ddl *schemaDDL, w *adapters.Wri
 // syncView marks a view model for recreation when its columns changed in a
 // way CREATE OR REPLACE VIEW cannot take (ViewBinder dialects): the view's
 // columns must stay, in order, with their types; new ones may follow.
-func (r *run) syncView(ctx context.Context, s adapters.Session, w *adapters.Write) (string, error) {
+func (r *run) syncView(ctx context.Context, s adapters.Session, w *plan.Write) (string, error) {
 	dest, ok, err := s.Relation(ctx, w.Target)
 	if err != nil || !ok {
 		return "", err
@@ -216,7 +217,7 @@ func (r *run) syncView(ctx context.Context, s adapters.Session, w *adapters.Writ
 
 // dependentViews reads the definitions of the views that read rel, on
 // dialects whose views bind to columns.
-func (r *run) dependentViews(ctx context.Context, s adapters.Session, rel adapters.Relation) ([]adapters.ViewDef, error) {
+func (r *run) dependentViews(ctx context.Context, s adapters.Session, rel plan.Relation) ([]plan.ViewDef, error) {
 	if r.views == nil {
 		return nil, nil
 	}
@@ -224,16 +225,16 @@ func (r *run) dependentViews(ctx context.Context, s adapters.Session, rel adapte
 	if err != nil {
 		return nil, fmt.Errorf("reading the views that depend on %s: %w", r.d.Qualify(rel), err)
 	}
-	out := make([]adapters.ViewDef, len(rows))
+	out := make([]plan.ViewDef, len(rows))
 	for i, row := range rows {
-		out[i] = adapters.ViewDef{Relation: adapters.Relation{Database: rel.Database, Schema: row[0], Name: row[1]}, SQL: row[2]}
+		out[i] = plan.ViewDef{Relation: plan.Relation{Database: rel.Database, Schema: row[0], Name: row[1]}, SQL: row[2]}
 	}
 	return out, nil
 }
 
 // recreatedNote is the unit's note after a recreate: what, the views that
 // read it and were recreated, and those that could not be.
-func (r *run) recreatedNote(n string, views []adapters.ViewDef, lost []string) string {
+func (r *run) recreatedNote(n string, views []plan.ViewDef, lost []string) string {
 	if len(views) > 0 {
 		names := make([]string, len(views))
 		for i, v := range views {
@@ -279,7 +280,7 @@ func schemaRefusal(model, mode string, d schemaDiff) error {
 // retype changes the destination's column types in place, keeping its rows
 // (the data of other partitions). The dialect's statements leave the table
 // unchanged when they fail; a transaction they opened is rolled back.
-func (r *run) retype(ctx context.Context, ddl *schemaDDL, w *adapters.Write, dest []adapters.Column, changes []adapters.ColumnChange) error {
+func (r *run) retype(ctx context.Context, ddl *schemaDDL, w *plan.Write, dest []plan.Column, changes []plan.ColumnChange) error {
 	// Views bound to the table's columns block a retype: the dialect
 	// recreates them around it (ViewBinder dialects).
 	views, err := r.dependentViews(ctx, ddl.sess, w.Target)
@@ -318,7 +319,7 @@ func (r *run) retype(ctx context.Context, ddl *schemaDDL, w *adapters.Write, des
 
 // retypeError is a failed retype: the columns, the cause, the remedies and
 // the statement.
-func retypeError(model string, changes []adapters.ColumnChange, err error, q string) error {
+func retypeError(model string, changes []plan.ColumnChange, err error, q string) error {
 	parts := make([]string, len(changes))
 	for i, c := range changes {
 		parts[i] = fmt.Sprintf("%s from %s to %s", c.Name, c.From, c.To)
@@ -332,7 +333,7 @@ func retypeError(model string, changes []adapters.ColumnChange, err error, q str
 // unit's own copy is made later, under its lock), then collects it for the
 // unit's copy. When the old values cannot take the new types and the run
 // rewrites every row, the unit's copy starts empty instead.
-func (r *run) retypeAside(ctx context.Context, ddl *schemaDDL, w *adapters.Write, dest []adapters.Column, changes []adapters.ColumnChange) error {
+func (r *run) retypeAside(ctx context.Context, ddl *schemaDDL, w *plan.Write, dest []plan.Column, changes []plan.ColumnChange) error {
 	ab := r.d.(adapters.AsideBuilder)
 	tw := *w
 	tw.Target = r.asideOf(w.Target, "__idemc_try")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 // asideSteps is the recipe of a unit whose schema changes go to a copy of
@@ -19,7 +20,7 @@ import (
 // the swap leaves the destination as it was; a crash after it leaves the
 // new table and a running row, which the next run marks abandoned and
 // redoes (with nothing left to change).
-func (r *run) asideSteps(ab adapters.AsideBuilder, w *adapters.Write, alters []adapters.Step, copyRows bool) []adapters.Step {
+func (r *run) asideSteps(ab adapters.AsideBuilder, w *plan.Write, alters []plan.Step, copyRows bool) []plan.Step {
 	aside, old := r.asideOf(w.Target, "__idemc_new"), r.asideOf(w.Target, "__idemc_old")
 	var prelude []string
 	prelude = append(prelude, ab.CopyTable(aside, w.Target, copyRows)...)
@@ -32,7 +33,7 @@ func (r *run) asideSteps(ab adapters.AsideBuilder, w *adapters.Write, alters []a
 // asideOf names a relation beside rel (the copy, the previous table): the
 // same derived name the dialect's own recipes use, within its identifier
 // limit (a long table's name plus the suffix was refused on MySQL).
-func (r *run) asideOf(rel adapters.Relation, suffix string) adapters.Relation {
+func (r *run) asideOf(rel plan.Relation, suffix string) plan.Relation {
 	l := r.d.IdentLimit()
 	rel.Name = sqlgen.Derive(l, l.Name, rel.Name, suffix)
 	return rel
@@ -45,32 +46,32 @@ func (r *run) asideOf(rel adapters.Relation, suffix string) adapters.Relation {
 // transaction publishes after its COMMIT and records the unit in a second
 // one; a recipe without (Spark, BigQuery's insert_overwrite) publishes
 // after its checks and its write to the copy, before its bookkeeping.
-func (r *run) swapSteps(w *adapters.Write, prelude, publish []string, dropOld, restore string) []adapters.Step {
+func (r *run) swapSteps(w *plan.Write, prelude, publish []string, dropOld, restore string) []plan.Step {
 	aside := r.asideOf(w.Target, "__idemc_new")
 	wa := *w
 	wa.Target = aside
 	real, body := r.d.Recipe(w), r.d.Recipe(&wa)
 
-	var out, unlock []adapters.Step
+	var out, unlock []plan.Step
 	done := false
 	for i, s := range real {
 		switch {
-		case s.Purpose == adapters.AuditStart, s.Purpose == adapters.Lock:
+		case s.Purpose == plan.AuditStart, s.Purpose == plan.Lock:
 			out = append(out, s)
-		case s.Purpose == adapters.Begin && i+1 < len(real) && real[i+1].Purpose == adapters.Lock:
+		case s.Purpose == plan.Begin && i+1 < len(real) && real[i+1].Purpose == plan.Lock:
 			out = append(out, s) // the destination's lock needs it (a BEGIN alone would open BigQuery's script)
-		case s.Purpose == adapters.Commit:
+		case s.Purpose == plan.Commit:
 			done = true
-		case s.Purpose == adapters.Cleanup && done && isRelease(real, s):
+		case s.Purpose == plan.Cleanup && done && isRelease(real, s):
 			unlock = append(unlock, s) // the unit's session lock, released last
 		}
 	}
-	out = append(out, adapters.Step{Purpose: adapters.SchemaStep, Comment: "a previous relation left by a run that died after its swap", SQL: dropOld})
+	out = append(out, plan.Step{Purpose: plan.SchemaStep, Comment: "a previous relation left by a run that died after its swap", SQL: dropOld})
 	for _, q := range prelude {
-		out = append(out, adapters.Step{Purpose: adapters.SchemaStep, Comment: "the new relation, aside: the write and its checks go to it", SQL: q})
+		out = append(out, plan.Step{Purpose: plan.SchemaStep, Comment: "the new relation, aside: the write and its checks go to it", SQL: q})
 	}
 	swap, cleanup := swapSequence(publish, dropOld, restore)
-	toDest := func(s adapters.Step) adapters.Step {
+	toDest := func(s plan.Step) plan.Step {
 		// The bookkeeping counts the published rows: the copy's, now the destination's.
 		s.SQL = strings.ReplaceAll(s.SQL, r.d.Qualify(aside), r.d.Qualify(w.Target))
 		s.Count = strings.ReplaceAll(s.Count, r.d.Qualify(aside), r.d.Qualify(w.Target))
@@ -78,16 +79,16 @@ func (r *run) swapSteps(w *adapters.Write, prelude, publish []string, dropOld, r
 	}
 	tx := false
 	for _, s := range body {
-		tx = tx || s.Purpose == adapters.Commit
+		tx = tx || s.Purpose == plan.Commit
 	}
-	var begin adapters.Step
-	var final []adapters.Step // the watermark and the audit row, after the swap
+	var begin plan.Step
+	var final []plan.Step // the watermark and the audit row, after the swap
 	swapped := false
 	for _, s := range body {
-		bookkeeping := s.Purpose == adapters.StateStep || s.Purpose == adapters.AuditFinish
+		bookkeeping := s.Purpose == plan.StateStep || s.Purpose == plan.AuditFinish
 		switch {
-		case s.Purpose == adapters.Prepare, s.Purpose == adapters.AuditStart, s.Purpose == adapters.Lock:
-		case s.Purpose == adapters.Cleanup && isRelease(body, s):
+		case s.Purpose == plan.Prepare, s.Purpose == plan.AuditStart, s.Purpose == plan.Lock:
+		case s.Purpose == plan.Cleanup && isRelease(body, s):
 			// the lock of the copy's name: the unit holds the destination's
 		case !tx && bookkeeping:
 			if !swapped {
@@ -96,14 +97,14 @@ func (r *run) swapSteps(w *adapters.Write, prelude, publish []string, dropOld, r
 			out = append(out, toDest(s))
 		case !tx:
 			out = append(out, s) // in order: Spark's idempotent-write settings are reset before the swap
-		case s.Purpose == adapters.Begin:
+		case s.Purpose == plan.Begin:
 			begin = s
 			out = append(out, s)
 		case bookkeeping:
 			final = append(final, toDest(s))
-		case s.Purpose == adapters.Cleanup:
+		case s.Purpose == plan.Cleanup:
 			cleanup = append(cleanup, s) // the stage, read by the watermark step
-		case s.Purpose == adapters.Commit:
+		case s.Purpose == plan.Commit:
 			out = append(out, s)
 			out = append(out, swap...)
 			out = append(out, begin)
@@ -116,7 +117,7 @@ func (r *run) swapSteps(w *adapters.Write, prelude, publish []string, dropOld, r
 	if !tx && !swapped {
 		out = append(out, swap...)
 	}
-	cleanup = append(cleanup, adapters.Step{Purpose: adapters.Cleanup, Comment: "the copy, left by a failed unit or replaced by the swap", SQL: r.d.DropTable(aside)})
+	cleanup = append(cleanup, plan.Step{Purpose: plan.Cleanup, Comment: "the copy, left by a failed unit or replaced by the swap", SQL: r.d.DropTable(aside)})
 	return append(append(out, cleanup...), unlock...)
 }
 
@@ -125,7 +126,7 @@ func (r *run) swapSteps(w *adapters.Write, prelude, publish []string, dropOld, r
 // (a view: created and checked; a table: created empty, written and
 // checked) and swapped in (adapters.KindSwapper), so a failed unit keeps
 // the old relation. fromView says the destination is a view now.
-func (r *run) kindSwapSteps(ks adapters.KindSwapper, w *adapters.Write, fromView bool, dropOld string) []adapters.Step {
+func (r *run) kindSwapSteps(ks adapters.KindSwapper, w *plan.Write, fromView bool, dropOld string) []plan.Step {
 	aside, old := r.asideOf(w.Target, "__idemc_new"), r.asideOf(w.Target, "__idemc_old")
 	clear := []string{"DROP VIEW IF EXISTS " + r.d.Qualify(aside), r.d.DropTable(aside)}
 	publish := ks.SwapKind(w, aside, old, fromView)
@@ -139,41 +140,41 @@ func (r *run) kindSwapSteps(ks adapters.KindSwapper, w *adapters.Write, fromView
 	// The session settings among the prepare steps (BigQuery's job labels,
 	// Snowflake's query tag) name no relation: they come first, as in the
 	// unit's own recipe, so that the audit row's job carries them too.
-	var settings []adapters.Step
+	var settings []plan.Step
 	var prelude []string
 	for _, s := range r.d.Recipe(&wa) {
 		switch {
-		case s.Purpose != adapters.Prepare:
+		case s.Purpose != plan.Prepare:
 		case !strings.Contains(s.SQL, r.d.Qualify(aside)):
 			settings = append(settings, s)
 		default:
 			prelude = append(prelude, s.SQL)
 		}
 	}
-	if w.Materialized != adapters.View {
+	if w.Materialized != plan.View {
 		return append(settings, r.swapSteps(w, append(clear, prelude...), publish, dropOld, restore)...)
 	}
-	out := append(settings, adapters.Step{Purpose: adapters.SchemaStep, Comment: "a previous relation left by a run that died after its swap", SQL: dropOld})
+	out := append(settings, plan.Step{Purpose: plan.SchemaStep, Comment: "a previous relation left by a run that died after its swap", SQL: dropOld})
 	for _, q := range clear {
-		out = append(out, adapters.Step{Purpose: adapters.SchemaStep, Comment: "a leftover view or table from a dead run", SQL: q})
+		out = append(out, plan.Step{Purpose: plan.SchemaStep, Comment: "a leftover view or table from a dead run", SQL: q})
 	}
 	for _, s := range r.d.Recipe(&wa) {
 		switch s.Purpose {
-		case adapters.Prepare:
+		case plan.Prepare:
 			if strings.Contains(s.SQL, r.d.Qualify(aside)) {
 				out = append(out, s) // the settings came first, above
 			}
-		case adapters.Publish:
-			s.Purpose, s.Comment = adapters.Stage, "the view, aside: its checks read it before the swap"
+		case plan.Publish:
+			s.Purpose, s.Comment = plan.Stage, "the view, aside: its checks read it before the swap"
 			out = append(out, s)
-		case adapters.AuditFinish:
+		case plan.AuditFinish:
 			out = append(append(out, swap...), s)
 		default:
 			out = append(out, s)
 		}
 	}
 	out = append(out, undo...)
-	return append(out, adapters.Step{Purpose: adapters.Cleanup, Comment: "the view, left by a failed unit", SQL: clear[0]})
+	return append(out, plan.Step{Purpose: plan.Cleanup, Comment: "the view, left by a failed unit", SQL: clear[0]})
 }
 
 // swapSequence is the publish statements, then the drop of the previous
@@ -182,14 +183,14 @@ func (r *run) kindSwapSteps(ks adapters.KindSwapper, w *adapters.Write, fromView
 // not in a failed unit's cleanup, where it may be the only copy left — and
 // restore, a cleanup, renames it back when the unit failed between them
 // (it fails harmlessly when there is nothing to restore).
-func swapSequence(publish []string, dropOld, restore string) (swap, cleanup []adapters.Step) {
+func swapSequence(publish []string, dropOld, restore string) (swap, cleanup []plan.Step) {
 	for _, q := range publish {
-		swap = append(swap, adapters.Step{Purpose: adapters.Publish, Comment: "put the checked relation in the destination's place", SQL: q})
+		swap = append(swap, plan.Step{Purpose: plan.Publish, Comment: "put the checked relation in the destination's place", SQL: q})
 	}
-	drop := adapters.Step{Purpose: adapters.Cleanup, Comment: "drop the previous relation", SQL: dropOld}
+	drop := plan.Step{Purpose: plan.Cleanup, Comment: "drop the previous relation", SQL: dropOld}
 	if restore != "" {
-		drop.Purpose = adapters.SchemaStep
-		cleanup = append(cleanup, adapters.Step{Purpose: adapters.Cleanup, Comment: "a unit that failed between the renames: put the previous relation back", SQL: restore})
+		drop.Purpose = plan.SchemaStep
+		cleanup = append(cleanup, plan.Step{Purpose: plan.Cleanup, Comment: "a unit that failed between the renames: put the previous relation back", SQL: restore})
 	}
 	return append(swap, drop), cleanup
 }

@@ -11,8 +11,8 @@ import (
 	_ "github.com/idemc/idemc/adapters/bigquery"
 	bqdialect "github.com/idemc/idemc/adapters/bigquery/dialect"
 	_ "github.com/idemc/idemc/adapters/spark" // registers the dialect
-	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // recorder is a scripted engine for BigQuery and Spark units: it answers
@@ -23,7 +23,7 @@ import (
 type recorder struct {
 	adapters.Engine
 	mu           sync.Mutex
-	dest, batch  []adapters.Column
+	dest, batch  []plan.Column
 	failOn       string
 	script, inTx bool
 	failing      bool   // a buffered ASSERT fails at COMMIT
@@ -85,28 +85,28 @@ func (e *recorder) Query(_ context.Context, q string, _ int) ([]string, [][]stri
 	return []string{"x"}, nil, nil
 }
 
-func (e *recorder) Columns(context.Context, string) ([]adapters.Column, error) { return e.batch, nil }
-func (e *recorder) Relation(context.Context, adapters.Relation) ([]adapters.Column, bool, error) {
+func (e *recorder) Columns(context.Context, string) ([]plan.Column, error) { return e.batch, nil }
+func (e *recorder) Relation(context.Context, plan.Relation) ([]plan.Column, bool, error) {
 	return e.dest, true, nil
 }
 
 // cloudRun is a run of one unit of w on the recorder, with engine's dialect.
-func cloudRun(t *testing.T, engine string, e *recorder, w *adapters.Write, mode string) (*run, *compiler.Unit) {
+func cloudRun(t *testing.T, engine string, e *recorder, w *plan.Write, mode string) (*run, *plan.Unit) {
 	t.Helper()
 	ad, ok := adapters.Lookup(engine)
 	if !ok {
 		t.Fatalf("%s is not registered", engine)
 	}
-	w.Audit = &adapters.AuditRow{}
+	w.Audit = &plan.AuditRow{}
 	part := ""
 	if w.Window != nil {
 		part = w.Window.Key
 	}
-	u := &compiler.Unit{ID: w.Model + "/" + part, Model: w.Model, Partition: part, Write: w}
+	u := &plan.Unit{ID: w.Model + "/" + part, Model: w.Model, Partition: part, Write: w}
 	r := &run{p: &project.Project{Root: t.TempDir()}, eng: e, ad: ad, d: ad.Dialect,
 		res:   &Result{RunID: "20260701T000000.000Z-0000abcd"},
-		plan:  &compiler.Plan{Target: engine, Nodes: map[string]*compiler.Node{w.Model: {OnSchemaChange: mode}}},
-		state: w.State, db: &dbState{attempts: map[[2]string]int64{}}, ddl: map[adapters.Relation]*sync.Mutex{}}
+		pl:    &plan.Plan{Target: engine, Nodes: map[string]*plan.Node{w.Model: {OnSchemaChange: mode}}},
+		state: w.State, db: &dbState{attempts: map[[2]string]int64{}}, ddl: map[plan.Relation]*sync.Mutex{}}
 	return r, u
 }
 
@@ -135,47 +135,47 @@ func writesTo(stmt, q, plain string) bool {
 // batch the model's.
 type cloudCase struct {
 	name        string
-	dest, batch []adapters.Column
-	write       func() *adapters.Write
+	dest, batch []plan.Column
+	write       func() *plan.Write
 }
 
 func cloudCases(intT, wideT string) []cloudCase {
 	day := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
-	partitioned := func() *adapters.Write {
-		return &adapters.Write{Model: "events", Materialized: adapters.Incremental, Strategy: "delete_insert",
-			Target: adapters.Relation{Schema: "analytics", Name: "events"}, PartitionBy: "d",
-			Window: &adapters.Window{Start: day, End: day.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
-			Select: "SELECT id, d, amount FROM raw.events", State: adapters.StateIn("analytics"),
-			Checks: []*adapters.Check{{Name: "not_null(amount)", Kind: adapters.CheckNotNull, Severity: "error", Columns: []string{"amount"}}}}
+	partitioned := func() *plan.Write {
+		return &plan.Write{Model: "events", Materialized: plan.Incremental, Strategy: "delete_insert",
+			Target: plan.Relation{Schema: "analytics", Name: "events"}, PartitionBy: "d",
+			Window: &plan.Window{Start: day, End: day.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
+			Select: "SELECT id, d, amount FROM raw.events", State: plan.StateIn("analytics"),
+			Checks: []*plan.Check{{Name: "not_null(amount)", Kind: plan.CheckNotNull, Severity: "error", Columns: []string{"amount"}}}}
 	}
-	refresh := func() *adapters.Write {
+	refresh := func() *plan.Write {
 		w := partitioned()
 		w.Window, w.PartitionBy, w.Strategy, w.UniqueKey, w.FullRefresh = nil, "", "merge", []string{"id"}, true
 		return w
 	}
-	overwrite := func() *adapters.Write {
+	overwrite := func() *plan.Write {
 		w := partitioned()
 		w.Strategy = "insert_overwrite"
 		return w
 	}
-	table := func() *adapters.Write {
+	table := func() *plan.Write {
 		w := partitioned()
-		w.Materialized, w.Window, w.PartitionBy, w.Strategy = adapters.Table, nil, "", ""
+		w.Materialized, w.Window, w.PartitionBy, w.Strategy = plan.Table, nil, "", ""
 		return w
 	}
-	base := []adapters.Column{{Name: "id", Type: intT}, {Name: "d", Type: "DATE"}, {Name: "amount", Type: intT}}
-	plus := func(c ...adapters.Column) []adapters.Column {
-		return append(append([]adapters.Column{}, base...), c...)
+	base := []plan.Column{{Name: "id", Type: intT}, {Name: "d", Type: "DATE"}, {Name: "amount", Type: intT}}
+	plus := func(c ...plan.Column) []plan.Column {
+		return append(append([]plan.Column{}, base...), c...)
 	}
-	retyped := []adapters.Column{base[0], base[1], {Name: "amount", Type: wideT}}
+	retyped := []plan.Column{base[0], base[1], {Name: "amount", Type: wideT}}
 	return []cloudCase{
-		{"add a column", base, plus(adapters.Column{Name: "note", Type: "STRING"}), partitioned},
-		{"drop a column", plus(adapters.Column{Name: "old", Type: "STRING"}), base, partitioned},
+		{"add a column", base, plus(plan.Column{Name: "note", Type: "STRING"}), partitioned},
+		{"drop a column", plus(plan.Column{Name: "old", Type: "STRING"}), base, partitioned},
 		{"retype a column", base, retyped, partitioned},
-		{"insert_overwrite, a column added", base, plus(adapters.Column{Name: "note", Type: "STRING"}), overwrite},
-		{"full refresh, columns added and dropped", plus(adapters.Column{Name: "old", Type: "STRING"}), plus(adapters.Column{Name: "note", Type: "STRING"}), refresh},
+		{"insert_overwrite, a column added", base, plus(plan.Column{Name: "note", Type: "STRING"}), overwrite},
+		{"full refresh, columns added and dropped", plus(plan.Column{Name: "old", Type: "STRING"}), plus(plan.Column{Name: "note", Type: "STRING"}), refresh},
 		{"full refresh, a column retyped", base, retyped, refresh},
-		{"table model, a column dropped", plus(adapters.Column{Name: "old", Type: "STRING"}), base, table},
+		{"table model, a column dropped", plus(plan.Column{Name: "old", Type: "STRING"}), base, table},
 	}
 }
 
@@ -257,8 +257,8 @@ func TestAsideRecipeShapes(t *testing.T) {
 		w := cloudCases("INTEGER", "FLOAT")[0].write()
 		w.Strategy, w.Columns = c.strategy, []string{"id", "d", "amount", "note"}
 		aside := r.asideOf(w.Target, "__idemc_new")
-		alter := adapters.Step{Purpose: adapters.SchemaStep, SQL: r.d.AddColumn(aside, adapters.Column{Name: "note", Type: "STRING"})}
-		steps := r.asideSteps(ad.Dialect.(adapters.AsideBuilder), w, []adapters.Step{alter}, true)
+		alter := plan.Step{Purpose: plan.SchemaStep, SQL: r.d.AddColumn(aside, plan.Column{Name: "note", Type: "STRING"})}
+		steps := r.asideSteps(ad.Dialect.(adapters.AsideBuilder), w, []plan.Step{alter}, true)
 		if got := purposes(steps); got != c.want {
 			t.Errorf("%s %s:\n got %s\nwant %s", c.engine, c.strategy, got, c.want)
 		}

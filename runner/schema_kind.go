@@ -6,11 +6,12 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 // relationKind is "view" or "table" for an existing relation, "" when it
 // does not exist (one catalog query, only for relations the run found).
-func (r *run) relationKind(ctx context.Context, s adapters.Session, rel adapters.Relation) (string, error) {
+func (r *run) relationKind(ctx context.Context, s adapters.Session, rel plan.Relation) (string, error) {
 	if r.db == nil || !r.db.Exists(rel) {
 		return "", nil
 	}
@@ -19,7 +20,7 @@ func (r *run) relationKind(ctx context.Context, s adapters.Session, rel adapters
 
 // catalogKind is relationKind asked of the catalog whatever the run found
 // when it started.
-func (r *run) catalogKind(ctx context.Context, s adapters.Session, rel adapters.Relation) (string, error) {
+func (r *run) catalogKind(ctx context.Context, s adapters.Session, rel plan.Relation) (string, error) {
 	schema := rel.Schema
 	if schema == "" {
 		schema = r.db.defaultSchema
@@ -41,7 +42,7 @@ func (r *run) catalogKind(ctx context.Context, s adapters.Session, rel adapters.
 // changed materialization), or when the planner says the write replaces
 // the relation (Write.Replace: a table becomes partitioned), and "" when
 // the kinds agree.
-func (r *run) kindChange(ctx context.Context, s adapters.Session, w *adapters.Write) (string, error) {
+func (r *run) kindChange(ctx context.Context, s adapters.Session, w *plan.Write) (string, error) {
 	have, err := r.relationKind(ctx, s, w.Target)
 	if err != nil {
 		return "", err
@@ -51,12 +52,12 @@ func (r *run) kindChange(ctx context.Context, s adapters.Session, w *adapters.Wr
 
 // kindChangeFrom is kindChange for a destination of kind have ("view",
 // "table", or "" when there is none).
-func (r *run) kindChangeFrom(have string, w *adapters.Write) string {
+func (r *run) kindChangeFrom(have string, w *plan.Write) string {
 	if have == "" {
 		return ""
 	}
 	want := "table"
-	if w.Materialized == adapters.View {
+	if w.Materialized == plan.View {
 		want = "view"
 	}
 	switch {
@@ -72,8 +73,8 @@ func (r *run) kindChangeFrom(have string, w *adapters.Write) string {
 // destKind is the destination's kind on a KindSwapper dialect, after
 // repairing what a dead run left of a swap of several statements (one
 // statement cannot be left half done).
-func (r *run) destKind(ctx context.Context, s adapters.Session, ks adapters.KindSwapper, w *adapters.Write) (string, error) {
-	if len(ks.SwapKind(w, w.Target, w.Target, w.Materialized != adapters.View)) > 1 {
+func (r *run) destKind(ctx context.Context, s adapters.Session, ks adapters.KindSwapper, w *plan.Write) (string, error) {
+	if len(ks.SwapKind(w, w.Target, w.Target, w.Materialized != plan.View)) > 1 {
 		return r.repairKindSwap(ctx, s, ks, w)
 	}
 	return r.relationKind(ctx, s, w.Target)
@@ -90,7 +91,7 @@ func (r *run) destKind(ctx context.Context, s adapters.Session, ks adapters.Kind
 // new table not yet in): it is dropped. Either
 // way a rerun repairs a crash at any step; without a leftover this costs
 // no statement (the run listed the relations when it started).
-func (r *run) repairKindSwap(ctx context.Context, s adapters.Session, ks adapters.KindSwapper, w *adapters.Write) (string, error) {
+func (r *run) repairKindSwap(ctx context.Context, s adapters.Session, ks adapters.KindSwapper, w *plan.Write) (string, error) {
 	// A leftover new relation is dropped as what it is: Snowflake refuses
 	// DROP VIEW of a table and DROP TABLE of a view, even with IF EXISTS.
 	if err := r.dropLeftover(ctx, s, r.asideOf(w.Target, "__idemc_new")); err != nil {
@@ -118,7 +119,7 @@ func (r *run) repairKindSwap(ctx context.Context, s adapters.Session, ks adapter
 }
 
 // dropLeftover drops rel, a relation a dead run left, if the run found it.
-func (r *run) dropLeftover(ctx context.Context, s adapters.Session, rel adapters.Relation) error {
+func (r *run) dropLeftover(ctx context.Context, s adapters.Session, rel plan.Relation) error {
 	kind, err := r.relationKind(ctx, s, rel)
 	if err != nil || kind == "" {
 		return err
@@ -138,7 +139,7 @@ func (r *run) dropLeftover(ctx context.Context, s adapters.Session, rel adapters
 // recipe's prepare steps (which create the new table) or create the view,
 // then recreate the views that read it (ViewBinder dialects, whose DROP …
 // CASCADE dropped them). A failure rolls it all back.
-func (r *run) replaceKind(ctx context.Context, s adapters.Session, ddl *schemaDDL, w *adapters.Write, drop string, prepare []adapters.Step) error {
+func (r *run) replaceKind(ctx context.Context, s adapters.Session, ddl *schemaDDL, w *plan.Write, drop string, prepare []plan.Step) error {
 	views, err := r.dependentViews(ctx, s, w.Target)
 	if err != nil {
 		return err
@@ -150,7 +151,7 @@ func (r *run) replaceKind(ctx context.Context, s adapters.Session, ddl *schemaDD
 	for _, st := range prepare {
 		_ = ddl.exec(ctx, st.SQL, st.Comment)
 	}
-	if w.Materialized == adapters.View {
+	if w.Materialized == plan.View {
 		_ = ddl.exec(ctx, fmt.Sprintf("CREATE VIEW %s AS\n%s", r.d.Qualify(w.Target), w.Select), "the view, in the old relation's place")
 	}
 	for _, v := range views {

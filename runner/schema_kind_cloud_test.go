@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 // TestCloudKindSwitch (issue 17, item 7): on BigQuery and Spark a view
@@ -20,15 +21,15 @@ import (
 // checked table waits at __idemc_old, so a refused last rename leaves no
 // destination until the next run finishes the switch.
 func TestCloudKindSwitch(t *testing.T) {
-	bqCols := []adapters.Column{{Name: "id", Type: "INTEGER"}, {Name: "d", Type: "DATE"}}
+	bqCols := []plan.Column{{Name: "id", Type: "INTEGER"}, {Name: "d", Type: "DATE"}}
 	kindSwitch{engine: "bigquery", cols: bqCols, failOn: "`id` IS NULL",
 		putIn: func(from, to string) (string, bool) {
-			if to == adapters.View {
+			if to == plan.View {
 				return "CREATE VIEW `analytics`.`events`", true
 			}
 			return "`events__idemc_old` RENAME TO", false
 		}}.check(t)
-	kindSwitch{engine: "spark", cols: []adapters.Column{{Name: "id", Type: "BIGINT"}, {Name: "d", Type: "DATE"}}, failOn: "`id` IS NULL",
+	kindSwitch{engine: "spark", cols: []plan.Column{{Name: "id", Type: "BIGINT"}, {Name: "d", Type: "DATE"}}, failOn: "`id` IS NULL",
 		putIn: func(string, string) (string, bool) { return "`events__idemc_new` RENAME TO", true }}.check(t)
 }
 
@@ -43,26 +44,26 @@ func TestCloudKindSwapShapes(t *testing.T) {
 		engine, to, shape string
 		swap              []string
 	}{
-		{"bigquery", adapters.Table, "prepare audit_start schema schema schema schema begin delete insert check commit publish publish publish schema begin audit_finish state commit cleanup cleanup", []string{
+		{"bigquery", plan.Table, "prepare audit_start schema schema schema schema begin delete insert check commit publish publish publish schema begin audit_finish state commit cleanup cleanup", []string{
 			"ALTER TABLE IF EXISTS `analytics`.`events__idemc_new` RENAME TO `events__idemc_old`",
 			"DROP VIEW IF EXISTS `analytics`.`events`",
 			"ALTER TABLE IF EXISTS `analytics`.`events__idemc_old` RENAME TO `events`"}},
-		{"bigquery", adapters.View, "prepare schema schema schema audit_start stage check publish publish schema audit_finish cleanup cleanup", []string{
+		{"bigquery", plan.View, "prepare schema schema schema audit_start stage check publish publish schema audit_finish cleanup cleanup", []string{
 			"ALTER TABLE IF EXISTS `analytics`.`events` RENAME TO `events__idemc_old`",
 			"CREATE VIEW `analytics`.`events` AS\nSELECT id, d FROM raw.events"}},
-		{"bigquery", adapters.Incremental, "prepare audit_start schema schema schema schema begin delete insert validate check commit publish publish publish schema begin audit_finish state commit cleanup cleanup", nil},
-		{"spark", adapters.Table, "audit_start schema schema schema stage check publish publish publish schema audit_finish cleanup cleanup cleanup", []string{
+		{"bigquery", plan.Incremental, "prepare audit_start schema schema schema schema begin delete insert validate check commit publish publish publish schema begin audit_finish state commit cleanup cleanup", nil},
+		{"spark", plan.Table, "audit_start schema schema schema stage check publish publish publish schema audit_finish cleanup cleanup cleanup", []string{
 			"ALTER VIEW `analytics`.`events` RENAME TO `analytics`.`events__idemc_old`",
 			"ALTER TABLE `analytics`.`events__idemc_new` RENAME TO `analytics`.`events`"}},
-		{"spark", adapters.View, "schema schema schema audit_start stage check publish publish schema audit_finish cleanup cleanup", []string{
+		{"spark", plan.View, "schema schema schema audit_start stage check publish publish schema audit_finish cleanup cleanup", []string{
 			"ALTER TABLE `analytics`.`events` RENAME TO `analytics`.`events__idemc_old`",
 			"ALTER VIEW `analytics`.`events__idemc_new` RENAME TO `analytics`.`events`"}},
-		{"spark", adapters.Incremental, "audit_start schema schema schema schema stage validate check publish publish insert cleanup cleanup publish publish schema audit_finish cleanup cleanup cleanup", nil},
+		{"spark", plan.Incremental, "audit_start schema schema schema schema stage validate check publish publish insert cleanup cleanup publish publish schema audit_finish cleanup cleanup cleanup", nil},
 	} {
 		ad, _ := adapters.Lookup(c.engine)
 		r := &run{d: ad.Dialect, ad: ad}
 		w := kindWrite(c.to)
-		fromView := c.to != adapters.View
+		fromView := c.to != plan.View
 		old := r.asideOf(w.Target, "__idemc_old")
 		dropOld := r.d.DropTable(old)
 		if fromView {
@@ -74,7 +75,7 @@ func TestCloudKindSwapShapes(t *testing.T) {
 		}
 		var swap []string
 		for _, s := range steps {
-			if s.Purpose == adapters.Publish && strings.Contains(s.SQL, "RENAME TO") || strings.HasPrefix(s.SQL, "CREATE VIEW") || s.SQL == "DROP VIEW IF EXISTS `analytics`.`events`" {
+			if s.Purpose == plan.Publish && strings.Contains(s.SQL, "RENAME TO") || strings.HasPrefix(s.SQL, "CREATE VIEW") || s.SQL == "DROP VIEW IF EXISTS `analytics`.`events`" {
 				swap = append(swap, s.SQL)
 			}
 		}

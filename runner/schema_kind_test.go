@@ -16,8 +16,8 @@ import (
 	_ "github.com/idemc/idemc/adapters/bigquery"
 	bqdialect "github.com/idemc/idemc/adapters/bigquery/dialect"
 	_ "github.com/idemc/idemc/adapters/snowflake" // registers the dialect
-	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // kindCatalog is a scripted Snowflake, BigQuery or Spark that keeps which
@@ -36,7 +36,7 @@ type kindCatalog struct {
 	rels    map[string]string // lower-case name (no schema) → table or view
 	crashAt int               // 0: never
 	n       int
-	cols    []adapters.Column
+	cols    []plan.Column
 	failOn  string   // a check query (or ASSERT) containing it fails
 	refuse  string   // a statement containing it fails (not a kill)
 	script  []string // BigQuery: the buffered script, nil outside one
@@ -223,18 +223,18 @@ func (c *kindCatalog) Query(_ context.Context, q string, _ int) ([]string, [][]s
 	return []string{"x"}, nil, nil
 }
 
-func (c *kindCatalog) Columns(context.Context, string) ([]adapters.Column, error) { return c.cols, nil }
-func (c *kindCatalog) Relation(_ context.Context, rel adapters.Relation) ([]adapters.Column, bool, error) {
+func (c *kindCatalog) Columns(context.Context, string) ([]plan.Column, error) { return c.cols, nil }
+func (c *kindCatalog) Relation(_ context.Context, rel plan.Relation) ([]plan.Column, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.cols, c.rels[strings.ToLower(rel.Name)] != "", nil
 }
 
 // listing is the run's view of the relations at its start (RelationsQuery).
-func (c *kindCatalog) listing() map[adapters.Relation]bool {
-	out := map[adapters.Relation]bool{}
+func (c *kindCatalog) listing() map[plan.Relation]bool {
+	out := map[plan.Relation]bool{}
 	for n := range c.rels {
-		out[adapters.Relation{Schema: "analytics", Name: n}] = true
+		out[plan.Relation{Schema: "analytics", Name: n}] = true
 	}
 	return out
 }
@@ -263,14 +263,14 @@ func (c *kindCatalog) settled() string {
 }
 
 // kindWrite is the unit of model events materialized as kind.
-func kindWrite(kind string) *adapters.Write {
+func kindWrite(kind string) *plan.Write {
 	day := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
-	w := &adapters.Write{Model: "events", Materialized: kind, Target: adapters.Relation{Schema: "analytics", Name: "events"},
-		Select: "SELECT id, d FROM raw.events", State: adapters.StateIn("analytics"),
-		Checks: []*adapters.Check{{Name: "not_null(id)", Kind: adapters.CheckNotNull, Severity: "error", Columns: []string{"id"}}}}
-	if kind == adapters.Incremental {
+	w := &plan.Write{Model: "events", Materialized: kind, Target: plan.Relation{Schema: "analytics", Name: "events"},
+		Select: "SELECT id, d FROM raw.events", State: plan.StateIn("analytics"),
+		Checks: []*plan.Check{{Name: "not_null(id)", Kind: plan.CheckNotNull, Severity: "error", Columns: []string{"id"}}}}
+	if kind == plan.Incremental {
 		w.Strategy, w.PartitionBy = "delete_insert", "d"
-		w.Window = &adapters.Window{Start: day, End: day.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"}
+		w.Window = &plan.Window{Start: day, End: day.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"}
 	}
 	return w
 }
@@ -281,18 +281,18 @@ func kindUnit(t *testing.T, c *kindCatalog, kind string) *UnitResult {
 	t.Helper()
 	ad, _ := adapters.Lookup(c.engine)
 	w := kindWrite(kind)
-	w.Audit = &adapters.AuditRow{}
+	w.Audit = &plan.AuditRow{}
 	part := ""
 	if w.Window != nil {
 		part = w.Window.Key
 	}
-	u := &compiler.Unit{ID: "events/" + part, Model: "events", Partition: part, Write: w}
+	u := &plan.Unit{ID: "events/" + part, Model: "events", Partition: part, Write: w}
 	c.mu.Lock()
 	db := &dbState{attempts: map[[2]string]int64{}, relations: c.listing(), defaultSchema: "analytics"}
 	c.mu.Unlock()
 	r := &run{p: &project.Project{Root: t.TempDir()}, eng: c, ad: ad, d: ad.Dialect, res: &Result{RunID: "20260701T000000.000Z-0000abcd"},
-		plan:  &compiler.Plan{Target: c.engine, Nodes: map[string]*compiler.Node{"events": {OnSchemaChange: "fail"}}},
-		state: w.State, db: db, ddl: map[adapters.Relation]*sync.Mutex{}}
+		pl:    &plan.Plan{Target: c.engine, Nodes: map[string]*plan.Node{"events": {OnSchemaChange: "fail"}}},
+		state: w.State, db: db, ddl: map[plan.Relation]*sync.Mutex{}}
 	return r.runUnit(context.Background(), u)
 }
 
@@ -304,18 +304,18 @@ func kindUnit(t *testing.T, c *kindCatalog, kind string) *UnitResult {
 // and the next run finishes the switch).
 type kindSwitch struct {
 	engine string
-	cols   []adapters.Column
+	cols   []plan.Column
 	failOn string
 	putIn  func(from, to string) (stmt string, restores bool)
 }
 
-var relKind = map[string]string{adapters.View: "view", adapters.Table: "table", adapters.Incremental: "table"}
+var relKind = map[string]string{plan.View: "view", plan.Table: "table", plan.Incremental: "table"}
 
 // check switches a view to a table or an incremental table and back: a
 // clean unit, one killed after each of its statements and rerun, one whose
 // put-in statement is refused, one whose check fails.
 func (k kindSwitch) check(t *testing.T) {
-	for _, tr := range [][2]string{{adapters.View, adapters.Table}, {adapters.Table, adapters.View}, {adapters.View, adapters.Incremental}, {adapters.Incremental, adapters.View}} {
+	for _, tr := range [][2]string{{plan.View, plan.Table}, {plan.Table, plan.View}, {plan.View, plan.Incremental}, {plan.Incremental, plan.View}} {
 		from, to := tr[0], tr[1]
 		fresh := func() *kindCatalog {
 			return &kindCatalog{engine: k.engine, rels: map[string]string{"events": relKind[from], "idemc_audit": "table"}, cols: k.cols}
@@ -371,6 +371,6 @@ func (k kindSwitch) check(t *testing.T) {
 // A failing check keeps the old relation; so does a refused second rename
 // (the failed unit renames the old relation back).
 func TestSnowflakeKindSwitch(t *testing.T) {
-	kindSwitch{engine: "snowflake", cols: []adapters.Column{{Name: "ID", Type: "NUMBER(38, 0)"}, {Name: "D", Type: "DATE"}}, failOn: `"ID" IS NULL`,
+	kindSwitch{engine: "snowflake", cols: []plan.Column{{Name: "ID", Type: "NUMBER(38, 0)"}, {Name: "D", Type: "DATE"}}, failOn: `"ID" IS NULL`,
 		putIn: func(string, string) (string, bool) { return `"EVENTS__IDEMC_NEW" RENAME TO`, true }}.check(t)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 // A dialect comparing types by family: ints, text.
@@ -23,8 +24,8 @@ func (d familyDialect) SameType(a, b string) bool { return d.g.SameType(a, b) }
 
 func TestDiffColumns(t *testing.T) {
 	d := familyDialect{g: testDialect}
-	dest := []adapters.Column{{Name: "id", Type: "INTEGER"}, {Name: "Name", Type: "VARCHAR"}, {Name: "gone", Type: "INT"}, {Name: "odd", Type: "USER-DEFINED"}}
-	batch := []adapters.Column{{Name: "ID", Type: "BIGINT"}, {Name: "name", Type: "TEXT"}, {Name: "new", Type: "INT"}, {Name: "odd", Type: "INT"}}
+	dest := []plan.Column{{Name: "id", Type: "INTEGER"}, {Name: "Name", Type: "VARCHAR"}, {Name: "gone", Type: "INT"}, {Name: "odd", Type: "USER-DEFINED"}}
+	batch := []plan.Column{{Name: "ID", Type: "BIGINT"}, {Name: "name", Type: "TEXT"}, {Name: "new", Type: "INT"}, {Name: "odd", Type: "INT"}}
 	got := diffColumns(d, dest, batch)
 	if len(got.added) != 1 || got.added[0].Name != "new" {
 		t.Errorf("added: %v", got.added)
@@ -34,14 +35,14 @@ func TestDiffColumns(t *testing.T) {
 	}
 	// id changed from INTEGER to BIGINT, named as the destination spells it;
 	// VARCHAR vs TEXT and an unknown type are no change.
-	if len(got.retyped) != 1 || got.retyped[0] != (adapters.ColumnChange{Name: "id", From: "INTEGER", To: "BIGINT"}) {
+	if len(got.retyped) != 1 || got.retyped[0] != (plan.ColumnChange{Name: "id", From: "INTEGER", To: "BIGINT"}) {
 		t.Errorf("retyped: %v", got.retyped)
 	}
 }
 
 func TestSchemaRefusal(t *testing.T) {
-	retyped := schemaDiff{retyped: []adapters.ColumnChange{{Name: "amount", From: "BIGINT", To: "TEXT"}}}
-	added := schemaDiff{added: []adapters.Column{{Name: "y"}}, removed: []string{"x"}}
+	retyped := schemaDiff{retyped: []plan.ColumnChange{{Name: "amount", From: "BIGINT", To: "TEXT"}}}
+	added := schemaDiff{added: []plan.Column{{Name: "y"}}, removed: []string{"x"}}
 	both := schemaDiff{added: added.added, retyped: retyped.retyped}
 	for _, tc := range []struct {
 		mode string

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 // schemaDDL runs or collects a unit's schema changes (on_schema_change, a
@@ -20,25 +21,25 @@ type schemaDDL struct {
 	// (asideSteps) on an engine whose DDL commits on its own; asideName
 	// names that copy.
 	aside     bool
-	asideName func(adapters.Relation, string) adapters.Relation
+	asideName func(plan.Relation, string) plan.Relation
 	// emptyCopy: the copy starts without rows (its old values cannot take
 	// the new types, and the run rewrites every row).
 	emptyCopy bool
 	begin     string // the recipe's BEGIN, for trial transactions
 	rollback  string
-	steps     []adapters.Step
+	steps     []plan.Step
 }
 
-func (r *run) newSchemaDDL(sess adapters.Session, w *adapters.Write, recipe []adapters.Step) *schemaDDL {
+func (r *run) newSchemaDDL(sess adapters.Session, w *plan.Write, recipe []plan.Step) *schemaDDL {
 	k := &schemaDDL{sess: sess, rollback: r.d.Rollback()}
 	for _, s := range recipe {
-		if s.Purpose == adapters.Begin {
+		if s.Purpose == plan.Begin {
 			k.begin = s.SQL
 			break
 		}
 	}
 	k.deferred = r.ad.Capabilities.TransactionalDDL && k.begin != "" && k.rollback != ""
-	if _, ok := r.d.(adapters.AsideBuilder); ok && !k.deferred && w.Materialized != adapters.View {
+	if _, ok := r.d.(adapters.AsideBuilder); ok && !k.deferred && w.Materialized != plan.View {
 		k.aside, k.asideName = true, r.asideOf
 	}
 	return k
@@ -46,7 +47,7 @@ func (r *run) newSchemaDDL(sess adapters.Session, w *adapters.Write, recipe []ad
 
 // target is the relation the schema statements change: the destination,
 // or its copy (asideSteps).
-func (k *schemaDDL) target(rel adapters.Relation) adapters.Relation {
+func (k *schemaDDL) target(rel plan.Relation) plan.Relation {
 	if k.aside {
 		return k.asideName(rel, "__idemc_new")
 	}
@@ -56,7 +57,7 @@ func (k *schemaDDL) target(rel adapters.Relation) adapters.Relation {
 // exec runs a schema statement now, or adds it to the unit's transaction.
 func (k *schemaDDL) exec(ctx context.Context, sql, comment string) error {
 	if k.deferred || k.aside {
-		k.steps = append(k.steps, adapters.Step{Purpose: adapters.SchemaStep, Comment: comment, SQL: sql})
+		k.steps = append(k.steps, plan.Step{Purpose: plan.SchemaStep, Comment: comment, SQL: sql})
 		return nil
 	}
 	_, err := k.sess.Exec(ctx, sql)
@@ -97,16 +98,16 @@ func (k *schemaDDL) inTransaction(stmts []string) []string {
 // spliceSchema puts the schema steps first in the unit's transaction: after
 // BEGIN and the unit's lock, before the write. The retry loop reruns them
 // with the rest of the transaction.
-func spliceSchema(steps []adapters.Step, from int, ddl []adapters.Step) []adapters.Step {
+func spliceSchema(steps []plan.Step, from int, ddl []plan.Step) []plan.Step {
 	for i := from; i < len(steps); i++ {
-		if steps[i].Purpose != adapters.Begin {
+		if steps[i].Purpose != plan.Begin {
 			continue
 		}
 		at := i + 1
-		for at < len(steps) && steps[at].Purpose == adapters.Lock {
+		for at < len(steps) && steps[at].Purpose == plan.Lock {
 			at++
 		}
-		out := make([]adapters.Step, 0, len(steps)+len(ddl))
+		out := make([]plan.Step, 0, len(steps)+len(ddl))
 		out = append(append(append(out, steps[:at]...), ddl...), steps[at:]...)
 		return out
 	}

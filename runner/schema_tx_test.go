@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemc/idemc/adapters"
 	mysqldialect "github.com/idemc/idemc/adapters/mysql/dialect"
+	"github.com/idemc/idemc/plan"
 )
 
-func purposes(steps []adapters.Step) string {
+func purposes(steps []plan.Step) string {
 	out := make([]string, len(steps))
 	for i, s := range steps {
 		out[i] = string(s.Purpose)
@@ -19,23 +19,23 @@ func purposes(steps []adapters.Step) string {
 // The schema steps go right after BEGIN and the unit's lock, before the
 // write; a recipe without BEGIN is left alone.
 func TestSpliceSchema(t *testing.T) {
-	ddl := []adapters.Step{{Purpose: adapters.SchemaStep}}
-	st := func(ps ...adapters.Purpose) []adapters.Step {
-		out := make([]adapters.Step, len(ps))
+	ddl := []plan.Step{{Purpose: plan.SchemaStep}}
+	st := func(ps ...plan.Purpose) []plan.Step {
+		out := make([]plan.Step, len(ps))
 		for i, p := range ps {
-			out[i] = adapters.Step{Purpose: p}
+			out[i] = plan.Step{Purpose: p}
 		}
 		return out
 	}
 	for _, c := range []struct {
 		name  string
-		steps []adapters.Step
+		steps []plan.Step
 		want  string
 	}{
-		{"with a lock", st(adapters.Prepare, adapters.AuditStart, adapters.Begin, adapters.Lock, adapters.Delete, adapters.Insert, adapters.Commit),
+		{"with a lock", st(plan.Prepare, plan.AuditStart, plan.Begin, plan.Lock, plan.Delete, plan.Insert, plan.Commit),
 			"prepare audit_start begin lock schema delete insert commit"},
-		{"without a lock", st(adapters.AuditStart, adapters.Begin, adapters.Publish, adapters.Commit), "audit_start begin schema publish commit"},
-		{"no transaction", st(adapters.AuditStart, adapters.Publish, adapters.AuditFinish), "audit_start publish audit_finish"},
+		{"without a lock", st(plan.AuditStart, plan.Begin, plan.Publish, plan.Commit), "audit_start begin schema publish commit"},
+		{"no transaction", st(plan.AuditStart, plan.Publish, plan.AuditFinish), "audit_start publish audit_finish"},
 	} {
 		if got := purposes(spliceSchema(c.steps, 0, ddl)); got != c.want {
 			t.Errorf("%s: got %s, want %s", c.name, got, c.want)
@@ -48,12 +48,12 @@ func TestSpliceSchema(t *testing.T) {
 func TestAsideSteps(t *testing.T) {
 	d := mysqldialect.NewDialect()
 	r := &run{d: d}
-	w := &adapters.Write{Model: "daily", Materialized: adapters.Incremental, Strategy: "delete_insert", PartitionBy: "d",
-		Target: adapters.Relation{Schema: "s", Name: "daily"}, Select: "SELECT 1", Columns: []string{"d", "y"},
-		Window: &adapters.Window{Key: "2026-07-01", Granularity: "day"}, Checks: []*adapters.Check{{Name: "c", Kind: adapters.CheckMinRows, MinRows: 1}},
-		State: adapters.StateIn("s")}
-	alter := adapters.Step{Purpose: adapters.SchemaStep, SQL: d.AddColumn(adapters.Relation{Schema: "s", Name: "daily__idemc_new"}, adapters.Column{Name: "y", Type: "INT"})}
-	steps := r.asideSteps(d, w, []adapters.Step{alter}, true)
+	w := &plan.Write{Model: "daily", Materialized: plan.Incremental, Strategy: "delete_insert", PartitionBy: "d",
+		Target: plan.Relation{Schema: "s", Name: "daily"}, Select: "SELECT 1", Columns: []string{"d", "y"},
+		Window: &plan.Window{Key: "2026-07-01", Granularity: "day"}, Checks: []*plan.Check{{Name: "c", Kind: plan.CheckMinRows, MinRows: 1}},
+		State: plan.StateIn("s")}
+	alter := plan.Step{Purpose: plan.SchemaStep, SQL: d.AddColumn(plan.Relation{Schema: "s", Name: "daily__idemc_new"}, plan.Column{Name: "y", Type: "INT"})}
+	steps := r.asideSteps(d, w, []plan.Step{alter}, true)
 	got := purposes(steps)
 	want := "audit_start begin lock schema schema schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish commit cleanup cleanup"
 	if got != want {
@@ -62,12 +62,12 @@ func TestAsideSteps(t *testing.T) {
 	swapped := false
 	dest := d.Qualify(w.Target)
 	for _, s := range steps {
-		if s.Purpose == adapters.Publish {
+		if s.Purpose == plan.Publish {
 			swapped = true
 			continue
 		}
 		// Before the swap only the copy is written (the audit table aside).
-		if !swapped && s.Purpose != adapters.Lock && strings.Contains(s.SQL, dest+" ") && !strings.Contains(s.SQL, "SELECT * FROM "+dest) {
+		if !swapped && s.Purpose != plan.Lock && strings.Contains(s.SQL, dest+" ") && !strings.Contains(s.SQL, "SELECT * FROM "+dest) {
 			t.Errorf("step %s touches the destination before the swap:\n%s", s.Purpose, s.SQL)
 		}
 	}

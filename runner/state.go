@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/plan"
 )
 
 // dbState is the compiler.State of a target, read in a few bulk queries
@@ -16,7 +17,7 @@ import (
 // relations exist), every unit's latest audit row and attempt number, and
 // the high-water marks.
 type dbState struct {
-	relations map[adapters.Relation]bool
+	relations map[plan.Relation]bool
 	// defaultSchema is where relations without a schema live, so that a
 	// target without `schema` finds its own tables.
 	defaultSchema string
@@ -24,12 +25,12 @@ type dbState struct {
 	keys          map[string][]string
 	marks         map[string]string
 	attempts      map[[2]string]int64
-	empty         map[adapters.Relation]bool
+	empty         map[plan.Relation]bool
 }
 
-func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st adapters.State, tables []adapters.Relation) (*dbState, error) {
-	out := &dbState{relations: map[adapters.Relation]bool{}, latest: map[[2]string]compiler.Attempt{}, keys: map[string][]string{}, marks: map[string]string{}, attempts: map[[2]string]int64{},
-		empty: map[adapters.Relation]bool{}}
+func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st plan.State, tables []plan.Relation) (*dbState, error) {
+	out := &dbState{relations: map[plan.Relation]bool{}, latest: map[[2]string]compiler.Attempt{}, keys: map[string][]string{}, marks: map[string]string{}, attempts: map[[2]string]int64{},
+		empty: map[plan.Relation]bool{}}
 	if q := d.DefaultSchemaQuery(); q != "" {
 		_, rows, err := s.Query(ctx, q, 0)
 		if err != nil {
@@ -44,7 +45,7 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st a
 		return nil, err
 	}
 	for _, r := range rows {
-		out.relations[adapters.Relation{Schema: strings.ToLower(r[0]), Name: strings.ToLower(r[1])}] = true
+		out.relations[plan.Relation{Schema: strings.ToLower(r[0]), Name: strings.ToLower(r[1])}] = true
 	}
 	_, rows, err = s.Query(ctx, d.MarksQuery(st), 0)
 	if err != nil {
@@ -86,8 +87,8 @@ const probeBatch = 200
 
 // probeEmpty finds which existing tables hold no row, in a few statements
 // whatever the number of tables: a table emptied outside idemc is stale.
-func (s *dbState) probeEmpty(ctx context.Context, sess adapters.Session, d adapters.Dialect, tables []adapters.Relation) error {
-	var have []adapters.Relation
+func (s *dbState) probeEmpty(ctx context.Context, sess adapters.Session, d adapters.Dialect, tables []plan.Relation) error {
+	var have []plan.Relation
 	for _, r := range tables {
 		if s.Exists(r) {
 			have = append(have, r)
@@ -110,10 +111,10 @@ func (s *dbState) probeEmpty(ctx context.Context, sess adapters.Session, d adapt
 }
 
 // tablesOf lists the relations of a project's seeds and table-like models.
-func tablesOf(plan *compiler.Plan) []adapters.Relation {
-	var out []adapters.Relation
-	for _, n := range plan.Nodes {
-		if n.Seed || n.Materialized == adapters.Table || n.Materialized == adapters.Incremental {
+func tablesOf(pl *plan.Plan) []plan.Relation {
+	var out []plan.Relation
+	for _, n := range pl.Nodes {
+		if n.Seed || n.Materialized == plan.Table || n.Materialized == plan.Incremental {
 			out = append(out, n.Relation)
 		}
 	}
@@ -133,19 +134,19 @@ func (s *dbState) nextAttempt(job, partition string) int64 {
 	return s.attempts[[2]string{job, partition}] + 1
 }
 
-func (s *dbState) Exists(r adapters.Relation) bool { return s.relations[s.key(r)] }
+func (s *dbState) Exists(r plan.Relation) bool { return s.relations[s.key(r)] }
 
 // Empty reports a table the probe found without rows.
-func (s *dbState) Empty(r adapters.Relation) bool { return s.empty[s.key(r)] }
+func (s *dbState) Empty(r plan.Relation) bool { return s.empty[s.key(r)] }
 
 // key is how a relation is looked up: lower case, in the default schema
 // when it names none.
-func (s *dbState) key(r adapters.Relation) adapters.Relation {
+func (s *dbState) key(r plan.Relation) plan.Relation {
 	schema := strings.ToLower(r.Schema)
 	if schema == "" {
 		schema = s.defaultSchema
 	}
-	return adapters.Relation{Schema: schema, Name: strings.ToLower(r.Name)}
+	return plan.Relation{Schema: schema, Name: strings.ToLower(r.Name)}
 }
 
 func (s *dbState) Latest(model, partition string) (compiler.Attempt, bool) {

@@ -5,10 +5,10 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/partition"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // StatusRow is the latest audit row of one unit.
@@ -31,7 +31,7 @@ type StatusRow struct {
 // row at all, as "missing". Read-only.
 func Status(ctx context.Context, p *project.Project, opts compiler.Options) ([]StatusRow, error) {
 	opts.Models = false
-	plan, err := compiler.Compile(p, opts)
+	pl, err := compiler.Compile(p, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -45,12 +45,12 @@ func Status(ctx context.Context, p *project.Project, opts compiler.Options) ([]S
 		return nil, err
 	}
 	defer sess.Close()
-	t := p.Targets[plan.Target]
+	t := p.Targets[pl.Target]
 	schema := t.StateSchema
 	if schema == "" {
 		schema = t.Schema
 	}
-	st := adapters.StateIn(schema)
+	st := plan.StateIn(schema)
 	if _, ok, err := sess.Relation(ctx, st.Audit); err != nil || !ok {
 		return nil, err // no audit table yet: nothing has run
 	}
@@ -59,13 +59,13 @@ func Status(ctx context.Context, p *project.Project, opts compiler.Options) ([]S
 		return nil, err
 	}
 	chosen := map[string]bool{}
-	for _, n := range plan.Selected {
+	for _, n := range pl.Selected {
 		chosen[n] = true
 	}
 	seen := map[[2]string]bool{}
 	var out []StatusRow
 	for _, r := range rows {
-		node := plan.Nodes[r[0]]
+		node := pl.Nodes[r[0]]
 		if !chosen[r[0]] || node == nil || !inRange(r[1], node, opts) {
 			continue
 		}
@@ -85,8 +85,8 @@ func Status(ctx context.Context, p *project.Project, opts compiler.Options) ([]S
 		out = append(out, sr)
 	}
 	// Partitions asked about that never ran.
-	for _, n := range plan.Selected {
-		node := plan.Nodes[n]
+	for _, n := range pl.Selected {
+		node := pl.Nodes[n]
 		if node.PartitionBy == "" || node.Materialized != "incremental" {
 			continue
 		}
@@ -101,7 +101,7 @@ func Status(ctx context.Context, p *project.Project, opts compiler.Options) ([]S
 }
 
 // askedPartitions are the partitions named by --partition or --start/--end.
-func askedPartitions(node *compiler.Node, opts compiler.Options) []string {
+func askedPartitions(node *plan.Node, opts compiler.Options) []string {
 	g := node.Granularity
 	if opts.Partition != "" {
 		if t, err := partition.Parse(opts.Partition, g); err == nil {
@@ -124,7 +124,7 @@ func askedPartitions(node *compiler.Node, opts compiler.Options) []string {
 	return keys
 }
 
-func inRange(key string, node *compiler.Node, opts compiler.Options) bool {
+func inRange(key string, node *plan.Node, opts compiler.Options) bool {
 	if opts.Partition == "" && opts.Start == "" {
 		return true
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // TestResult is one check over a whole table, or one singular test.
@@ -24,7 +25,7 @@ type TestResult struct {
 // tables, then the singular tests, read-only.
 func Test(ctx context.Context, p *project.Project, opts compiler.Options) ([]*TestResult, error) {
 	opts.Models = false
-	plan, err := compiler.Compile(p, opts)
+	pl, err := compiler.Compile(p, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -39,12 +40,12 @@ func Test(ctx context.Context, p *project.Project, opts compiler.Options) ([]*Te
 	}
 	defer sess.Close()
 	var out []*TestResult
-	for _, n := range plan.Selected {
-		node := plan.Nodes[n]
+	for _, n := range pl.Selected {
+		node := pl.Nodes[n]
 		if node.Seed || len(node.Checks) == 0 {
 			continue
 		}
-		w := &adapters.Write{Model: n, Materialized: node.Materialized, Target: node.Relation, PartitionBy: node.PartitionBy}
+		w := &plan.Write{Model: n, Materialized: node.Materialized, Target: node.Relation, PartitionBy: node.PartitionBy}
 		for _, c := range node.Checks {
 			tr := &TestResult{Path: c.Name, Model: n, Severity: c.Severity, Status: CheckPass}
 			cols, rows, err := readOnlyQuery(ctx, sess, ad.Dialect.Name(), ad.Dialect.CheckQuery(c, w, true))
@@ -60,13 +61,13 @@ func Test(ctx context.Context, p *project.Project, opts compiler.Options) ([]*Te
 			out = append(out, tr)
 		}
 	}
-	singular, err := runTests(ctx, eng, plan, sess)
+	singular, err := runTests(ctx, eng, pl, sess)
 	return append(out, singular...), err
 }
 
 // runTests runs tests/*.sql: each returns its failing rows.
-func runTests(ctx context.Context, eng adapters.Engine, plan *compiler.Plan, sess adapters.Session) ([]*TestResult, error) {
-	if len(plan.Tests) == 0 {
+func runTests(ctx context.Context, eng adapters.Engine, pl *plan.Plan, sess adapters.Session) ([]*TestResult, error) {
+	if len(pl.Tests) == 0 {
 		return nil, nil
 	}
 	if sess == nil {
@@ -78,9 +79,9 @@ func runTests(ctx context.Context, eng adapters.Engine, plan *compiler.Plan, ses
 		sess = s
 	}
 	var out []*TestResult
-	for _, t := range plan.Tests {
+	for _, t := range pl.Tests {
 		tr := &TestResult{Path: t.Path, Severity: "error", Status: CheckPass}
-		cols, rows, err := readOnlyQuery(ctx, sess, plan.Engine, t.SQL)
+		cols, rows, err := readOnlyQuery(ctx, sess, pl.Engine, t.SQL)
 		switch {
 		case err != nil:
 			tr.Status, tr.Detail = CheckFail, err.Error()

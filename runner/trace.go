@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 // tracing wraps a session and prints each statement's duration (IDEMC_TRACE=1).
@@ -36,12 +37,12 @@ func (t *tracing) Query(ctx context.Context, q string, limit int) ([]string, [][
 	return t.Session.Query(ctx, q, limit)
 }
 
-func (t *tracing) Columns(ctx context.Context, q string) ([]adapters.Column, error) {
+func (t *tracing) Columns(ctx context.Context, q string) ([]plan.Column, error) {
 	defer t.log(time.Now(), "columns", q)
 	return t.Session.Columns(ctx, q)
 }
 
-func (t *tracing) Relation(ctx context.Context, r adapters.Relation) ([]adapters.Column, bool, error) {
+func (t *tracing) Relation(ctx context.Context, r plan.Relation) ([]plan.Column, bool, error) {
 	defer t.log(time.Now(), "relation", r.Schema+"."+r.Name)
 	return t.Session.Relation(ctx, r)
 }

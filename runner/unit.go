@@ -13,13 +13,13 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
-	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/plan"
 )
 
 // unitError is a failed unit: the step that failed and why.
 type unitError struct {
 	step  int
-	purp  adapters.Purpose
+	purp  plan.Purpose
 	check *CheckResult
 	err   error
 }
@@ -38,7 +38,7 @@ func (e *unitError) Error() string {
 // runUnit runs one unit on its own session and reports what it did. It
 // never returns an error: a failure is in the result, the write is rolled
 // back and the audit row says failed.
-func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
+func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 	t0 := time.Now()
 	ur := &UnitResult{ID: u.ID, Model: u.Model, Partition: u.Partition, Kind: kindOf(u), Attempted: true}
 	defer func() {
@@ -62,13 +62,13 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 		r.runSeed(ctx, sess, u, ur)
 		return ur
 	}
-	row := &adapters.AuditRow{RunID: r.res.RunID, Job: u.Model, Partition: u.Partition, CodeHash: u.CodeHash,
-		GitCommit: u.Write.Audit.GitCommit, Target: r.plan.Target, AsOf: r.plan.AsOf, Started: time.Now().UTC(),
+	row := &plan.AuditRow{RunID: r.res.RunID, Job: u.Model, Partition: u.Partition, CodeHash: u.CodeHash,
+		GitCommit: u.Write.Audit.GitCommit, Target: r.pl.Target, AsOf: r.pl.AsOf, Started: time.Now().UTC(),
 		Attempt: r.db.nextAttempt(u.Model, u.Partition), Inputs: u.Inputs, DataVersion: u.DataVersion}
 	w := *u.Write
 	w.Audit = row
 	st := &unitState{}
-	var steps []adapters.Step // what the failure path cleans up after
+	var steps []plan.Step // what the failure path cleans up after
 	fail := func(e *unitError) { r.failUnit(ctx, sess, u, &w, steps, row, st, ur, e) }
 
 	steps, begin, release, ue := r.ddlPhase(ctx, sess, u, &w, ur)
@@ -97,7 +97,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 			releaseLocks(ctx, sess, st)
 			ur.Checks = nil
 			ur.Note = fmt.Sprintf("retried after a conflict with a concurrent transaction (%v)", firstLine(ue.err.Error()))
-			if begin < len(steps) && steps[begin].Purpose == adapters.AuditStart {
+			if begin < len(steps) && steps[begin].Purpose == plan.AuditStart {
 				begin++ // the running row is already there
 			}
 			time.Sleep(time.Duration(attempt*attempt) * 50 * time.Millisecond)
@@ -110,7 +110,7 @@ func (r *run) runUnit(ctx context.Context, u *compiler.Unit) *UnitResult {
 
 // failUnit rolls a failed unit back, runs its cleanup steps and records
 // its audit row as failed (or, after an interrupt, abandoned).
-func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, steps []adapters.Step, row *adapters.AuditRow, st *unitState, ur *UnitResult, e *unitError) {
+func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *plan.Unit, w *plan.Write, steps []plan.Step, row *plan.AuditRow, st *unitState, ur *UnitResult, e *unitError) {
 	if ctx.Err() != nil {
 		// Whatever failed, the user stopped the run: roll back and
 		// say interrupted, not failed.
@@ -146,7 +146,7 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *compiler.U
 // was built. Schema changes that run in the unit's transaction (schemaDDL)
 // keep the lock until the unit ends, so that the other units of the
 // relation read its columns only once the change committed or rolled back.
-func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, ur *UnitResult) ([]adapters.Step, int, func(), *unitError) {
+func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *plan.Unit, w *plan.Write, ur *UnitResult) ([]plan.Step, int, func(), *unitError) {
 	lock := r.ddlLock(w.Target)
 	lock.Lock()
 	steps, i, hold, ue := r.ddlSteps(ctx, sess, u, w, ur)
@@ -159,20 +159,20 @@ func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *compiler.U
 
 // ddlSteps is ddlPhase under the relation's lock; hold says the unit's
 // steps change its schema, so the lock is kept until it ends.
-func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, ur *UnitResult) ([]adapters.Step, int, bool, *unitError) {
+func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *plan.Unit, w *plan.Write, ur *UnitResult) ([]plan.Step, int, bool, *unitError) {
 	steps := r.d.Recipe(w)
 	ddl := r.newSchemaDDL(sess, w, steps)
 	if ddl.deferred {
 		if done, i, ue := r.replaceIfKindChanged(ctx, sess, ddl, w, steps); done || ue != nil {
 			return spliceSchema(r.d.Recipe(w), i, ddl.steps), i, ue == nil, ue
 		}
-	} else if ks, ok := r.d.(adapters.KindSwapper); ok && (w.Materialized != adapters.Table || r.ad.Capabilities.TableInPlace || r.ad.Capabilities.ReplaceDefinition) {
+	} else if ks, ok := r.d.(adapters.KindSwapper); ok && (w.Materialized != plan.Table || r.ad.Capabilities.TableInPlace || r.ad.Capabilities.ReplaceDefinition) {
 		// (A table recipe that rebuilds in place, or replaces with CREATE OR
 		// REPLACE (Spark), finds the view in its way; MySQL's builds every
 		// table aside and swaps it in with a RENAME that takes views.)
 		have, err := r.destKind(ctx, sess, ks, w)
 		if err != nil {
-			return steps, 0, false, &unitError{step: 1, purp: adapters.SchemaStep, err: err}
+			return steps, 0, false, &unitError{step: 1, purp: plan.SchemaStep, err: err}
 		}
 		if drop := r.kindChangeFrom(have, w); drop != "" {
 			old := r.asideOf(w.Target, "__idemc_old")
@@ -184,7 +184,7 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.U
 		}
 	}
 	i := 0
-	for ; i < len(steps) && steps[i].Purpose == adapters.Prepare; i++ {
+	for ; i < len(steps) && steps[i].Purpose == plan.Prepare; i++ {
 		err := execIdempotent(ctx, r.eng, sess, steps[i].SQL)
 		if err == nil {
 			err = r.o.AfterStep.after(ctx, u.ID, steps[i].Purpose)
@@ -193,10 +193,10 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.U
 			return steps, i, false, &unitError{step: i + 1, purp: steps[i].Purpose, err: err}
 		}
 	}
-	if w.Materialized == adapters.Incremental || w.Materialized == adapters.Table && r.ad.Capabilities.TableInPlace {
+	if w.Materialized == plan.Incremental || w.Materialized == plan.Table && r.ad.Capabilities.TableInPlace {
 		cols, note, err := r.syncSchema(ctx, sess, ddl, w, steps[:i])
 		if err != nil {
-			return steps, i, false, &unitError{step: i + 1, purp: adapters.SchemaStep, err: err}
+			return steps, i, false, &unitError{step: i + 1, purp: plan.SchemaStep, err: err}
 		}
 		w.Columns = cols
 		steps = r.d.Recipe(w) // now with the batch's real columns
@@ -204,10 +204,10 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.U
 			ur.Note = note
 		}
 	}
-	if w.Materialized == adapters.View && r.views != nil {
+	if w.Materialized == plan.View && r.views != nil {
 		note, err := r.syncView(ctx, sess, w)
 		if err != nil {
-			return steps, i, false, &unitError{step: i + 1, purp: adapters.SchemaStep, err: err}
+			return steps, i, false, &unitError{step: i + 1, purp: plan.SchemaStep, err: err}
 		}
 		if note != "" {
 			steps, ur.Note = r.d.Recipe(w), note
@@ -229,22 +229,22 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *compiler.U
 // replaceIfKindChanged replaces a view by a table or a table by a view in
 // the unit's transaction (schemaDDL deferred): the prepare steps, which
 // would find the old relation, run there too. done says it did.
-func (r *run) replaceIfKindChanged(ctx context.Context, sess adapters.Session, ddl *schemaDDL, w *adapters.Write, steps []adapters.Step) (bool, int, *unitError) {
+func (r *run) replaceIfKindChanged(ctx context.Context, sess adapters.Session, ddl *schemaDDL, w *plan.Write, steps []plan.Step) (bool, int, *unitError) {
 	drop, err := r.kindChange(ctx, sess, w)
 	if err != nil || drop == "" {
 		if err != nil {
-			return false, 0, &unitError{step: 1, purp: adapters.SchemaStep, err: err}
+			return false, 0, &unitError{step: 1, purp: plan.SchemaStep, err: err}
 		}
 		return false, 0, nil
 	}
 	i := 0
-	for i < len(steps) && steps[i].Purpose == adapters.Prepare {
+	for i < len(steps) && steps[i].Purpose == plan.Prepare {
 		i++
 	}
-	if w.Materialized != adapters.View {
+	if w.Materialized != plan.View {
 		batch, err := sess.Columns(ctx, r.d.DescribeQuery(w.Select))
 		if err != nil {
-			return false, i, &unitError{step: i + 1, purp: adapters.SchemaStep, err: err}
+			return false, i, &unitError{step: i + 1, purp: plan.SchemaStep, err: err}
 		}
 		w.Columns = make([]string, len(batch))
 		for j, c := range batch {
@@ -252,7 +252,7 @@ func (r *run) replaceIfKindChanged(ctx context.Context, sess adapters.Session, d
 		}
 	}
 	if err := r.replaceKind(ctx, sess, ddl, w, drop, steps[:i]); err != nil {
-		return false, i, &unitError{step: i + 1, purp: adapters.SchemaStep, err: err}
+		return false, i, &unitError{step: i + 1, purp: plan.SchemaStep, err: err}
 	}
 	return true, i, nil
 }
@@ -303,9 +303,9 @@ func (st *unitState) release(q string) bool {
 
 // isRelease reports whether a cleanup step releases a session lock: those
 // run only through unitState, once per take.
-func isRelease(steps []adapters.Step, s adapters.Step) bool {
+func isRelease(steps []plan.Step, s plan.Step) bool {
 	for _, l := range steps {
-		if l.Purpose == adapters.Lock && l.Release != "" && l.Release == s.SQL {
+		if l.Purpose == plan.Lock && l.Release != "" && l.Release == s.SQL {
 			return true
 		}
 	}
@@ -324,9 +324,9 @@ func releaseLocks(ctx context.Context, sess adapters.Session, st *unitState) {
 
 // cleanup runs a failed unit's cleanup steps (temporary tables) and
 // releases the session locks it took.
-func cleanup(ctx context.Context, sess adapters.Session, steps []adapters.Step, st *unitState) {
+func cleanup(ctx context.Context, sess adapters.Session, steps []plan.Step, st *unitState) {
 	for _, s := range steps {
-		if s.Purpose == adapters.Cleanup && !isRelease(steps, s) {
+		if s.Purpose == plan.Cleanup && !isRelease(steps, s) {
 			_, _ = sess.Exec(ctx, s.SQL)
 		}
 	}
@@ -337,7 +337,7 @@ func cleanup(ctx context.Context, sess adapters.Session, steps []adapters.Step, 
 // answer 1: 0 is a timed-out wait, and NULL an error in which the lock was
 // not taken. A transaction lock that waits returns nothing to read, unless
 // it is a try-lock answering false.
-func lockResult(s adapters.Step, rows [][]string) error {
+func lockResult(s plan.Step, rows [][]string) error {
 	v := ""
 	if len(rows) > 0 && len(rows[0]) > 0 {
 		v = rows[0][0]
@@ -352,12 +352,12 @@ func lockResult(s adapters.Step, rows [][]string) error {
 }
 
 // execSteps runs steps[from:] on the session and returns the first failure.
-func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.Unit, w *adapters.Write, steps []adapters.Step, from int, ur *UnitResult, row *adapters.AuditRow, st *unitState) *unitError {
+func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit, w *plan.Write, steps []plan.Step, from int, ur *UnitResult, row *plan.AuditRow, st *unitState) *unitError {
 	written := int64(-1) // rows reported by insert/merge steps; -1 unknown
 	for i := from; i < len(steps); i++ {
 		s := steps[i]
 		switch s.Purpose {
-		case adapters.Validate, adapters.CheckStep:
+		case plan.Validate, plan.CheckStep:
 			cr, err := runCheck(ctx, sess, s)
 			if err != nil {
 				return &unitError{step: i + 1, purp: s.Purpose, err: err}
@@ -370,12 +370,12 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 				return &unitError{step: i + 1, purp: s.Purpose, err: err}
 			}
 			continue
-		case adapters.Lock:
+		case plan.Lock:
 			if ue := r.takeLock(ctx, sess, u, s, i, ur, st); ue != nil {
 				return ue
 			}
 			continue
-		case adapters.AuditFinish:
+		case plan.AuditFinish:
 			// Rows written: what the insert or merge reported, else a count.
 			n := written
 			if n < 0 {
@@ -391,7 +391,7 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 		}
 		var affected int64
 		var err error
-		if s.Purpose == adapters.Cleanup && isRelease(steps, s) {
+		if s.Purpose == plan.Cleanup && isRelease(steps, s) {
 			// Released once per take, and only when this unit took it.
 			if st.release(s.SQL) {
 				_, _ = sess.Exec(context.WithoutCancel(ctx), s.SQL)
@@ -400,7 +400,7 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 			affected, err = sess.Exec(ctx, s.SQL)
 		}
 		if err != nil {
-			if s.Purpose == adapters.Cleanup && !st.inTx {
+			if s.Purpose == plan.Cleanup && !st.inTx {
 				continue // best effort: the unit's work is committed
 			}
 			// Inside the transaction a failed statement may have aborted
@@ -409,15 +409,15 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 			return &unitError{step: i + 1, purp: s.Purpose, err: err}
 		}
 		switch s.Purpose {
-		case adapters.Insert, adapters.Merge:
-			if affected >= 0 && w.Materialized == adapters.Incremental {
+		case plan.Insert, plan.Merge:
+			if affected >= 0 && w.Materialized == plan.Incremental {
 				written = max(written, 0) + affected
 			}
-		case adapters.Begin:
+		case plan.Begin:
 			st.inTx = true
-		case adapters.Commit:
+		case plan.Commit:
 			st.inTx = false
-		case adapters.AuditStart:
+		case plan.AuditStart:
 			st.audited = true
 		}
 		if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {
@@ -430,7 +430,7 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *compiler.
 // takeLock runs a lock step. A lock that waits says so; one that times out
 // fails the unit as locked by another run; a session lock is remembered
 // for its release.
-func (r *run) takeLock(ctx context.Context, sess adapters.Session, u *compiler.Unit, s adapters.Step, i int, ur *UnitResult, st *unitState) *unitError {
+func (r *run) takeLock(ctx context.Context, sess adapters.Session, u *plan.Unit, s plan.Step, i int, ur *UnitResult, st *unitState) *unitError {
 	t1 := time.Now()
 	_, rows, err := sess.Query(ctx, s.SQL, 1)
 	if err == nil {
@@ -464,7 +464,7 @@ func scalar(ctx context.Context, s adapters.Session, q string) (int64, error) {
 }
 
 // runCheck runs a check query; any row is a failure.
-func runCheck(ctx context.Context, s adapters.Session, step adapters.Step) (*CheckResult, error) {
+func runCheck(ctx context.Context, s adapters.Session, step plan.Step) (*CheckResult, error) {
 	c := step.Check
 	cols, rows, err := s.Query(ctx, step.SQL, sqlgen.SampleLimit)
 	if err != nil {
@@ -497,8 +497,8 @@ func checksJSON(cs []CheckResult) string {
 }
 
 // runSeed loads a CSV in bulk and records it in the audit table.
-func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *compiler.Unit, ur *UnitResult) {
-	row := &adapters.AuditRow{RunID: r.res.RunID, Job: u.Model, CodeHash: u.CodeHash, Target: r.plan.Target, AsOf: r.plan.AsOf, Started: time.Now().UTC(),
+func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *plan.Unit, ur *UnitResult) {
+	row := &plan.AuditRow{RunID: r.res.RunID, Job: u.Model, CodeHash: u.CodeHash, Target: r.pl.Target, AsOf: r.pl.AsOf, Started: time.Now().UTC(),
 		Attempt: r.db.nextAttempt(u.Model, ""), Inputs: u.Inputs, DataVersion: u.DataVersion}
 	if _, err := sess.Exec(ctx, r.d.AuditStart(r.state, row)); err != nil {
 		ur.Status, ur.Error = StatusFailed, err.Error()
@@ -507,7 +507,7 @@ func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *compiler.Un
 		}
 		return
 	}
-	node := r.plan.Nodes[u.Model]
+	node := r.pl.Nodes[u.Model]
 	var n int64
 	s := r.p.Seed(u.Model)
 	err := fmt.Errorf("seed %s was not parsed when the project loaded", u.Model) // only a project built by hand

@@ -11,6 +11,7 @@ import (
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/partition"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // VerifyOptions configure idemc verify.
@@ -52,24 +53,24 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 	}
 	opts := vo.Compile
 	opts.Models, opts.Seeds = true, true
-	plan, err := compiler.Compile(p, opts)
+	pl, err := compiler.Compile(p, opts)
 	if err != nil {
 		return nil, err
 	}
-	units := verifyUnits(plan, opts)
+	units := verifyUnits(pl, opts)
 	if len(units) == 0 {
 		return nil, fmt.Errorf("runner: nothing to verify in the selection")
 	}
-	ad, _ := adapters.Lookup(plan.Engine)
+	ad, _ := adapters.Lookup(pl.Engine)
 	d := ad.Dialect
-	release, err := claimScratch(ctx, p, opts.Target, plan, d)
+	release, err := claimScratch(ctx, p, opts.Target, pl, d)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 	fs := vo.AfterStep
 	results := make([]VerifyResult, len(units))
-	var snaps []adapters.Relation
+	var snaps []plan.Relation
 	defer func() { dropAll(ctx, p, opts.Target, snaps, d) }()
 	for run := 1; run <= vo.Runs; run++ {
 		o := opts
@@ -102,7 +103,7 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 				r.Error = fmt.Sprintf("run %d %s", run, msg)
 				continue
 			}
-			rel, where := region(plan, id, d)
+			rel, where := region(pl, id, d)
 			snap := rel // one snapshot per unit: partitions of a model share a table
 			snap.Name = sqlgen.Derive(d.IdentLimit(), d.IdentLimit().Name, snap.Name, fmt.Sprintf("%s_%d", verifySuffix, i))
 			fp, err := fingerprint(ctx, sess, d, rel, where)
@@ -149,7 +150,7 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 		r.Identical = r.Error == "" && len(r.Diff) == 0 && allEqual(r.Fingerprints)
 	}
 	if vo.AgainstFullRefresh {
-		more, err := againstFullRefresh(ctx, p, vo, plan)
+		more, err := againstFullRefresh(ctx, p, vo, pl)
 		if err != nil {
 			return results, err
 		}
@@ -159,33 +160,33 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 }
 
 // verifyUnits are the unit ids verify runs.
-func verifyUnits(plan *compiler.Plan, opts compiler.Options) []string {
+func verifyUnits(pl *plan.Plan, opts compiler.Options) []string {
 	var ids []string
-	for _, n := range plan.Selected {
-		node := plan.Nodes[n]
+	for _, n := range pl.Selected {
+		node := pl.Nodes[n]
 		switch {
-		case node.Seed || node.Materialized == adapters.Ephemeral:
+		case node.Seed || node.Materialized == plan.Ephemeral:
 			continue
-		case node.PartitionBy == "" || node.Materialized != adapters.Incremental:
+		case node.PartitionBy == "" || node.Materialized != plan.Incremental:
 			ids = append(ids, n)
 		case opts.Partition != "" || opts.Start != "":
-			for _, u := range plan.Units {
+			for _, u := range pl.Units {
 				if u.Model == n {
 					ids = append(ids, u.ID)
 				}
 			}
 		default:
 			newest := partition.Truncate(opts.AsOf.Add(-1), node.Granularity)
-			ids = append(ids, compiler.UnitID(n, partition.Key(newest, node.Granularity)))
+			ids = append(ids, plan.UnitID(n, partition.Key(newest, node.Granularity)))
 		}
 	}
 	return ids
 }
 
 // region is the relation a unit writes and the predicate of its rows.
-func region(plan *compiler.Plan, id string, d adapters.Dialect) (adapters.Relation, string) {
+func region(pl *plan.Plan, id string, d adapters.Dialect) (plan.Relation, string) {
 	model, key, _ := strings.Cut(id, "/")
-	node := plan.Nodes[model]
+	node := pl.Nodes[model]
 	if key == "" {
 		return node.Relation, ""
 	}
@@ -195,7 +196,7 @@ func region(plan *compiler.Plan, id string, d adapters.Dialect) (adapters.Relati
 	return node.Relation, fmt.Sprintf("%s >= %s AND %s < %s", col, d.WindowLiteral(w.Start, w.Granularity), col, d.WindowLiteral(w.End, w.Granularity))
 }
 
-func fingerprint(ctx context.Context, s adapters.Session, d adapters.Dialect, rel adapters.Relation, where string) (string, error) {
+func fingerprint(ctx context.Context, s adapters.Session, d adapters.Dialect, rel plan.Relation, where string) (string, error) {
 	cols, ok, err := s.Relation(ctx, rel)
 	if err != nil || !ok {
 		if err == nil {
@@ -232,7 +233,7 @@ func allEqual(xs []string) bool {
 }
 
 // dropAll removes verify's snapshot tables.
-func dropAll(ctx context.Context, p *project.Project, target string, rels []adapters.Relation, d adapters.Dialect) {
+func dropAll(ctx context.Context, p *project.Project, target string, rels []plan.Relation, d adapters.Dialect) {
 	if len(rels) == 0 {
 		return
 	}
@@ -255,7 +256,7 @@ func dropAll(ctx context.Context, p *project.Project, target string, rels []adap
 // scratch schemas (<schema>__idemc_verify, scratchName), compares each selected model's
 // whole table with the incrementally built one, then drops the scratch
 // schemas.
-func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOptions, plan *compiler.Plan) ([]VerifyResult, error) {
+func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOptions, pl *plan.Plan) ([]VerifyResult, error) {
 	scratch := *p
 	scratch.Targets = map[string]*project.Target{}
 	for name, t := range p.Targets {
@@ -268,14 +269,14 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 	}
 	scratch.SeedSchema = ""
 	if p.SeedSchema != "" {
-		scratch.SeedSchema = scratchName(plan.Engine, p.SeedSchema)
+		scratch.SeedSchema = scratchName(pl.Engine, p.SeedSchema)
 	}
 	// Models with their own schema setting move to scratch schemas too.
 	scratch.Models = make([]*project.Model, len(p.Models))
 	for i, m := range p.Models {
 		cm := *m
 		if cm.Config.Schema != "" {
-			cm.Config.Schema = scratchName(plan.Engine, cm.Config.Schema)
+			cm.Config.Schema = scratchName(pl.Engine, cm.Config.Schema)
 		}
 		scratch.Models[i] = &cm
 	}
@@ -283,7 +284,7 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 	o.FullRefresh, o.Models, o.Seeds = true, true, true
 	o.Partition, o.Start, o.End, o.Units = "", "", "", nil
 	var sel []string
-	for _, n := range plan.Selected {
+	for _, n := range pl.Selected {
 		sel = append(sel, "+"+n)
 	}
 	o.Select, o.Exclude = []string{strings.Join(sel, " ")}, nil
@@ -311,9 +312,9 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 	defer sess.Close()
 	d := ad.Dialect
 	var out []VerifyResult
-	for _, n := range plan.Selected {
-		node := plan.Nodes[n]
-		if node.Seed || node.Materialized == adapters.Ephemeral {
+	for _, n := range pl.Selected {
+		node := pl.Nodes[n]
+		if node.Seed || node.Materialized == plan.Ephemeral {
 			continue
 		}
 		r := VerifyResult{Unit: n + " (against a full refresh)"}
@@ -342,8 +343,8 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 }
 
 // dropScratch drops every scratch schema the full-refresh build used.
-func dropScratch(ctx context.Context, p *project.Project, target string, plan *compiler.Plan, perr error) {
-	if perr != nil || plan == nil {
+func dropScratch(ctx context.Context, p *project.Project, target string, pl *plan.Plan, perr error) {
+	if perr != nil || pl == nil {
 		return
 	}
 	eng, ad, err := Connect(context.WithoutCancel(ctx), p, target)
@@ -357,7 +358,7 @@ func dropScratch(ctx context.Context, p *project.Project, target string, plan *c
 	}
 	defer s.Close()
 	done := map[string]bool{}
-	for _, node := range plan.Nodes {
+	for _, node := range pl.Nodes {
 		sc := node.Relation.Schema
 		if strings.HasSuffix(sc, verifySuffix) && !done[sc] {
 			done[sc] = true

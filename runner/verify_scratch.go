@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // A verify killed with kill -9 (or stopped before its deferred drops ran)
@@ -24,17 +24,17 @@ import (
 // claimScratch takes the verify lock (engines with RunLocks, held until
 // release) and drops dead verifies' scratch relations. Cleanup is best
 // effort: an engine without information_schema keeps them.
-func claimScratch(ctx context.Context, p *project.Project, target string, plan *compiler.Plan, d adapters.Dialect) (release func(), err error) {
+func claimScratch(ctx context.Context, p *project.Project, target string, pl *plan.Plan, d adapters.Dialect) (release func(), err error) {
 	eng, ad, err := Connect(ctx, p, target)
 	if err != nil {
 		return nil, err
 	}
 	release = func() { eng.Close() }
 	if locks, ok := eng.(adapters.RunLocks); ok && !ad.Capabilities.SingleWriter {
-		unlock, err := locks.HoldRun(ctx, verifyLockID(p, plan))
+		unlock, err := locks.HoldRun(ctx, verifyLockID(p, pl))
 		if err != nil {
 			eng.Close()
-			return nil, fmt.Errorf("runner: another idemc verify is running on target %s (its lock is held): %w; wait for it to finish", plan.Target, err)
+			return nil, fmt.Errorf("runner: another idemc verify is running on target %s (its lock is held): %w; wait for it to finish", pl.Target, err)
 		}
 		release = func() { unlock(); eng.Close() }
 	}
@@ -44,7 +44,7 @@ func claimScratch(ctx context.Context, p *project.Project, target string, plan *
 		return nil, err
 	}
 	defer sess.Close()
-	for _, q := range leftoverDrops(ctx, sess, plan, d) {
+	for _, q := range leftoverDrops(ctx, sess, pl, d) {
 		_, _ = sess.Exec(ctx, q)
 	}
 	if ad.Capabilities.SingleWriter {
@@ -58,9 +58,9 @@ func claimScratch(ctx context.Context, p *project.Project, target string, plan *
 // verifyLockID names the verify lock: one per server database and schema
 // (MariaDB's locks are server-wide, so the DSN, which names the database,
 // is part of it), hashed to fit MariaDB's 64-character lock names.
-func verifyLockID(p *project.Project, plan *compiler.Plan) string {
+func verifyLockID(p *project.Project, pl *plan.Plan) string {
 	h := fnv.New64a()
-	if t := p.Targets[plan.Target]; t != nil {
+	if t := p.Targets[pl.Target]; t != nil {
 		settings, _ := t.Resolve(os.LookupEnv)
 		// The DSN without its secrets (however short): a changed password
 		// names the same database.
@@ -78,10 +78,10 @@ func verifyLockID(p *project.Project, plan *compiler.Plan) string {
 // leftoverDrops lists the DROP statements for scratch relations next to
 // the plan's relations: a snapshot table is named by a relation of the
 // same schema, a scratch schema by one of the plan's schemas.
-func leftoverDrops(ctx context.Context, sess adapters.Session, plan *compiler.Plan, d adapters.Dialect) []string {
-	names := map[string]adapters.Relation{} // schema + "\x00" + name
+func leftoverDrops(ctx context.Context, sess adapters.Session, pl *plan.Plan, d adapters.Dialect) []string {
+	names := map[string]plan.Relation{} // schema + "\x00" + name
 	schemas := map[string]bool{}
-	for _, n := range plan.Nodes {
+	for _, n := range pl.Nodes {
 		names[n.Relation.Schema+"\x00"+n.Relation.Name] = n.Relation
 		schemas[n.Relation.Schema] = true
 	}

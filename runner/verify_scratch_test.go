@@ -3,8 +3,8 @@ package runner
 import (
 	"testing"
 
-	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // TestVerifyLockID: verifies of one database and schema share a lock;
@@ -13,7 +13,7 @@ import (
 func TestVerifyLockID(t *testing.T) {
 	id := func(dsn, schema string) string {
 		p := &project.Project{Targets: map[string]*project.Target{"t": {Engine: "mysql", Schema: schema, Settings: map[string]string{"dsn": dsn}}}}
-		return verifyLockID(p, &compiler.Plan{Target: "t"})
+		return verifyLockID(p, &plan.Plan{Target: "t"})
 	}
 	a := id("u:pw@tcp(h:3306)/one", "")
 	if a != id("u:other@tcp(h:3306)/one", "") {

@@ -23,6 +23,7 @@ import (
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/bigquery/dialect"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 func init() {
@@ -270,7 +271,7 @@ func (e *Engine) regionalize(q string) string {
 }
 
 // Columns reports a query's columns with a dry run (no cost, no rows).
-func (s *Session) Columns(ctx context.Context, sql string) ([]adapters.Column, error) {
+func (s *Session) Columns(ctx context.Context, sql string) ([]plan.Column, error) {
 	q := s.query(sql)
 	q.DryRun = true
 	j, err := q.Run(ctx)
@@ -291,16 +292,16 @@ func (s *Session) Columns(ctx context.Context, sql string) ([]adapters.Column, e
 	return schemaColumns(d.Schema), nil
 }
 
-func schemaColumns(s bq.Schema) []adapters.Column {
-	out := make([]adapters.Column, len(s))
+func schemaColumns(s bq.Schema) []plan.Column {
+	out := make([]plan.Column, len(s))
 	for i, f := range s {
-		out[i] = adapters.Column{Name: f.Name, Type: string(f.Type)}
+		out[i] = plan.Column{Name: f.Name, Type: string(f.Type)}
 	}
 	return out
 }
 
 // Relation reports a table's columns from its metadata (tables.get).
-func (s *Session) Relation(ctx context.Context, r adapters.Relation) ([]adapters.Column, bool, error) {
+func (s *Session) Relation(ctx context.Context, r plan.Relation) ([]plan.Column, bool, error) {
 	project := r.Database
 	if project == "" {
 		project = s.e.project

@@ -9,13 +9,14 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/bigquery/dialect"
+	"github.com/idemc/idemc/plan"
 )
 
 // runUnit executes a recipe on one session the way the runner does
 // (runner/unit.go): validate and check steps are queries whose rows are
 // failures; an error after BEGIN sends the dialect's ROLLBACK; cleanups run
 // after a failure too.
-func runUnit(t *testing.T, s adapters.Session, steps []adapters.Step) error {
+func runUnit(t *testing.T, s adapters.Session, steps []plan.Step) error {
 	t.Helper()
 	ctx := context.Background()
 	inTx := false
@@ -24,7 +25,7 @@ func runUnit(t *testing.T, s adapters.Session, steps []adapters.Step) error {
 			_, _ = s.Exec(ctx, dialect.NewDialect().Rollback())
 		}
 		for _, st := range steps {
-			if st.Purpose == adapters.Cleanup {
+			if st.Purpose == plan.Cleanup {
 				_, _ = s.Exec(ctx, st.SQL)
 			}
 		}
@@ -32,7 +33,7 @@ func runUnit(t *testing.T, s adapters.Session, steps []adapters.Step) error {
 	}
 	for _, st := range steps {
 		switch st.Purpose {
-		case adapters.Validate, adapters.CheckStep:
+		case plan.Validate, plan.CheckStep:
 			_, rows, err := s.Query(ctx, st.SQL, 5)
 			if err != nil {
 				return fail(err)
@@ -43,39 +44,39 @@ func runUnit(t *testing.T, s adapters.Session, steps []adapters.Step) error {
 			continue
 		}
 		if _, err := s.Exec(ctx, st.SQL); err != nil {
-			if st.Purpose == adapters.Cleanup {
+			if st.Purpose == plan.Cleanup {
 				continue
 			}
 			return fail(err)
 		}
 		switch st.Purpose {
-		case adapters.Begin:
+		case plan.Begin:
 			inTx = true
-		case adapters.Commit:
+		case plan.Commit:
 			inTx = false
 		}
 	}
 	return nil
 }
 
-func testState() adapters.State {
-	return adapters.StateIn("analytics")
+func testState() plan.State {
+	return plan.StateIn("analytics")
 }
 
-func partitionWrite(strategy string) *adapters.Write {
+func partitionWrite(strategy string) *plan.Write {
 	start := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
-	return &adapters.Write{
-		Model: "events_daily", Materialized: adapters.Incremental, Strategy: strategy,
-		Target:      adapters.Relation{Schema: "analytics", Name: "events_daily"},
+	return &plan.Write{
+		Model: "events_daily", Materialized: plan.Incremental, Strategy: strategy,
+		Target:      plan.Relation{Schema: "analytics", Name: "events_daily"},
 		Select:      "SELECT event_key, event_date, amount FROM `raw`.`events` WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'",
-		PartitionBy: "event_date", Window: &adapters.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
+		PartitionBy: "event_date", Window: &plan.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
 		Columns: []string{"event_key", "event_date", "amount"},
-		Checks: []*adapters.Check{
-			{Name: "unique(event_key)", Kind: adapters.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
-			{Name: "min_rows(1)", Kind: adapters.CheckMinRows, Severity: "warn", MinRows: 1},
+		Checks: []*plan.Check{
+			{Name: "unique(event_key)", Kind: plan.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
+			{Name: "min_rows(1)", Kind: plan.CheckMinRows, Severity: "warn", MinRows: 1},
 		},
 		State: testState(),
-		Audit: &adapters.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "bigquery"},
+		Audit: &plan.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "bigquery"},
 	}
 }
 
@@ -200,7 +201,7 @@ func TestInsertOverwriteWritesThePartitionWithWriteTruncate(t *testing.T) {
 			f := newFakeBigQuery(t)
 			e := f.engine(t, "US")
 			w := partitionWrite("insert_overwrite")
-			w.Window = &adapters.Window{Start: tc.start, End: tc.end, Granularity: tc.gran, Key: tc.key}
+			w.Window = &plan.Window{Start: tc.start, End: tc.end, Granularity: tc.gran, Key: tc.key}
 			w.Audit.Partition = tc.key
 			s, _ := e.Session(context.Background())
 			if err := runUnit(t, s, dialect.NewDialect().Recipe(w)); err != nil {
@@ -333,7 +334,7 @@ func TestRetriedTransactionGetsANewJobID(t *testing.T) {
 	// The runner retries the transaction from BEGIN on the same session.
 	begin := 0
 	for i, st := range steps {
-		if st.Purpose == adapters.Begin {
+		if st.Purpose == plan.Begin {
 			begin = i
 		}
 	}
@@ -414,11 +415,11 @@ func TestSessionReadsAndDescribes(t *testing.T) {
 	if j := f.submitted()[1]; !j.DryRun {
 		t.Error("describing a query must be a dry run (no cost)")
 	}
-	if _, ok, err := s.Relation(ctx, adapters.Relation{Schema: "analytics", Name: "missing"}); ok || err != nil {
+	if _, ok, err := s.Relation(ctx, plan.Relation{Schema: "analytics", Name: "missing"}); ok || err != nil {
 		t.Fatalf("missing table: ok %v err %v", ok, err)
 	}
 	f.tables["analytics.events_daily"] = []string{"event_key", "event_date"}
-	rc, ok, err := s.Relation(ctx, adapters.Relation{Schema: "analytics", Name: "events_daily"})
+	rc, ok, err := s.Relation(ctx, plan.Relation{Schema: "analytics", Name: "events_daily"})
 	if !ok || err != nil || len(rc) != 2 {
 		t.Fatalf("table: %v %v %v", rc, ok, err)
 	}
@@ -442,21 +443,21 @@ func TestAsideSwapJobs(t *testing.T) {
 	wa := *w
 	wa.Target = aside
 	body := d.Recipe(&wa)
-	steps := []adapters.Step{body[0], {Purpose: adapters.SchemaStep, SQL: d.CopyTable(aside, w.Target, true)[0]},
-		{Purpose: adapters.SchemaStep, SQL: d.AddColumn(aside, adapters.Column{Name: "note", Type: "STRING"})}}
+	steps := []plan.Step{body[0], {Purpose: plan.SchemaStep, SQL: d.CopyTable(aside, w.Target, true)[0]},
+		{Purpose: plan.SchemaStep, SQL: d.AddColumn(aside, plan.Column{Name: "note", Type: "STRING"})}}
 	in := false
 	for _, s := range body {
-		in = in || s.Purpose == adapters.Begin
-		if in && s.Purpose != adapters.AuditFinish && s.Purpose != adapters.StateStep {
+		in = in || s.Purpose == plan.Begin
+		if in && s.Purpose != plan.AuditFinish && s.Purpose != plan.StateStep {
 			steps = append(steps, s)
 		}
-		if s.Purpose == adapters.Commit {
+		if s.Purpose == plan.Commit {
 			break
 		}
 	}
-	steps = append(steps, adapters.Step{Purpose: adapters.Publish, SQL: d.SwapTable(w.Target, aside, aside)},
-		adapters.Step{Purpose: adapters.Begin, SQL: dialect.BeginSQL}, d.AuditFinishStep(w, ""), adapters.Step{Purpose: adapters.Commit, SQL: dialect.CommitSQL},
-		adapters.Step{Purpose: adapters.Cleanup, SQL: d.DropTable(aside)})
+	steps = append(steps, plan.Step{Purpose: plan.Publish, SQL: d.SwapTable(w.Target, aside, aside)},
+		plan.Step{Purpose: plan.Begin, SQL: dialect.BeginSQL}, d.AuditFinishStep(w, ""), plan.Step{Purpose: plan.Commit, SQL: dialect.CommitSQL},
+		plan.Step{Purpose: plan.Cleanup, SQL: d.DropTable(aside)})
 	for _, fail := range []bool{false, true} {
 		f := newFakeBigQuery(t)
 		if fail {

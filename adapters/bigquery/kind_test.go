@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/bigquery/dialect"
+	"github.com/idemc/idemc/plan"
 )
 
 // TestKindSwapJobs: a view that becomes an incremental table, as the
@@ -25,22 +25,22 @@ func TestKindSwapJobs(t *testing.T) {
 	wa := *w
 	wa.Target = aside
 	body := d.Recipe(&wa)
-	var steps []adapters.Step
+	var steps []plan.Step
 	in := false
 	for _, s := range body {
-		in = in || s.Purpose == adapters.Begin
-		if s.Purpose == adapters.Prepare || in && s.Purpose != adapters.AuditFinish && s.Purpose != adapters.StateStep {
+		in = in || s.Purpose == plan.Begin
+		if s.Purpose == plan.Prepare || in && s.Purpose != plan.AuditFinish && s.Purpose != plan.StateStep {
 			steps = append(steps, s)
 		}
-		if s.Purpose == adapters.Commit {
+		if s.Purpose == plan.Commit {
 			break
 		}
 	}
 	for _, q := range d.SwapKind(w, aside, old, true) {
-		steps = append(steps, adapters.Step{Purpose: adapters.Publish, SQL: q})
+		steps = append(steps, plan.Step{Purpose: plan.Publish, SQL: q})
 	}
-	steps = append(steps, adapters.Step{Purpose: adapters.Begin, SQL: dialect.BeginSQL}, d.AuditFinishStep(w, ""), adapters.Step{Purpose: adapters.Commit, SQL: dialect.CommitSQL},
-		adapters.Step{Purpose: adapters.Cleanup, SQL: d.DropTable(aside)})
+	steps = append(steps, plan.Step{Purpose: plan.Begin, SQL: dialect.BeginSQL}, d.AuditFinishStep(w, ""), plan.Step{Purpose: plan.Commit, SQL: dialect.CommitSQL},
+		plan.Step{Purpose: plan.Cleanup, SQL: d.DropTable(aside)})
 	dest := d.Qualify(w.Target)
 	for _, fail := range []bool{false, true} {
 		f := newFakeBigQuery(t)

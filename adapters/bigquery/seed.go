@@ -8,15 +8,15 @@ import (
 
 	bq "cloud.google.com/go/bigquery"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/seed"
+	"github.com/idemc/idemc/plan"
 )
 
 // LoadSeed replaces r with the seed in one load job (WRITE_TRUNCATE: the
 // table changes at once or not at all), with the schema from the seed's
 // kinds. The job reads the seed re-encoded as canonical CSV (every value
 // in its kind's text, an empty field for NULL), not the user's file.
-func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Table) (int64, error) {
+func (e *Engine) LoadSeed(ctx context.Context, r plan.Relation, t *seed.Table) (int64, error) {
 	data, err := seedCSV(t)
 	if err != nil {
 		return 0, err

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/seed"
+	"github.com/idemc/idemc/plan"
 )
 
 // TestLoadSeedOneLoadJob: a seed is one WRITE_TRUNCATE load job with the
@@ -18,7 +18,7 @@ func TestLoadSeedOneLoadJob(t *testing.T) {
 	if errs != nil {
 		t.Fatal(errs)
 	}
-	n, err := e.LoadSeed(context.Background(), adapters.Relation{Schema: "raw", Name: "s"}, tab)
+	n, err := e.LoadSeed(context.Background(), plan.Relation{Schema: "raw", Name: "s"}, tab)
 	if err != nil || n != 2 {
 		t.Fatalf("loaded %d: %v", n, err)
 	}

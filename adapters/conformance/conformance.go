@@ -22,6 +22,7 @@ import (
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/internal/faultinject"
+	"github.com/idemc/idemc/plan"
 	"github.com/idemc/idemc/runner"
 )
 
@@ -238,7 +239,7 @@ func (e *env) query(q string) [][]string {
 }
 
 func (e *env) rel(name string) string {
-	return e.d.Qualify(adapters.Relation{Schema: e.schema, Name: name})
+	return e.d.Qualify(plan.Relation{Schema: e.schema, Name: name})
 }
 
 // fingerprint is a table's rows, sorted: equal fingerprints, equal content.

@@ -53,6 +53,7 @@ import (
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/internal/faultinject"
+	"github.com/idemc/idemc/plan"
 	"github.com/idemc/idemc/runner"
 )
 
@@ -109,10 +110,10 @@ const (
 
 // allPurposes are the step purposes of every recipe, in recipe order: the
 // fail_step trials take them in turn.
-var allPurposes = []adapters.Purpose{
-	adapters.Prepare, adapters.AuditStart, adapters.Begin, adapters.Lock, adapters.Stage,
-	adapters.Validate, adapters.Delete, adapters.Insert, adapters.Merge, adapters.CheckStep,
-	adapters.Publish, adapters.StateStep, adapters.AuditFinish, adapters.Commit, adapters.Cleanup,
+var allPurposes = []plan.Purpose{
+	plan.Prepare, plan.AuditStart, plan.Begin, plan.Lock, plan.Stage,
+	plan.Validate, plan.Delete, plan.Insert, plan.Merge, plan.CheckStep,
+	plan.Publish, plan.StateStep, plan.AuditFinish, plan.Commit, plan.Cleanup,
 }
 
 // The fault project: six day partitions (2026-07-01 … 2026-07-06).
@@ -290,7 +291,7 @@ func Faults(t *testing.T, tgt Target, o Options) {
 	t.Setenv("IDEMC_FAULT", "")
 	t.Setenv("IDEMC_TRACE", "")
 	s := &faultSuite{t: t, tgt: tgt, o: o, rng: rand.New(rand.NewSource(o.Seed)), started: time.Now(),
-		outcomes: map[string]map[string]int{}, fired: map[adapters.Purpose]int{}, missed: map[adapters.Purpose][]string{}}
+		outcomes: map[string]map[string]int{}, fired: map[plan.Purpose]int{}, missed: map[plan.Purpose][]string{}}
 	// Delays come from a generator of their own: their range depends on
 	// measured times, and must not shift the other draws of a seed.
 	s.timing = rand.New(rand.NewSource(o.Seed + 1))
@@ -340,24 +341,24 @@ type faultSuite struct {
 	soak      bool // IDEMC_SOAK=1: the long sweep
 	swept     int  // trials of the sweep
 	started   time.Time
-	failNext  int                           // next purpose of the fail_step cycle
-	outcomes  map[string]map[string]int     // kind → outcome → count
-	fired     map[adapters.Purpose]int      // fail rules that fired, by purpose
-	missed    map[adapters.Purpose][]string // fail rules that ran their unit but never fired
-	midStmt   int                           // external kills that landed while a statement ran
+	failNext  int                       // next purpose of the fail_step cycle
+	outcomes  map[string]map[string]int // kind → outcome → count
+	fired     map[plan.Purpose]int      // fail rules that fired, by purpose
+	missed    map[plan.Purpose][]string // fail rules that ran their unit but never fired
+	midStmt   int                       // external kills that landed while a statement ran
 	recovered int
 }
 
 type faultUnit struct {
 	id       string
-	purposes []adapters.Purpose
+	purposes []plan.Purpose
 	// post: the purpose's first step comes after the unit's data is
 	// visible (after COMMIT, or after the publish of a recipe without a
 	// transaction), so a failure there cannot roll the write back.
-	post map[adapters.Purpose]bool
+	post map[plan.Purpose]bool
 }
 
-func (u faultUnit) has(p adapters.Purpose) bool {
+func (u faultUnit) has(p plan.Purpose) bool {
 	for _, x := range u.purposes {
 		if x == p {
 			return true
@@ -436,27 +437,27 @@ func (s *faultSuite) reference() bool {
 			t.Fatal(err)
 		}
 		at, _ := time.Parse(time.RFC3339, faultAsOf)
-		plan, err := compiler.Compile(p, compiler.Options{AsOf: at, Models: true})
+		pl, err := compiler.Compile(p, compiler.Options{AsOf: at, Models: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, u := range plan.Units {
+		for _, u := range pl.Units {
 			if u.Seed {
 				continue
 			}
-			fu := faultUnit{id: u.ID, post: map[adapters.Purpose]bool{}}
-			seen := map[adapters.Purpose]bool{}
+			fu := faultUnit{id: u.ID, post: map[plan.Purpose]bool{}}
+			seen := map[plan.Purpose]bool{}
 			tx, visible := false, false
 			for _, st := range u.Steps {
-				if st.Purpose == adapters.Begin {
+				if st.Purpose == plan.Begin {
 					tx = true
 				}
 				if !seen[st.Purpose] {
 					seen[st.Purpose] = true
 					fu.purposes = append(fu.purposes, st.Purpose)
-					fu.post[st.Purpose] = visible || st.Purpose == adapters.Commit || !tx && st.Purpose == adapters.Publish
+					fu.post[st.Purpose] = visible || st.Purpose == plan.Commit || !tx && st.Purpose == plan.Publish
 				}
-				if st.Purpose == adapters.Commit || !tx && st.Purpose == adapters.Publish {
+				if st.Purpose == plan.Commit || !tx && st.Purpose == plan.Publish {
 					visible = true
 				}
 			}
@@ -538,7 +539,7 @@ func describeExit(code int) string {
 type trialSpec struct {
 	kind    string
 	unit    faultUnit
-	purpose adapters.Purpose
+	purpose plan.Purpose
 	rebuild *bool
 }
 
@@ -559,7 +560,7 @@ func (s *faultSuite) randomSpec(kind string) trialSpec {
 	return sp
 }
 
-func (s *faultSuite) unitsWith(p adapters.Purpose) []faultUnit {
+func (s *faultSuite) unitsWith(p plan.Purpose) []faultUnit {
 	var out []faultUnit
 	for _, u := range s.units {
 		if u.has(p) {
@@ -846,8 +847,8 @@ func (s *faultSuite) observe(d time.Duration, code int) {
 }
 
 // purposes are the step purposes some unit of the project has.
-func (s *faultSuite) purposes() []adapters.Purpose {
-	var out []adapters.Purpose
+func (s *faultSuite) purposes() []plan.Purpose {
+	var out []plan.Purpose
 	for _, p := range allPurposes {
 		for _, u := range s.units {
 			if u.has(p) {
@@ -861,7 +862,7 @@ func (s *faultSuite) purposes() []adapters.Purpose {
 
 // nextFail is the next purpose of the fail_step cycle and a random unit
 // that has such a step.
-func (s *faultSuite) nextFail() (faultUnit, adapters.Purpose) {
+func (s *faultSuite) nextFail() (faultUnit, plan.Purpose) {
 	for range allPurposes {
 		p := allPurposes[s.failNext%len(allPurposes)]
 		s.failNext++
@@ -1125,7 +1126,7 @@ func (s *faultSuite) snap(t *testing.T, e *env) *snapshot {
 		if !exists[strings.ToLower(schema)+"."+ft.name] {
 			continue
 		}
-		rel := d.Qualify(adapters.Relation{Schema: schema, Name: ft.name})
+		rel := d.Qualify(plan.Relation{Schema: schema, Name: ft.name})
 		parts, counts := map[string]string{}, map[string]int{}
 		if ft.big {
 			p, k, v := d.Quote(ft.part), d.Quote(ft.key), d.Quote("v")
@@ -1181,14 +1182,14 @@ func (s *faultSuite) snap(t *testing.T, e *env) *snapshot {
 		sn.tables[ft.name], sn.counts[ft.name] = parts, counts
 	}
 	if exists[strings.ToLower(e.schema)+".idemc_state"] {
-		_, rows, err := sess.Query(ctx, "SELECT job_name, high_water FROM "+d.Qualify(adapters.Relation{Schema: e.schema, Name: "idemc_state"})+" ORDER BY job_name, high_water", 0)
+		_, rows, err := sess.Query(ctx, "SELECT job_name, high_water FROM "+d.Qualify(plan.Relation{Schema: e.schema, Name: "idemc_state"})+" ORDER BY job_name, high_water", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sn.marks = strings.Join(flatten(rows), "; ")
 	}
 	if exists[strings.ToLower(e.schema)+".idemc_audit"] {
-		_, rows, err := sess.Query(ctx, "SELECT job_name, partition_key, status, row_count, run_id, attempt FROM "+d.Qualify(adapters.Relation{Schema: e.schema, Name: "idemc_audit"}), 0)
+		_, rows, err := sess.Query(ctx, "SELECT job_name, partition_key, status, row_count, run_id, attempt FROM "+d.Qualify(plan.Relation{Schema: e.schema, Name: "idemc_audit"}), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

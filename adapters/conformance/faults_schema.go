@@ -23,8 +23,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/plan"
 )
 
 // schemaChangeCase is one model change.
@@ -76,14 +76,14 @@ func sfFiles(c schemaChangeCase, text string) map[string]string {
 }
 
 // purposes are the steps the case's units may have, on some engine.
-func (c schemaChangeCase) purposes() []adapters.Purpose {
+func (c schemaChangeCase) purposes() []plan.Purpose {
 	switch c.model {
 	case "daily":
-		return []adapters.Purpose{adapters.SchemaStep, adapters.Validate, adapters.Delete, adapters.Insert, adapters.CheckStep}
+		return []plan.Purpose{plan.SchemaStep, plan.Validate, plan.Delete, plan.Insert, plan.CheckStep}
 	case "keyed":
-		return []adapters.Purpose{adapters.SchemaStep, adapters.Stage, adapters.Validate, adapters.Delete, adapters.Insert, adapters.Publish, adapters.CheckStep}
+		return []plan.Purpose{plan.SchemaStep, plan.Stage, plan.Validate, plan.Delete, plan.Insert, plan.Publish, plan.CheckStep}
 	}
-	return []adapters.Purpose{adapters.SchemaStep, adapters.Stage, adapters.Delete, adapters.Insert, adapters.Publish, adapters.CheckStep}
+	return []plan.Purpose{plan.SchemaStep, plan.Stage, plan.Delete, plan.Insert, plan.Publish, plan.CheckStep}
 }
 
 // SchemaFaults runs the schema-change-then-fail trials and logs a SUMMARY
@@ -110,7 +110,7 @@ func SchemaFaults(t *testing.T, tgt Target) {
 					outcome = "FAILED"
 				}
 				count("fail_"+c.name, outcome)
-				if outcome == "restored" && (soak || p == adapters.SchemaStep || p == adapters.CheckStep) {
+				if outcome == "restored" && (soak || p == plan.SchemaStep || p == plan.CheckStep) {
 					outcome = sfTrial(t, tgt, c, "crash", p, want)
 					if t.Failed() {
 						outcome = "FAILED"
@@ -147,7 +147,7 @@ func SchemaFaults(t *testing.T, tgt Target) {
 // is the swap: a failure after it leaves the new relation), or not_reached
 // (no unit has a step of that purpose: a plain run of the new model, which
 // must equal a clean build).
-func sfTrial(t *testing.T, tgt Target, c schemaChangeCase, action string, p adapters.Purpose, want string) string {
+func sfTrial(t *testing.T, tgt Target, c schemaChangeCase, action string, p plan.Purpose, want string) string {
 	t.Helper()
 	e := newEnv(t, tgt, sfFiles(c, c.before))
 	e.mustSucceed(e.build(asOf, nil))
@@ -174,7 +174,7 @@ func sfTrial(t *testing.T, tgt Target, c schemaChangeCase, action string, p adap
 		t.Setenv("IDEMC_FAULT", "")
 		// On MySQL the publish step is the swap itself: a failure after
 		// it leaves the new relation (complete) and a failed row.
-		postSwap := tgt.Engine == "mysql" && p == adapters.Publish
+		postSwap := tgt.Engine == "mysql" && p == plan.Publish
 		switch {
 		case res.OK():
 			reached, outcome = false, "not_reached"

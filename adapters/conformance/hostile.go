@@ -28,6 +28,7 @@ import (
 	"github.com/idemc/idemc/compiler/diag"
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/internal/faultinject"
+	"github.com/idemc/idemc/plan"
 	"github.com/idemc/idemc/runner"
 )
 
@@ -149,8 +150,8 @@ WHERE %s >= {{ watermark_start }} AND %s < {{ watermark_end }}
 	raw := e.schema + "_raw"
 	// Canaries in both schemas, created before the first build.
 	for _, sc := range []string{e.schema, raw} {
-		canary := d.Qualify(adapters.Relation{Schema: sc, Name: "canary"})
-		e.exec(d.CreateSchema(adapters.Relation{Schema: sc, Name: "x"}), "CREATE TABLE "+canary+" (n INT)", "INSERT INTO "+canary+" VALUES (1)")
+		canary := d.Qualify(plan.Relation{Schema: sc, Name: "canary"})
+		e.exec(d.CreateSchema(plan.Relation{Schema: sc, Name: "x"}), "CREATE TABLE "+canary+" (n INT)", "INSERT INTO "+canary+" VALUES (1)")
 	}
 	for i := 0; i < 2; i++ {
 		res := e.build("2026-07-03T00:00:00Z", func(o *compiler.Options) {
@@ -161,11 +162,11 @@ WHERE %s >= {{ watermark_start }} AND %s < {{ watermark_end }}
 		e.mustSucceed(res)
 	}
 	for _, sc := range []string{e.schema, raw} {
-		if got := e.query("SELECT count(*) FROM " + d.Qualify(adapters.Relation{Schema: sc, Name: "canary"})); got[0][0] != "1" {
+		if got := e.query("SELECT count(*) FROM " + d.Qualify(plan.Relation{Schema: sc, Name: "canary"})); got[0][0] != "1" {
 			t.Fatalf("canary in %q: %v", sc, got)
 		}
 	}
-	rel := func(name string) string { return d.Qualify(adapters.Relation{Schema: e.schema, Name: name}) }
+	rel := func(name string) string { return d.Qualify(plan.Relation{Schema: e.schema, Name: name}) }
 	// The values came through unchanged, once each.
 	for _, v := range hostileValues {
 		got := e.query(fmt.Sprintf("SELECT count(*) FROM %s WHERE %s = %s", rel("odd"), q(hostileCol), d.String(v)))
@@ -218,7 +219,7 @@ WHERE %s >= {{ watermark_start }} AND %s < {{ watermark_end }}
 		t.Errorf("odd has %s rows after the failed check, want 6", got[0][0])
 	}
 	for _, sc := range []string{e.schema, raw} {
-		if got := e.query("SELECT count(*) FROM " + d.Qualify(adapters.Relation{Schema: sc, Name: "canary"})); got[0][0] != "1" {
+		if got := e.query("SELECT count(*) FROM " + d.Qualify(plan.Relation{Schema: sc, Name: "canary"})); got[0][0] != "1" {
 			t.Fatalf("canary in %q after the failed check: %v", sc, got)
 		}
 	}
@@ -432,15 +433,15 @@ func hostileSecrets(t *testing.T, tgt Target) {
 		} else {
 			check("the test error", err.Error())
 		}
-		plan, err := compiler.Compile(p, opts)
+		pl, err := compiler.Compile(p, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ad, _ := adapters.Lookup(tgt.Engine)
-		if err := runner.WriteCompiled(e.dir, plan, ad.Dialect); err != nil {
+		if err := runner.WriteCompiled(e.dir, pl, ad.Dialect); err != nil {
 			t.Fatal(err)
 		}
-		check("the printed plan", plan.Format(true))
+		check("the printed pl", pl.Format(true))
 	})
 	check("the run output", out.String())
 	check("stderr (the statement trace)", stderr)

@@ -3,9 +3,10 @@ package conformance
 import (
 	"fmt"
 
-	"github.com/idemc/idemc/adapters"
 	"strings"
 	"testing"
+
+	"github.com/idemc/idemc/plan"
 )
 
 // Materialization changes (issue 17, item 7): a model switched between
@@ -52,7 +53,7 @@ func matTransitions(t *testing.T, tgt Target) {
 	e := newEnv(t, tgt, base(files))
 	e.mustSucceed(e.build(asOf, nil))
 	want := e.fingerprint("m_view_table")
-	src := e.query("SELECT count(*), sum(amount) FROM " + e.d.Qualify(adapters.Relation{Schema: e.schema + "_raw", Name: "events"}))
+	src := e.query("SELECT count(*), sum(amount) FROM " + e.d.Qualify(plan.Relation{Schema: e.schema + "_raw", Name: "events"}))
 
 	// A switch whose check fails keeps the previous relation.
 	before := map[string]string{}
@@ -90,7 +91,7 @@ func matTransitions(t *testing.T, tgt Target) {
 	}
 	// No write went through an old view into its source (MySQL's views
 	// are updatable), and nothing was left aside.
-	equal(t, "the source after the switches", fmt.Sprint(e.query("SELECT count(*), sum(amount) FROM "+e.d.Qualify(adapters.Relation{Schema: e.schema + "_raw", Name: "events"}))), fmt.Sprint(src))
+	equal(t, "the source after the switches", fmt.Sprint(e.query("SELECT count(*), sum(amount) FROM "+e.d.Qualify(plan.Relation{Schema: e.schema + "_raw", Name: "events"}))), fmt.Sprint(src))
 	left := e.query("SELECT table_name FROM information_schema.tables WHERE table_schema = " + e.d.String(e.schema) + " AND table_name LIKE '%idemc\\_%' AND table_name NOT IN ('idemc_audit', 'idemc_state', 'idemc_runs')")
 	if len(left) > 0 {
 		t.Fatalf("relations left over: %v", left)

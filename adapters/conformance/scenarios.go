@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/plan"
 )
 
 const eventsCSV = `id,d,user_id,amount
@@ -78,7 +79,7 @@ SELECT user_id, count(*) AS n FROM {{ ref("daily") }} GROUP BY user_id`,
 	for _, tb := range tables {
 		first[tb] = e.fingerprint(tb)
 	}
-	seedQuery := "SELECT id, d, user_id, amount FROM " + e.d.Qualify(adapters.Relation{Schema: e.schema + "_raw", Name: "events"}) + " ORDER BY id"
+	seedQuery := "SELECT id, d, user_id, amount FROM " + e.d.Qualify(plan.Relation{Schema: e.schema + "_raw", Name: "events"}) + " ORDER BY id"
 	first["seed"] = strings.Join(flatten(e.query(seedQuery)), "|")
 	e.mustSucceed(e.build(asOf, func(o *compiler.Options) { o.Start, o.End = "2026-07-01", "2026-07-05" }))
 	for _, tb := range tables {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/plan"
 )
 
 // soundState: "up to date" means what a full rebuild would leave (DESIGN
@@ -65,7 +65,7 @@ SELECT {{ start }} AS d, 1 AS id, n FROM {{ ref("counts") }}`,
 	// view reads it (PostgreSQL binds views to the table's columns).
 	e.write(map[string]string{"seeds/s.csv": "k,note\na,1.5\nb,2\n"})
 	e.mustSucceed(e.build(asOf, one))
-	rows := e.query("SELECT k, note FROM " + e.d.Qualify(adapters.Relation{Schema: e.schema + "_raw", Name: "s"}) + " ORDER BY k")
+	rows := e.query("SELECT k, note FROM " + e.d.Qualify(plan.Relation{Schema: e.schema + "_raw", Name: "s"}) + " ORDER BY k")
 	if len(rows) != 2 || rows[0][0] != "a" || !strings.HasPrefix(rows[0][1], "1.5") || !strings.HasPrefix(rows[1][1], "2") {
 		t.Errorf("the seed with its new column holds %v", rows)
 	}
@@ -97,7 +97,7 @@ func defaultSchema(t *testing.T, tgt Target) {
 	e := newEnv(t, tgt, map[string]string{})
 	name := strings.ReplaceAll(e.schema, "idemc_c", "idemc_ds")
 	e.write(map[string]string{"project.toml": e.targetToml(fmt.Sprintf("state_schema = %q\n", e.schema)), "models/" + name + ".sql": "/* idemc\nmaterialized = \"table\"\n*/\nSELECT 1 AS x"})
-	t.Cleanup(func() { e.exec("DROP TABLE IF EXISTS " + e.d.Qualify(adapters.Relation{Name: name})) })
+	t.Cleanup(func() { e.exec("DROP TABLE IF EXISTS " + e.d.Qualify(plan.Relation{Name: name})) })
 	const asOf = "2026-07-03T00:00:00Z"
 	e.mustSucceed(e.build(asOf, nil))
 	res := e.build(asOf, nil)

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/duckdb/dialect"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 // goKey is the key the spec gives for the parts.
@@ -61,33 +61,33 @@ func TestRecipesRunTwice(t *testing.T) {
 	}
 	defer s.Close()
 	d := dialect.NewDialect()
-	st := adapters.StateIn("main")
+	st := plan.StateIn("main")
 	for _, q := range d.StateDDL(st) {
 		if _, err := s.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
-	win := &adapters.Window{Start: time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC), Granularity: "day", Key: "2026-07-01"}
+	win := &plan.Window{Start: time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC), Granularity: "day", Key: "2026-07-01"}
 	sel := "SELECT * FROM (VALUES (DATE '2026-07-01', 'k1', 1), (DATE '2026-07-01', NULL, 2), (DATE '2026-06-30', 'out', 3)) AS v(d, k, x)"
 	for _, tc := range []struct {
 		name string
-		w    adapters.Write
+		w    plan.Write
 		want int
 	}{
-		{"partition", adapters.Write{Materialized: "incremental", Strategy: "delete_insert", PartitionBy: "d", Window: win}, 2},
-		{"overwrite", adapters.Write{Materialized: "incremental", Strategy: "insert_overwrite", PartitionBy: "d", Window: win}, 2},
-		{"merge", adapters.Write{Materialized: "incremental", Strategy: "merge", UniqueKey: []string{"k"}}, 3},
-		{"bykey", adapters.Write{Materialized: "incremental", Strategy: "delete_insert", UniqueKey: []string{"k"}}, 3},
-		{"table", adapters.Write{Materialized: "table"}, 3},
-		{"view", adapters.Write{Materialized: "view"}, 3},
+		{"partition", plan.Write{Materialized: "incremental", Strategy: "delete_insert", PartitionBy: "d", Window: win}, 2},
+		{"overwrite", plan.Write{Materialized: "incremental", Strategy: "insert_overwrite", PartitionBy: "d", Window: win}, 2},
+		{"merge", plan.Write{Materialized: "incremental", Strategy: "merge", UniqueKey: []string{"k"}}, 3},
+		{"bykey", plan.Write{Materialized: "incremental", Strategy: "delete_insert", UniqueKey: []string{"k"}}, 3},
+		{"table", plan.Write{Materialized: "table"}, 3},
+		{"view", plan.Write{Materialized: "view"}, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := tc.w
 			w.Model, w.Select, w.State = tc.name, sel, st
-			w.Target = adapters.Relation{Schema: "main", Name: "t_" + tc.name}
+			w.Target = plan.Relation{Schema: "main", Name: "t_" + tc.name}
 			w.Columns = []string{"d", "k", "x"}
 			for run := 1; run <= 2; run++ {
-				w.Audit = &adapters.AuditRow{RunID: fmt.Sprint("r", run), Job: tc.name, Attempt: int64(run), Started: time.Now()}
+				w.Audit = &plan.AuditRow{RunID: fmt.Sprint("r", run), Job: tc.name, Attempt: int64(run), Started: time.Now()}
 				for _, step := range d.Recipe(&w) {
 					if step.Check != nil {
 						if _, rows, err := s.Query(ctx, step.SQL, 5); err != nil || len(rows) > 0 {

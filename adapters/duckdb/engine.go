@@ -20,6 +20,7 @@ import (
 	"github.com/idemc/idemc/adapters/duckdb/dialect"
 	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 func init() {
@@ -112,7 +113,7 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 // seed's kinds and filled through DuckDB's appender (never row by row in
 // SQL), all in one transaction on one connection, so a failure leaves the
 // previous table as it was.
-func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Table) (int64, error) {
+func (e *Engine) LoadSeed(ctx context.Context, r plan.Relation, t *seed.Table) (int64, error) {
 	c, err := e.db.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -139,7 +140,7 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 
 // fillSeed creates the table and appends every row, inside the caller's
 // transaction (the appender writes in its connection's transaction).
-func (e *Engine) fillSeed(ctx context.Context, c *sql.Conn, r adapters.Relation, t *seed.Table) error {
+func (e *Engine) fillSeed(ctx context.Context, c *sql.Conn, r plan.Relation, t *seed.Table) error {
 	if _, err := c.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", e.d.Qualify(r), sqlgen.SeedColumnDefs(e.d, t))); err != nil {
 		return err
 	}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/duckdb"
 	"github.com/idemc/idemc/adapters/seed"
+	"github.com/idemc/idemc/plan"
 )
 
 // seedCSV is a seed of n rows with one column of every kind, zip codes with
@@ -40,7 +40,7 @@ func BenchmarkSeedLoad100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer eng.Close()
-	r := adapters.Relation{Schema: "raw", Name: "big"}
+	r := plan.Relation{Schema: "raw", Name: "big"}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t, errs := seed.Parse(data, nil)

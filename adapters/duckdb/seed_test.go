@@ -10,6 +10,7 @@ import (
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/duckdb"
 	"github.com/idemc/idemc/adapters/seed"
+	"github.com/idemc/idemc/plan"
 )
 
 func openTemp(t *testing.T) (adapters.Engine, adapters.Session) {
@@ -37,7 +38,7 @@ func TestLoadSeedTyped(t *testing.T) {
 	if errs != nil {
 		t.Fatal(errs)
 	}
-	r := adapters.Relation{Schema: "raw", Name: "s"}
+	r := plan.Relation{Schema: "raw", Name: "s"}
 	n, err := eng.LoadSeed(ctx, r, tab)
 	if err != nil || n != 2 {
 		t.Fatalf("loaded %d: %v", n, err)
@@ -72,7 +73,7 @@ func TestLoadSeedTyped(t *testing.T) {
 func TestLoadSeedAtomic(t *testing.T) {
 	eng, s := openTemp(t)
 	ctx := context.Background()
-	r := adapters.Relation{Schema: "raw", Name: "s"}
+	r := plan.Relation{Schema: "raw", Name: "s"}
 	good, _ := seed.Parse([]byte("id,name\n1,a\n2,b\n"), nil)
 	if _, err := eng.LoadSeed(ctx, r, good); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/idemc/idemc/adapters/mysql/dialect"
 	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 func init() {
@@ -75,7 +76,7 @@ const seedBatch = 500
 // LoadSeed builds <table>__idemc_new from the seed in multi-row INSERTs
 // with values bound in their kinds, then swaps it in with one atomic RENAME
 // TABLE (MySQL has no transactional DDL).
-func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Table) (int64, error) {
+func (e *Engine) LoadSeed(ctx context.Context, r plan.Relation, t *seed.Table) (int64, error) {
 	c, err := e.db.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -122,8 +123,8 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 
 // lockTable takes the table's GET_LOCK on c (the name a unit writing r
 // takes) and returns its release. NULL (an error) is not a lock.
-func (e *Engine) lockTable(ctx context.Context, c *sql.Conn, r adapters.Relation) (func(), error) {
-	name := e.d.LockName(&adapters.Write{Target: r})
+func (e *Engine) lockTable(ctx context.Context, c *sql.Conn, r plan.Relation) (func(), error) {
+	name := e.d.LockName(&plan.Write{Target: r})
 	var got sql.NullInt64
 	if err := c.QueryRowContext(ctx, "SELECT GET_LOCK(?, 600)", name).Scan(&got); err != nil {
 		return nil, fmt.Errorf("mysql: taking the lock %s: %w", name, err)

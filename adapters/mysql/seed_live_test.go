@@ -14,6 +14,7 @@ import (
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/conformance"
 	"github.com/idemc/idemc/adapters/seed"
+	"github.com/idemc/idemc/plan"
 )
 
 // seedDB opens the engine on a database of the test's own, dropped after.
@@ -67,7 +68,7 @@ func TestSeedWide(t *testing.T) {
 	eng, admin, db := seedDB(t)
 	for _, c := range []struct{ cols, rows int }{{200, 3}, {132, 500}, {200, 1200}, {500, 140}} {
 		t.Run(fmt.Sprintf("%dx%d", c.cols, c.rows), func(t *testing.T) {
-			r := adapters.Relation{Schema: db, Name: fmt.Sprintf("wide_%d_%d", c.cols, c.rows)}
+			r := plan.Relation{Schema: db, Name: fmt.Sprintf("wide_%d_%d", c.cols, c.rows)}
 			tab := wideSeed(c.cols, c.rows)
 			n, err := eng.LoadSeed(context.Background(), r, tab)
 			if err != nil {
@@ -94,7 +95,7 @@ func TestSeedWide(t *testing.T) {
 // the table whole; none fails on another's r__idemc_new (1146, 1050).
 func TestSeedConcurrentLoads(t *testing.T) {
 	eng, admin, db := seedDB(t)
-	r := adapters.Relation{Schema: db, Name: "shared"}
+	r := plan.Relation{Schema: db, Name: "shared"}
 	const loaders, rounds = 4, 5
 	var wg sync.WaitGroup
 	errs := make(chan error, loaders*rounds)

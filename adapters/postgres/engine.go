@@ -17,6 +17,7 @@ import (
 	"github.com/idemc/idemc/adapters/postgres/dialect"
 	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 // Engine is a PostgreSQL database reached through pgx (database/sql for
@@ -91,7 +92,7 @@ func (s *session) Exec(ctx context.Context, q string) (int64, error) {
 // values in their kinds), in one transaction. An existing table with the
 // same columns and types is truncated (so views on it survive); otherwise
 // it is dropped and created from the seed's kinds.
-func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Table) (int64, error) {
+func (e *Engine) LoadSeed(ctx context.Context, r plan.Relation, t *seed.Table) (int64, error) {
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
 		return 0, err
@@ -107,7 +108,7 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 		defer tx.Rollback(ctx)
 		// The lock a unit writing r takes: concurrent loads of a seed
 		// that must be created or recreated would race in the catalog.
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", e.d.LockKey(&adapters.Write{Target: r})); err != nil {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", e.d.LockKey(&plan.Write{Target: r})); err != nil {
 			return err
 		}
 		same, err := e.sameColumns(ctx, tx, r, t)
@@ -140,14 +141,14 @@ func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Tabl
 // savepoint: one whose definition no longer binds (it read a column the
 // seed dropped) stays dropped; if it is a model, its unit, which reads the
 // seed and so runs after it in this build, creates it anew.
-func (e *Engine) recreateSeedTable(ctx context.Context, tx pgx.Tx, r adapters.Relation, t *seed.Table) error {
-	var views []adapters.ViewDef
+func (e *Engine) recreateSeedTable(ctx context.Context, tx pgx.Tx, r plan.Relation, t *seed.Table) error {
+	var views []plan.ViewDef
 	rows, err := tx.Query(ctx, e.d.DependentViewsQuery(r))
 	if err != nil {
 		return err
 	}
 	for rows.Next() {
-		var v adapters.ViewDef
+		var v plan.ViewDef
 		if err := rows.Scan(&v.Relation.Schema, &v.Relation.Name, &v.SQL); err != nil {
 			rows.Close()
 			return err
@@ -178,7 +179,7 @@ func (e *Engine) recreateSeedTable(ctx context.Context, tx pgx.Tx, r adapters.Re
 }
 
 // identifier is r as pgx quotes it for COPY.
-func identifier(r adapters.Relation) pgx.Identifier {
+func identifier(r plan.Relation) pgx.Identifier {
 	var id pgx.Identifier
 	for _, part := range []string{r.Database, r.Schema} {
 		if part != "" {
@@ -188,7 +189,7 @@ func identifier(r adapters.Relation) pgx.Identifier {
 	return append(id, r.Name)
 }
 
-func (e *Engine) sameColumns(ctx context.Context, tx pgx.Tx, r adapters.Relation, t *seed.Table) (bool, error) {
+func (e *Engine) sameColumns(ctx context.Context, tx pgx.Tx, r plan.Relation, t *seed.Table) (bool, error) {
 	rows, err := tx.Query(ctx, "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position", r.Schema, r.Name)
 	if err != nil {
 		return false, err

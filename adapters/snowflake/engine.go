@@ -21,6 +21,7 @@ import (
 	"github.com/idemc/idemc/adapters/snowflake/dialect"
 	_ "github.com/idemc/idemc/adapters/snowflake/internal/nominicore" // before gosnowflake's init
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 func init() {
@@ -154,7 +155,7 @@ type session struct{ sqlgen.Session }
 
 // Columns reports a query's columns with Snowflake column types
 // (NUMBER(p,s), not the driver's FIXED).
-func (s *session) Columns(ctx context.Context, q string) ([]adapters.Column, error) {
+func (s *session) Columns(ctx context.Context, q string) ([]plan.Column, error) {
 	rows, err := s.Conn.QueryContext(ctx, q)
 	if err != nil {
 		return nil, err
@@ -164,7 +165,7 @@ func (s *session) Columns(ctx context.Context, q string) ([]adapters.Column, err
 	if err != nil {
 		return nil, err
 	}
-	out := make([]adapters.Column, len(types))
+	out := make([]plan.Column, len(types))
 	for i, t := range types {
 		typ := t.DatabaseTypeName()
 		if strings.EqualFold(typ, "FIXED") {
@@ -172,7 +173,7 @@ func (s *session) Columns(ctx context.Context, q string) ([]adapters.Column, err
 				typ = fmt.Sprintf("NUMBER(%d, %d)", p, sc)
 			}
 		}
-		out[i] = adapters.Column{Name: t.Name(), Type: typ}
+		out[i] = plan.Column{Name: t.Name(), Type: typ}
 	}
 	return out, rows.Err()
 }
@@ -183,7 +184,7 @@ const seedBatch = 500
 // LoadSeed builds <table>__idemc_new from the seed in multi-row INSERTs
 // with values bound in their kinds, then swaps it in with ALTER TABLE …
 // SWAP WITH (atomic).
-func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Table) (int64, error) {
+func (e *Engine) LoadSeed(ctx context.Context, r plan.Relation, t *seed.Table) (int64, error) {
 	c, err := e.db.Conn(ctx)
 	if err != nil {
 		return 0, err

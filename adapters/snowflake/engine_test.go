@@ -16,13 +16,14 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/snowflake/dialect"
+	"github.com/idemc/idemc/plan"
 )
 
 // runUnit executes a recipe on one session the way the runner does (DESIGN
 // §2, runner/unit.go): prepare steps, the audit start, then BEGIN … COMMIT;
 // validate and check steps are queries whose rows are failures, and a
 // failure of severity error rolls back and runs the cleanups.
-func runUnit(t *testing.T, s adapters.Session, steps []adapters.Step) error {
+func runUnit(t *testing.T, s adapters.Session, steps []plan.Step) error {
 	t.Helper()
 	ctx := context.Background()
 	inTx := false
@@ -31,7 +32,7 @@ func runUnit(t *testing.T, s adapters.Session, steps []adapters.Step) error {
 			_, _ = s.Exec(ctx, dialect.NewDialect().Rollback())
 		}
 		for _, st := range steps {
-			if st.Purpose == adapters.Cleanup {
+			if st.Purpose == plan.Cleanup {
 				_, _ = s.Exec(ctx, st.SQL)
 			}
 		}
@@ -39,7 +40,7 @@ func runUnit(t *testing.T, s adapters.Session, steps []adapters.Step) error {
 	}
 	for _, st := range steps {
 		switch st.Purpose {
-		case adapters.Validate, adapters.CheckStep:
+		case plan.Validate, plan.CheckStep:
 			_, rows, err := s.Query(ctx, st.SQL, 5)
 			if err != nil {
 				return fail(err)
@@ -48,22 +49,22 @@ func runUnit(t *testing.T, s adapters.Session, steps []adapters.Step) error {
 				return fail(&checkFailed{st.Check.Name})
 			}
 			continue
-		case adapters.Lock:
+		case plan.Lock:
 			if _, _, err := s.Query(ctx, st.SQL, 1); err != nil {
 				return fail(err)
 			}
 			continue
 		}
 		if _, err := s.Exec(ctx, st.SQL); err != nil {
-			if st.Purpose == adapters.Cleanup {
+			if st.Purpose == plan.Cleanup {
 				continue
 			}
 			return fail(err)
 		}
 		switch st.Purpose {
-		case adapters.Begin:
+		case plan.Begin:
 			inTx = true
-		case adapters.Commit:
+		case plan.Commit:
 			inTx = false
 		}
 	}
@@ -89,20 +90,20 @@ func openFake(t *testing.T, f *fakeSnowflake) (adapters.Engine, adapters.Session
 	return e, s
 }
 
-func partitionWrite() *adapters.Write {
+func partitionWrite() *plan.Write {
 	start := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
-	return &adapters.Write{
-		Model: "events_daily", Materialized: adapters.Incremental, Strategy: "delete_insert",
-		Target:      adapters.Relation{Schema: "analytics", Name: "events_daily"},
+	return &plan.Write{
+		Model: "events_daily", Materialized: plan.Incremental, Strategy: "delete_insert",
+		Target:      plan.Relation{Schema: "analytics", Name: "events_daily"},
 		Select:      "SELECT event_key, event_date, amount FROM raw.events WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'",
-		PartitionBy: "event_date", Window: &adapters.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
+		PartitionBy: "event_date", Window: &plan.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
 		Columns: []string{"EVENT_KEY", "EVENT_DATE", "AMOUNT"},
-		Checks: []*adapters.Check{
-			{Name: "unique(event_key)", Kind: adapters.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
-			{Name: "min_rows(1)", Kind: adapters.CheckMinRows, Severity: "warn", MinRows: 1},
+		Checks: []*plan.Check{
+			{Name: "unique(event_key)", Kind: plan.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
+			{Name: "min_rows(1)", Kind: plan.CheckMinRows, Severity: "warn", MinRows: 1},
 		},
-		State: adapters.StateIn("analytics"),
-		Audit: &adapters.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "snowflake"},
+		State: plan.StateIn("analytics"),
+		Audit: &plan.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "snowflake"},
 	}
 }
 
@@ -237,13 +238,13 @@ func TestEngineMergeStagesBeforeBegin(t *testing.T) {
 	f := newFakeSnowflake(t)
 	_, s := openFake(t, f)
 	f.reset()
-	w := &adapters.Write{
-		Model: "dim_users", Materialized: adapters.Incremental, Strategy: "merge",
-		Target: adapters.Relation{Schema: "analytics", Name: "dim_users"},
+	w := &plan.Write{
+		Model: "dim_users", Materialized: plan.Incremental, Strategy: "merge",
+		Target: plan.Relation{Schema: "analytics", Name: "dim_users"},
 		Select: "SELECT user_id, name FROM raw.users", UniqueKey: []string{"user_id"},
 		Columns: []string{"USER_ID", "NAME"},
 		State:   partitionWrite().State,
-		Audit:   &adapters.AuditRow{RunID: "r9", Job: "dim_users", Attempt: 1},
+		Audit:   &plan.AuditRow{RunID: "r9", Job: "dim_users", Attempt: 1},
 	}
 	if err := runUnit(t, s, dialect.NewDialect().Recipe(w)); err != nil {
 		t.Fatal(err)
@@ -264,13 +265,13 @@ func TestEngineFullRebuildInsertOverwrite(t *testing.T) {
 	f := newFakeSnowflake(t)
 	_, s := openFake(t, f)
 	f.reset()
-	w := &adapters.Write{
-		Model: "user_summary", Materialized: adapters.Table,
-		Target: adapters.Relation{Schema: "analytics", Name: "user_summary"},
+	w := &plan.Write{
+		Model: "user_summary", Materialized: plan.Table,
+		Target: plan.Relation{Schema: "analytics", Name: "user_summary"},
 		Select: "SELECT user_id, count(*) AS events FROM analytics.events GROUP BY user_id",
-		Checks: []*adapters.Check{{Name: "min_rows(1)", Kind: adapters.CheckMinRows, Severity: "error", MinRows: 1}},
+		Checks: []*plan.Check{{Name: "min_rows(1)", Kind: plan.CheckMinRows, Severity: "error", MinRows: 1}},
 		State:  partitionWrite().State,
-		Audit:  &adapters.AuditRow{RunID: "r9", Job: "user_summary", Attempt: 1},
+		Audit:  &plan.AuditRow{RunID: "r9", Job: "user_summary", Attempt: 1},
 	}
 	if err := runUnit(t, s, dialect.NewDialect().Recipe(w)); err != nil {
 		t.Fatal(err)

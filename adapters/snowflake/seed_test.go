@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/seed"
+	"github.com/idemc/idemc/plan"
 )
 
 // TestLoadSeedBindsTypedValues: the seed is built aside from its kinds,
@@ -25,7 +25,7 @@ func TestLoadSeedBindsTypedValues(t *testing.T) {
 	if errs != nil {
 		t.Fatal(errs)
 	}
-	n, err := e.LoadSeed(context.Background(), adapters.Relation{Schema: "raw", Name: "s"}, tab)
+	n, err := e.LoadSeed(context.Background(), plan.Relation{Schema: "raw", Name: "s"}, tab)
 	if err != nil || n != 2 {
 		t.Fatalf("loaded %d: %v", n, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/spark/dialect"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 func init() {
@@ -171,7 +172,7 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 // LoadSeed replaces r with the seed's rows: a staging Delta table filled
 // by multi-row INSERTs of typed literals, then published with one CREATE
 // OR REPLACE TABLE (a single Delta commit).
-func (e *Engine) LoadSeed(ctx context.Context, r adapters.Relation, t *seed.Table) (int64, error) {
+func (e *Engine) LoadSeed(ctx context.Context, r plan.Relation, t *seed.Table) (int64, error) {
 	x, err := e.open(ctx)
 	if err != nil {
 		return 0, err
@@ -269,20 +270,20 @@ func valueText(v any) string {
 }
 
 // Columns reports a query's columns.
-func (s *Session) Columns(ctx context.Context, q string) ([]adapters.Column, error) {
+func (s *Session) Columns(ctx context.Context, q string) ([]plan.Column, error) {
 	cols, types, _, err := s.x.query(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]adapters.Column, len(cols))
+	out := make([]plan.Column, len(cols))
 	for i, c := range cols {
-		out[i] = adapters.Column{Name: c, Type: types[i]}
+		out[i] = plan.Column{Name: c, Type: types[i]}
 	}
 	return out, nil
 }
 
 // Relation reports a table's columns, or ok=false when it does not exist.
-func (s *Session) Relation(ctx context.Context, r adapters.Relation) ([]adapters.Column, bool, error) {
+func (s *Session) Relation(ctx context.Context, r plan.Relation) ([]plan.Column, bool, error) {
 	_, _, rows, err := s.x.query(ctx, fmt.Sprintf("SHOW TABLES IN %s LIKE %s", s.d.Quote(r.Schema), s.d.String(r.Name)))
 	if err != nil {
 		return nil, false, err

@@ -10,21 +10,22 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/spark/dialect"
+	"github.com/idemc/idemc/plan"
 )
 
-func testWrite(strategy string) *adapters.Write {
+func testWrite(strategy string) *plan.Write {
 	start := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
-	return &adapters.Write{
-		Model: "events_daily", Materialized: adapters.Incremental, Strategy: strategy,
-		Target:      adapters.Relation{Schema: "analytics", Name: "events_daily"},
+	return &plan.Write{
+		Model: "events_daily", Materialized: plan.Incremental, Strategy: strategy,
+		Target:      plan.Relation{Schema: "analytics", Name: "events_daily"},
 		Select:      "SELECT event_key, event_date, amount FROM raw.events WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'",
-		PartitionBy: "event_date", Window: &adapters.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
+		PartitionBy: "event_date", Window: &plan.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
 		Columns: []string{"event_key", "event_date", "amount"},
-		Checks: []*adapters.Check{
-			{Name: "unique(event_key)", Kind: adapters.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
+		Checks: []*plan.Check{
+			{Name: "unique(event_key)", Kind: plan.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
 		},
-		State: adapters.StateIn("analytics"),
-		Audit: &adapters.AuditRow{RunID: "r1", Job: "events_daily", Partition: "2026-07-02", Attempt: 3},
+		State: plan.StateIn("analytics"),
+		Audit: &plan.AuditRow{RunID: "r1", Job: "events_daily", Partition: "2026-07-02", Attempt: 3},
 	}
 }
 
@@ -77,18 +78,18 @@ func (f *fakeExecutor) query(ctx context.Context, q string) ([]string, []string,
 }
 
 // runUnit executes steps as the runner does.
-func runUnit(s adapters.Session, steps []adapters.Step) error {
+func runUnit(s adapters.Session, steps []plan.Step) error {
 	ctx := context.Background()
 	fail := func(err error) error {
 		for _, st := range steps {
-			if st.Purpose == adapters.Cleanup {
+			if st.Purpose == plan.Cleanup {
 				_, _ = s.Exec(ctx, st.SQL)
 			}
 		}
 		return err
 	}
 	for _, st := range steps {
-		if st.Purpose == adapters.Validate || st.Purpose == adapters.CheckStep {
+		if st.Purpose == plan.Validate || st.Purpose == plan.CheckStep {
 			_, rows, err := s.Query(ctx, st.SQL, 5)
 			if err != nil {
 				return fail(err)
@@ -98,7 +99,7 @@ func runUnit(s adapters.Session, steps []adapters.Step) error {
 			}
 			continue
 		}
-		if _, err := s.Exec(ctx, st.SQL); err != nil && st.Purpose != adapters.Cleanup {
+		if _, err := s.Exec(ctx, st.SQL); err != nil && st.Purpose != plan.Cleanup {
 			return fail(err)
 		}
 	}

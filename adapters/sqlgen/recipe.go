@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 // Hooks are the parts of a recipe that differ between engines that otherwise
@@ -15,56 +15,56 @@ type Hooks struct {
 	Commit string // "COMMIT"
 	// Lock returns a statement run right after Begin that serializes writers
 	// of the same unit ("" when the engine needs none).
-	Lock func(w *adapters.Write) string
+	Lock func(w *plan.Write) string
 	// CreateStage materializes the guarded batch as a relation named stage.
 	CreateStage func(stage, sql string) string
 	// DropStage removes the stage before commit ("" when commit drops it).
 	DropStage func(stage string) string
 	// Table returns the publish steps of a full rebuild, run inside the
 	// transaction; CountSQL is a scalar query of the rows written.
-	Table func(w *adapters.Write) (steps []adapters.Step, countSQL string)
+	Table func(w *plan.Write) (steps []plan.Step, countSQL string)
 	// View returns the steps that replace a view.
-	View func(w *adapters.Write) []adapters.Step
+	View func(w *plan.Write) []plan.Step
 	// Upsert returns the write steps of the merge strategy.
-	Upsert func(w *adapters.Write, stage string) []adapters.Step
+	Upsert func(w *plan.Write, stage string) []plan.Step
 	// Recreate, when set, replaces the destination's definition and rows
 	// with the staged batch inside the transaction: a full refresh whose
 	// column types changed (Write.Recreate; Capabilities.ReplaceDefinition).
-	Recreate func(w *adapters.Write, stage string) []adapters.Step
+	Recreate func(w *plan.Write, stage string) []plan.Step
 	// Unlock, when set, releases the Lock after COMMIT (session locks).
-	Unlock func(w *adapters.Write) string
+	Unlock func(w *plan.Write) string
 	// TableRecipe and ViewRecipe, when set, replace the shared shape for
 	// those materializations (engines that cannot put DDL in a transaction).
-	TableRecipe func(w *adapters.Write) []adapters.Step
-	ViewRecipe  func(w *adapters.Write) []adapters.Step
+	TableRecipe func(w *plan.Write) []plan.Step
+	ViewRecipe  func(w *plan.Write) []plan.Step
 }
 
 // Recipe builds a unit's steps from the shared shape and an engine's hooks.
-func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
+func (g Gen) Recipe(h Hooks, w *plan.Write) []plan.Step {
 	switch {
-	case w.Materialized == adapters.Table && h.TableRecipe != nil:
+	case w.Materialized == plan.Table && h.TableRecipe != nil:
 		return h.TableRecipe(w)
-	case w.Materialized == adapters.View && h.ViewRecipe != nil:
+	case w.Materialized == plan.View && h.ViewRecipe != nil:
 		return h.ViewRecipe(w)
 	}
 	dest := g.Qualify(w.Target)
-	var steps []adapters.Step
-	add := func(p adapters.Purpose, comment, sql string) {
-		steps = append(steps, adapters.Step{Purpose: p, Comment: comment, SQL: sql})
+	var steps []plan.Step
+	add := func(p plan.Purpose, comment, sql string) {
+		steps = append(steps, plan.Step{Purpose: p, Comment: comment, SQL: sql})
 	}
-	if w.Materialized == adapters.Incremental {
-		add(adapters.Prepare, "the destination, empty, if it does not exist yet", g.CreateIfMissing(w))
+	if w.Materialized == plan.Incremental {
+		add(plan.Prepare, "the destination, empty, if it does not exist yet", g.CreateIfMissing(w))
 		if g.S.PartitionIndexDDL != nil && w.Window != nil && w.PartitionBy != "" {
 			name := g.DerivedName(w.Target.Name, "__idemc_"+w.PartitionBy)
-			add(adapters.Prepare, "an index on the partition column: a window's delete and NULL check read only the window",
+			add(plan.Prepare, "an index on the partition column: a window's delete and NULL check read only the window",
 				g.S.PartitionIndexDDL(g.Qualify(w.Target), g.Quote(name), g.Quote(w.PartitionBy)))
 		}
 	}
-	add(adapters.AuditStart, "record the unit as running (committed on its own)", g.AuditStart(w.State, auditOf(w, "running")))
-	add(adapters.Begin, "", h.Begin)
+	add(plan.AuditStart, "record the unit as running (committed on its own)", g.AuditStart(w.State, auditOf(w, "running")))
+	add(plan.Begin, "", h.Begin)
 	if h.Lock != nil {
 		if l := h.Lock(w); l != "" {
-			add(adapters.Lock, "serialize writers of this unit until commit", l)
+			add(plan.Lock, "serialize writers of this unit until commit", l)
 			if h.Unlock != nil {
 				steps[len(steps)-1].Release = h.Unlock(w)
 			}
@@ -73,17 +73,17 @@ func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
 	stage := g.Quote(StageName(w))
 	count := ""
 	switch w.Materialized {
-	case adapters.View:
+	case plan.View:
 		// The checks read the new view inside the transaction that
 		// replaced it: a failing one rolls back to the previous definition.
 		steps = append(steps, h.View(w)...)
 		steps = append(steps, g.ViewCheckSteps(w)...)
-	case adapters.Table:
-		var pub []adapters.Step
+	case plan.Table:
+		var pub []plan.Step
 		pub, count = h.Table(w)
 		steps = append(steps, pub...)
 		steps = append(steps, g.checkSteps(w)...)
-	case adapters.Incremental:
+	case plan.Incremental:
 		if partitionWrite(w) {
 			// A partition is replaced straight from the model's query: no
 			// stage to write and read back. The guard keeps NULL partition
@@ -94,7 +94,7 @@ func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
 			count = fmt.Sprintf("SELECT count(*) FROM %s AS t WHERE %s", dest, g.Window(w, "t"))
 			break
 		}
-		add(adapters.Stage, "the batch", h.CreateStage(stage, g.Guarded(w)))
+		add(plan.Stage, "the batch", h.CreateStage(stage, g.Guarded(w)))
 		if len(w.UniqueKey) > 0 {
 			steps = append(steps, g.validate(BatchKeyCheck(w.UniqueKey), w, "refuse a batch that repeats a key before writing anything"))
 		}
@@ -103,32 +103,32 @@ func (g Gen) Recipe(h Hooks, w *adapters.Write) []adapters.Step {
 		steps = append(steps, g.StateSteps(w, stage)...)
 		count = "SELECT count(*) FROM " + stage
 	}
-	steps = append(steps, adapters.Step{Purpose: adapters.AuditFinish, Comment: "record success with the row count, in the write's transaction",
+	steps = append(steps, plan.Step{Purpose: plan.AuditFinish, Comment: "record success with the row count, in the write's transaction",
 		SQL: g.AuditFinish(w.State, auditOf(w, "succeeded"), count), Count: count})
-	if w.Materialized == adapters.Incremental && !partitionWrite(w) && h.DropStage != nil {
+	if w.Materialized == plan.Incremental && !partitionWrite(w) && h.DropStage != nil {
 		if d := h.DropStage(stage); d != "" {
-			add(adapters.Cleanup, "drop the batch", d)
+			add(plan.Cleanup, "drop the batch", d)
 		}
 	}
-	add(adapters.Commit, "", h.Commit)
+	add(plan.Commit, "", h.Commit)
 	if h.Unlock != nil {
-		add(adapters.Cleanup, "release the unit's lock", h.Unlock(w))
+		add(plan.Cleanup, "release the unit's lock", h.Unlock(w))
 	}
 	return steps
 }
 
 // partitionWrite reports whether a unit replaces (or appends to) one
 // partition window, which needs no stage.
-func partitionWrite(w *adapters.Write) bool {
+func partitionWrite(w *plan.Write) bool {
 	return w.Window != nil && w.PartitionBy != "" && w.Strategy != "merge"
 }
 
 // partitionSteps delete the window (unless appending) and insert the
 // guarded query.
-func (g Gen) partitionSteps(w *adapters.Write) []adapters.Step {
+func (g Gen) partitionSteps(w *plan.Write) []plan.Step {
 	dest := g.Qualify(w.Target)
 	batch := "(\n" + g.Guarded(w) + "\n) AS idemc_batch"
-	ins := adapters.Step{Purpose: adapters.Insert, Comment: "write the partition"}
+	ins := plan.Step{Purpose: plan.Insert, Comment: "write the partition"}
 	if w.Columns == nil {
 		ins.SQL = fmt.Sprintf("INSERT INTO %s\nSELECT * FROM %s", dest, batch)
 	} else {
@@ -137,61 +137,61 @@ func (g Gen) partitionSteps(w *adapters.Write) []adapters.Step {
 	}
 	if w.Strategy == "append" {
 		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
-		return []adapters.Step{ins}
+		return []plan.Step{ins}
 	}
 	comment := "replace the partition window " + w.Window.Key
 	if w.Strategy == "insert_overwrite" {
 		comment += " (insert_overwrite is delete + insert on this engine)"
 	}
-	return []adapters.Step{{Purpose: adapters.Delete, Comment: comment, SQL: g.DeleteRegion(w, "")}, ins}
+	return []plan.Step{{Purpose: plan.Delete, Comment: comment, SQL: g.DeleteRegion(w, "")}, ins}
 }
 
 // writeSteps write a staged batch: by key, by merge, appended, or replacing
 // the whole table on a full refresh.
-func (g Gen) writeSteps(h Hooks, w *adapters.Write, stage string) []adapters.Step {
+func (g Gen) writeSteps(h Hooks, w *plan.Write, stage string) []plan.Step {
 	dest := g.Qualify(w.Target)
-	ins := adapters.Step{Purpose: adapters.Insert, Comment: "write the batch", SQL: g.InsertFromStage(w, stage)}
+	ins := plan.Step{Purpose: plan.Insert, Comment: "write the batch", SQL: g.InsertFromStage(w, stage)}
 	switch {
 	case w.FullRefresh && w.Recreate && h.Recreate != nil:
 		return h.Recreate(w, stage)
 	case w.FullRefresh:
-		return []adapters.Step{{Purpose: adapters.Delete, Comment: "full refresh: replace every row", SQL: "DELETE FROM " + dest}, ins}
+		return []plan.Step{{Purpose: plan.Delete, Comment: "full refresh: replace every row", SQL: "DELETE FROM " + dest}, ins}
 	case w.Strategy == "append":
 		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
-		return []adapters.Step{ins}
+		return []plan.Step{ins}
 	case w.Strategy == "merge":
 		return h.Upsert(w, stage)
 	default: // delete_insert by key
-		return []adapters.Step{{Purpose: adapters.Delete, Comment: "delete the batch's keys (null-safe)", SQL: g.DeleteRegion(w, stage)}, ins}
+		return []plan.Step{{Purpose: plan.Delete, Comment: "delete the batch's keys (null-safe)", SQL: g.DeleteRegion(w, stage)}, ins}
 	}
 }
 
 // Validate is a step refusing a bad batch.
-func (g Gen) Validate(c *adapters.Check, w *adapters.Write, comment string) adapters.Step {
+func (g Gen) Validate(c *plan.Check, w *plan.Write, comment string) plan.Step {
 	return g.validate(c, w, comment)
 }
 
 // CheckSteps are the declared checks of a write.
-func (g Gen) CheckSteps(w *adapters.Write) []adapters.Step { return g.checkSteps(w) }
+func (g Gen) CheckSteps(w *plan.Write) []plan.Step { return g.checkSteps(w) }
 
 // AuditStartStep and AuditFinishStep are a unit's audit statements.
-func (g Gen) AuditStartStep(w *adapters.Write) adapters.Step {
-	return adapters.Step{Purpose: adapters.AuditStart, Comment: "record the unit as running (committed on its own)", SQL: g.AuditStart(w.State, auditOf(w, "running"))}
+func (g Gen) AuditStartStep(w *plan.Write) plan.Step {
+	return plan.Step{Purpose: plan.AuditStart, Comment: "record the unit as running (committed on its own)", SQL: g.AuditStart(w.State, auditOf(w, "running"))}
 }
 
 // AuditFinishStep records success; count is the scalar query of rows written.
-func (g Gen) AuditFinishStep(w *adapters.Write, count string) adapters.Step {
-	return adapters.Step{Purpose: adapters.AuditFinish, Comment: "record success with the row count", SQL: g.AuditFinish(w.State, auditOf(w, "succeeded"), count), Count: count}
+func (g Gen) AuditFinishStep(w *plan.Write, count string) plan.Step {
+	return plan.Step{Purpose: plan.AuditFinish, Comment: "record success with the row count", SQL: g.AuditFinish(w.State, auditOf(w, "succeeded"), count), Count: count}
 }
 
-func (g Gen) validate(c *adapters.Check, w *adapters.Write, comment string) adapters.Step {
-	return adapters.Step{Purpose: adapters.Validate, Comment: comment, SQL: g.CheckQuery(c, w, false), Check: c}
+func (g Gen) validate(c *plan.Check, w *plan.Write, comment string) plan.Step {
+	return plan.Step{Purpose: plan.Validate, Comment: comment, SQL: g.CheckQuery(c, w, false), Check: c}
 }
 
-func (g Gen) checkSteps(w *adapters.Write) []adapters.Step {
-	out := make([]adapters.Step, 0, len(w.Checks))
+func (g Gen) checkSteps(w *plan.Write) []plan.Step {
+	out := make([]plan.Step, 0, len(w.Checks))
 	for _, c := range w.Checks {
-		out = append(out, adapters.Step{Purpose: adapters.CheckStep, Comment: fmt.Sprintf("check %s (%s)", c.Name, c.Severity), SQL: g.CheckQuery(c, w, false), Check: c})
+		out = append(out, plan.Step{Purpose: plan.CheckStep, Comment: fmt.Sprintf("check %s (%s)", c.Name, c.Severity), SQL: g.CheckQuery(c, w, false), Check: c})
 	}
 	return out
 }
@@ -200,10 +200,10 @@ func (g Gen) checkSteps(w *adapters.Write) []adapters.Step {
 // has no written region), run right after the view is replaced (DESIGN §8).
 // Engines whose DDL commits on its own run them after the view is already
 // published: a failure marks the unit failed, so the next build reruns it.
-func (g Gen) ViewCheckSteps(w *adapters.Write) []adapters.Step {
-	out := make([]adapters.Step, 0, len(w.Checks))
+func (g Gen) ViewCheckSteps(w *plan.Write) []plan.Step {
+	out := make([]plan.Step, 0, len(w.Checks))
 	for _, c := range w.Checks {
-		out = append(out, adapters.Step{Purpose: adapters.CheckStep, Comment: fmt.Sprintf("check %s (%s) over the whole view", c.Name, c.Severity), SQL: g.CheckQuery(c, w, true), Check: c})
+		out = append(out, plan.Step{Purpose: plan.CheckStep, Comment: fmt.Sprintf("check %s (%s) over the whole view", c.Name, c.Severity), SQL: g.CheckQuery(c, w, true), Check: c})
 	}
 	return out
 }
@@ -211,25 +211,25 @@ func (g Gen) ViewCheckSteps(w *adapters.Write) []adapters.Step {
 // AutoCommitViewRecipe is a view's recipe on an engine whose CREATE VIEW
 // commits on its own: audit start, publish, the checks on the published
 // view, audit finish. publish is the engine's CREATE OR REPLACE VIEW step.
-func (g Gen) AutoCommitViewRecipe(w *adapters.Write, publish adapters.Step) []adapters.Step {
-	steps := []adapters.Step{g.AuditStartStep(w), publish}
+func (g Gen) AutoCommitViewRecipe(w *plan.Write, publish plan.Step) []plan.Step {
+	steps := []plan.Step{g.AuditStartStep(w), publish}
 	steps = append(steps, g.ViewCheckSteps(w)...)
 	return append(steps, g.AuditFinishStep(w, ""))
 }
 
 // MergeSteps is the standard MERGE upsert.
-func (g Gen) MergeSteps(w *adapters.Write, stage string) []adapters.Step {
-	return []adapters.Step{{Purpose: adapters.Merge, Comment: "update matched keys, insert new ones (null-safe)", SQL: g.Merge(w, stage)}}
+func (g Gen) MergeSteps(w *plan.Write, stage string) []plan.Step {
+	return []plan.Step{{Purpose: plan.Merge, Comment: "update matched keys, insert new ones (null-safe)", SQL: g.Merge(w, stage)}}
 }
 
 // auditOf returns the write's audit row with a status, or a placeholder row
 // for a plan printed before any run exists.
-func auditOf(w *adapters.Write, status string) *adapters.AuditRow {
-	var r adapters.AuditRow
+func auditOf(w *plan.Write, status string) *plan.AuditRow {
+	var r plan.AuditRow
 	if w.Audit != nil {
 		r = *w.Audit
 	} else {
-		r = adapters.AuditRow{RunID: "<run_id>", Job: w.Model, CodeHash: "<code_hash>", Target: "<target>"}
+		r = plan.AuditRow{RunID: "<run_id>", Job: w.Model, CodeHash: "<code_hash>", Target: "<target>"}
 		if w.Window != nil {
 			r.Partition = w.Window.Key
 		}

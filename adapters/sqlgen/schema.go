@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 // Column types for on_schema_change. A batch's types come from the driver
@@ -110,24 +110,24 @@ func (g Gen) ColumnType(t string) string {
 }
 
 // AddColumn adds a nullable column.
-func (g Gen) AddColumn(r adapters.Relation, c adapters.Column) string {
+func (g Gen) AddColumn(r plan.Relation, c plan.Column) string {
 	return fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", g.Qualify(r), g.Quote(c.Name), g.ColumnType(c.Type))
 }
 
 // DropColumn drops a column.
-func (g Gen) DropColumn(r adapters.Relation, name string) string {
+func (g Gen) DropColumn(r plan.Relation, name string) string {
 	return fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", g.Qualify(r), g.Quote(name))
 }
 
 // DropTable drops a table if it exists.
-func (g Gen) DropTable(r adapters.Relation) string {
+func (g Gen) DropTable(r plan.Relation) string {
 	return "DROP TABLE IF EXISTS " + g.Qualify(r)
 }
 
 // RetypeColumns is the standard SQL form: one ALTER TABLE with an ALTER
 // COLUMN … TYPE … USING CAST(…) per change, which PostgreSQL applies
 // atomically (a value that cannot be cast changes nothing).
-func (g Gen) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) []string {
+func (g Gen) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan.ColumnChange) []string {
 	parts := make([]string, len(changes))
 	for i, c := range changes {
 		t := g.ColumnType(c.To)
@@ -139,7 +139,7 @@ func (g Gen) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []
 // RewriteSelect reads a relation's columns with the changed ones cast to
 // their new types, in the table's column order: the body of a rewrite of
 // the table from itself, for engines whose ALTER cannot change a type.
-func (g Gen) RewriteSelect(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) string {
+func (g Gen) RewriteSelect(w *plan.Write, cols []plan.Column, changes []plan.ColumnChange) string {
 	to := map[string]string{}
 	for _, c := range changes {
 		to[strings.ToLower(c.Name)] = g.ColumnType(c.To)

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/seed"
+	"github.com/idemc/idemc/plan"
 )
 
 // maxParams bounds the bound values of one statement: MySQL and MariaDB
@@ -91,7 +91,7 @@ func (g Gen) SeedType(k seed.Kind) string {
 // load, so that two runners loading one seed at once never fill, replace
 // or publish each other's half-loaded table. A load that dies leaves its
 // table behind; the name says whose it was (r__idemc_new_<random>).
-func SeedLoadName(r adapters.Relation) adapters.Relation {
+func SeedLoadName(r plan.Relation) plan.Relation {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	suffix := "__idemc_new_" + hex.EncodeToString(b[:])

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 // Session is an adapters.Session over one pinned database/sql connection,
@@ -16,7 +16,7 @@ type Session struct {
 	Gen  Gen
 	// ColumnsQuery lists a relation's columns as (name, type) rows; engines
 	// with another catalog override it.
-	ColumnsQuery func(r adapters.Relation) string
+	ColumnsQuery func(r plan.Relation) string
 }
 
 // Exec runs one statement.
@@ -80,7 +80,7 @@ func Text(v any) string {
 }
 
 // Columns runs a query that returns no rows and reports its columns.
-func (s *Session) Columns(ctx context.Context, q string) ([]adapters.Column, error) {
+func (s *Session) Columns(ctx context.Context, q string) ([]plan.Column, error) {
 	rows, err := s.Conn.QueryContext(ctx, q)
 	if err != nil {
 		return nil, err
@@ -90,15 +90,15 @@ func (s *Session) Columns(ctx context.Context, q string) ([]adapters.Column, err
 	if err != nil {
 		return nil, err
 	}
-	out := make([]adapters.Column, len(types))
+	out := make([]plan.Column, len(types))
 	for i, t := range types {
-		out[i] = adapters.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
+		out[i] = plan.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
 	}
 	return out, rows.Err()
 }
 
 // Relation reports a relation's columns from information_schema.
-func (s *Session) Relation(ctx context.Context, r adapters.Relation) ([]adapters.Column, bool, error) {
+func (s *Session) Relation(ctx context.Context, r plan.Relation) ([]plan.Column, bool, error) {
 	q := s.ColumnsQuery
 	if q == nil {
 		q = s.Gen.InfoSchemaColumns
@@ -110,9 +110,9 @@ func (s *Session) Relation(ctx context.Context, r adapters.Relation) ([]adapters
 	if len(rows) == 0 {
 		return nil, false, nil
 	}
-	out := make([]adapters.Column, len(rows))
+	out := make([]plan.Column, len(rows))
 	for i, row := range rows {
-		out[i] = adapters.Column{Name: row[0], Type: strings.ToUpper(row[1])}
+		out[i] = plan.Column{Name: row[0], Type: strings.ToUpper(row[1])}
 	}
 	return out, true, nil
 }
@@ -121,7 +121,7 @@ func (s *Session) Relation(ctx context.Context, r adapters.Relation) ([]adapters
 func (s *Session) Close() error { return s.Conn.Close() }
 
 // InfoSchemaColumns lists a relation's columns in order.
-func (g Gen) InfoSchemaColumns(r adapters.Relation) string {
+func (g Gen) InfoSchemaColumns(r plan.Relation) string {
 	return fmt.Sprintf("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position",
 		g.SchemaOf(r), g.String(r.Name))
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 // Spelling is how one engine writes the small things that differ.
@@ -108,7 +109,7 @@ func (g Gen) Quote(ident string) string {
 }
 
 // Qualify renders database.schema.name, skipping empty parts.
-func (g Gen) Qualify(r adapters.Relation) string {
+func (g Gen) Qualify(r plan.Relation) string {
 	var b strings.Builder
 	for _, p := range []string{r.Database, r.Schema} {
 		if p != "" {
@@ -174,7 +175,7 @@ func (g Gen) DescribeQuery(sql string) string {
 // share a stage on engines whose stage is a real table (Spark, BigQuery);
 // it is shortened with a hash when the destination's name is long
 // (portableDerive).
-func StageName(w *adapters.Write) string {
+func StageName(w *plan.Write) string {
 	suffix := "__idemc_stage"
 	if w.Audit != nil {
 		if _, tag, ok := strings.Cut(w.Audit.RunID, "-"); ok && tag != "" {
@@ -203,7 +204,7 @@ func (g Gen) ColumnList(cols []string, alias string) string {
 
 // Window renders the partition predicate `col >= start AND col < end` with
 // an optional table alias.
-func (g Gen) Window(w *adapters.Write, alias string) string {
+func (g Gen) Window(w *plan.Write, alias string) string {
 	col := g.Quote(w.PartitionBy)
 	if alias != "" {
 		col = alias + "." + col
@@ -214,7 +215,7 @@ func (g Gen) Window(w *adapters.Write, alias string) string {
 // Guarded wraps the model's SELECT so the batch cannot leave the unit's
 // window; NULL partition values are kept so the partition check can refuse
 // them loudly.
-func (g Gen) Guarded(w *adapters.Write) string {
+func (g Gen) Guarded(w *plan.Write) string {
 	if w.Window == nil || w.PartitionBy == "" {
 		return w.Select
 	}
@@ -222,7 +223,7 @@ func (g Gen) Guarded(w *adapters.Write) string {
 }
 
 // CreateIfMissing creates the destination with the batch's columns and no rows.
-func (g Gen) CreateIfMissing(w *adapters.Write) string {
+func (g Gen) CreateIfMissing(w *plan.Write) string {
 	index := ""
 	if g.S.PartitionIndex && w.PartitionBy != "" && w.Window != nil {
 		index = " (KEY idemc_partition (" + g.Quote(w.PartitionBy) + "))"
@@ -231,21 +232,21 @@ func (g Gen) CreateIfMissing(w *adapters.Write) string {
 }
 
 // CreateSchema creates the destination's schema if needed.
-func (g Gen) CreateSchema(r adapters.Relation) string {
+func (g Gen) CreateSchema(r plan.Relation) string {
 	if r.Schema == "" {
 		return ""
 	}
-	return "CREATE SCHEMA IF NOT EXISTS " + g.Qualify(adapters.Relation{Database: r.Database, Name: r.Schema})
+	return "CREATE SCHEMA IF NOT EXISTS " + g.Qualify(plan.Relation{Database: r.Database, Name: r.Schema})
 }
 
 // Region is the predicate of the rows a unit owns in the destination (alias t):
 // the window for a partition write, the batch's keys for a key write, and
 // nothing (everything) for a table.
-func (g Gen) Region(w *adapters.Write, alias, stage string) string {
+func (g Gen) Region(w *plan.Write, alias, stage string) string {
 	switch {
 	case w.Window != nil && w.PartitionBy != "":
 		return g.Window(w, alias)
-	case len(w.UniqueKey) > 0 && w.Materialized == adapters.Incremental:
+	case len(w.UniqueKey) > 0 && w.Materialized == plan.Incremental:
 		return fmt.Sprintf("EXISTS (SELECT 1 FROM %s AS s WHERE %s)", stage, g.KeyMatch(w.UniqueKey, alias, "s"))
 	}
 	return ""
@@ -261,7 +262,7 @@ func (g Gen) KeyMatch(keys []string, a, b string) string {
 }
 
 // DeleteRegion deletes the rows the unit owns (window or batch keys).
-func (g Gen) DeleteRegion(w *adapters.Write, stage string) string {
+func (g Gen) DeleteRegion(w *plan.Write, stage string) string {
 	del := "DELETE FROM " + g.Qualify(w.Target) + " AS t"
 	if g.S.DeleteFrom != nil {
 		del = g.S.DeleteFrom(g.Qualify(w.Target), "t")
@@ -270,7 +271,7 @@ func (g Gen) DeleteRegion(w *adapters.Write, stage string) string {
 }
 
 // InsertFromStage copies the batch into the destination.
-func (g Gen) InsertFromStage(w *adapters.Write, stage string) string {
+func (g Gen) InsertFromStage(w *plan.Write, stage string) string {
 	if w.Columns == nil {
 		return fmt.Sprintf("INSERT INTO %s\nSELECT * FROM %s", g.Qualify(w.Target), stage)
 	}
@@ -279,7 +280,7 @@ func (g Gen) InsertFromStage(w *adapters.Write, stage string) string {
 }
 
 // UpdateColumns is the list of columns a matched merge row updates.
-func UpdateColumns(w *adapters.Write) []string {
+func UpdateColumns(w *plan.Write) []string {
 	if len(w.UpdateColumns) > 0 {
 		return w.UpdateColumns
 	}
@@ -301,7 +302,7 @@ func UpdateColumns(w *adapters.Write) []string {
 
 // Merge renders a standard MERGE of the batch into the destination,
 // matching keys null-safely.
-func (g Gen) Merge(w *adapters.Write, stage string) string {
+func (g Gen) Merge(w *plan.Write, stage string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "MERGE INTO %s AS t\nUSING %s AS s\nON %s\n", g.Qualify(w.Target), stage, g.KeyMatch(w.UniqueKey, "t", "s"))
 	if w.Columns == nil {
@@ -321,13 +322,13 @@ func (g Gen) Merge(w *adapters.Write, stage string) string {
 }
 
 // BatchKeyCheck is the implicit check that a merge batch has no duplicate key.
-func BatchKeyCheck(keys []string) *adapters.Check {
-	return &adapters.Check{Name: "batch_unique_key(" + strings.Join(keys, ", ") + ")", Kind: adapters.CheckBatchKeys, Severity: "error", Columns: keys}
+func BatchKeyCheck(keys []string) *plan.Check {
+	return &plan.Check{Name: "batch_unique_key(" + strings.Join(keys, ", ") + ")", Kind: plan.CheckBatchKeys, Severity: "error", Columns: keys}
 }
 
 // PartitionNullCheck is the implicit check that no batch row has a NULL partition value.
-func PartitionNullCheck(col string) *adapters.Check {
-	return &adapters.Check{Name: "not_null(" + col + ")", Kind: adapters.CheckPartitionNull, Severity: "error", Columns: []string{col}}
+func PartitionNullCheck(col string) *plan.Check {
+	return &plan.Check{Name: "not_null(" + col + ")", Kind: plan.CheckPartitionNull, Severity: "error", Columns: []string{col}}
 }
 
 // SampleLimit is how many failing rows a check returns.
@@ -335,7 +336,7 @@ const SampleLimit = 5
 
 // CheckQuery renders a check as a query returning failing rows. rel is the
 // relation checked (the destination or, for batch checks, the stage).
-func (g Gen) CheckQuery(c *adapters.Check, w *adapters.Write, whole bool) string {
+func (g Gen) CheckQuery(c *plan.Check, w *plan.Write, whole bool) string {
 	stage := g.Quote(StageName(w))
 	from := g.Qualify(w.Target) + " AS t"
 	where := ""
@@ -354,23 +355,23 @@ func (g Gen) CheckQuery(c *adapters.Check, w *adapters.Write, whole bool) string
 	}
 	lim := fmt.Sprintf("\nLIMIT %d", SampleLimit)
 	switch c.Kind {
-	case adapters.CheckBatchKeys:
+	case plan.CheckBatchKeys:
 		cols := g.ColumnList(c.Columns, "")
 		return fmt.Sprintf("SELECT %s, count(*) AS n FROM %s\nGROUP BY %s\nHAVING count(*) > 1%s", cols, stage, cols, lim)
-	case adapters.CheckPartitionNull:
+	case plan.CheckPartitionNull:
 		// Any NULL partition row in the destination is this unit's: no
 		// earlier unit could commit one.
 		return fmt.Sprintf("SELECT count(*) AS n FROM %s\nWHERE %s IS NULL\nHAVING count(*) > 0", g.Qualify(w.Target), g.Quote(c.Columns[0]))
-	case adapters.CheckUnique:
+	case plan.CheckUnique:
 		cols := g.ColumnList(c.Columns, "t")
 		return fmt.Sprintf("SELECT %s, count(*) AS n FROM %s%s\nGROUP BY %s\nHAVING count(*) > 1%s", cols, from, whereOnly, cols, lim)
-	case adapters.CheckNotNull:
+	case plan.CheckNotNull:
 		conds := make([]string, len(c.Columns))
 		for i, col := range c.Columns {
 			conds[i] = "t." + g.Quote(col) + " IS NULL"
 		}
 		return fmt.Sprintf("SELECT * FROM %s%s%s", from, and("("+strings.Join(conds, " OR ")+")"), lim)
-	case adapters.CheckAcceptedValues:
+	case plan.CheckAcceptedValues:
 		col := "t." + g.Quote(c.Columns[0])
 		vals := make([]string, len(c.Values))
 		for i, v := range c.Values {
@@ -378,11 +379,11 @@ func (g Gen) CheckQuery(c *adapters.Check, w *adapters.Write, whole bool) string
 		}
 		return fmt.Sprintf("SELECT %s, count(*) AS n FROM %s%s\nGROUP BY %s%s", col, from,
 			and(fmt.Sprintf("%s IS NOT NULL AND %s NOT IN (%s)", col, col, strings.Join(vals, ", "))), col, lim)
-	case adapters.CheckRelationships:
+	case plan.CheckRelationships:
 		col := "t." + g.Quote(c.Columns[0])
 		return fmt.Sprintf("SELECT %s FROM %s%s%s", col, from,
 			and(fmt.Sprintf("%s IS NOT NULL AND NOT EXISTS (SELECT 1 FROM %s AS o WHERE o.%s = %s)", col, g.Qualify(c.To), g.Quote(c.ToColumn), col)), lim)
-	case adapters.CheckRowCountMatches:
+	case plan.CheckRowCountMatches:
 		if whole && w.PartitionBy != "" {
 			// Over the whole table: each partition value present must
 			// match the source's count for that value.
@@ -397,9 +398,9 @@ func (g Gen) CheckQuery(c *adapters.Check, w *adapters.Write, whole bool) string
 			src += "\nWHERE " + g.Window(&sw, "src")
 		}
 		return fmt.Sprintf("SELECT w.n AS written, s.n AS source FROM\n(SELECT count(*) AS n FROM %s%s) AS w,\n(%s) AS s\nWHERE w.n <> s.n", from, whereOnly, src)
-	case adapters.CheckMinRows:
+	case plan.CheckMinRows:
 		return fmt.Sprintf("SELECT n FROM (SELECT count(*) AS n FROM %s%s) AS c\nWHERE n < %s", from, whereOnly, strconv.FormatInt(c.MinRows, 10))
-	case adapters.CheckExpect:
+	case plan.CheckExpect:
 		// An empty region has nothing to hold the expression against
 		// (sum() is NULL): min_rows is the check for emptiness.
 		return fmt.Sprintf("SELECT ok FROM (SELECT (%s) AS ok, count(*) AS n FROM %s%s) AS c\nWHERE n > 0 AND ok IS NOT TRUE", c.Expr, from, whereOnly)
@@ -408,7 +409,7 @@ func (g Gen) CheckQuery(c *adapters.Check, w *adapters.Write, whole bool) string
 }
 
 // StateDDL creates idemc_audit and idemc_state.
-func (g Gen) StateDDL(s adapters.State) []string {
+func (g Gen) StateDDL(s plan.State) []string {
 	t, n, ts := g.S.Text, g.S.BigInt, g.S.Timestamp
 	k := t
 	if g.S.KeyText != "" {
@@ -468,7 +469,7 @@ func (g Gen) StateDDL(s adapters.State) []string {
 
 // AuditIndex is the idempotent statement that indexes the audit table's
 // unit key ("" when the spelling has none to run).
-func (g Gen) AuditIndex(s adapters.State) string {
+func (g Gen) AuditIndex(s plan.State) string {
 	if g.S.AuditIndexDDL == nil {
 		return ""
 	}
@@ -476,13 +477,13 @@ func (g Gen) AuditIndex(s adapters.State) string {
 }
 
 // AuditMigrations adds the audit columns newer than the table.
-func (g Gen) AuditMigrations(s adapters.State, have []adapters.Column) []string {
+func (g Gen) AuditMigrations(s plan.State, have []plan.Column) []string {
 	got := map[string]bool{}
 	for _, c := range have {
 		got[strings.ToLower(c.Name)] = true
 	}
 	var out []string
-	for _, c := range adapters.AuditColumnsAdded() {
+	for _, c := range plan.AuditColumnsAdded() {
 		if !got[c] {
 			out = append(out, fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", g.Qualify(s.Audit), g.Quote(c), g.S.Text))
 		}
@@ -491,7 +492,7 @@ func (g Gen) AuditMigrations(s adapters.State, have []adapters.Column) []string 
 }
 
 // RunStart inserts an invocation's row.
-func (g Gen) RunStart(s adapters.State, r *adapters.RunRow) string {
+func (g Gen) RunStart(s plan.State, r *plan.RunRow) string {
 	return fmt.Sprintf(`INSERT INTO %s (run_id, command, options, target, as_of, git_commit, started_at, ended_at, outcome, retry_of, succeeded, failed, skipped)
 VALUES (%s, %s, %s, %s, %s, %s, %s, NULL, 'running', %s, 0, 0, 0)`,
 		g.Qualify(s.Runs), g.String(r.RunID), g.String(r.Command), g.String(r.Options), g.String(r.Target), g.tsOrNull(r.AsOf),
@@ -499,7 +500,7 @@ VALUES (%s, %s, %s, %s, %s, %s, %s, NULL, 'running', %s, 0, 0, 0)`,
 }
 
 // RunFinish records an invocation's end.
-func (g Gen) RunFinish(s adapters.State, r *adapters.RunRow) string {
+func (g Gen) RunFinish(s plan.State, r *plan.RunRow) string {
 	return fmt.Sprintf("UPDATE %s SET ended_at = %s, outcome = %s, succeeded = %d, failed = %d, skipped = %d\nWHERE run_id = %s",
 		g.Qualify(s.Runs), g.tsOrNull(r.Ended), g.String(r.Outcome), r.Succeeded, r.Failed, r.Skipped, g.String(r.RunID))
 }
@@ -521,7 +522,7 @@ func (g Gen) strOrNull(s string) string {
 // AuditStart inserts the running row. The attempt is the row's when known
 // (the runner reads every unit's last attempt in bulk before it starts);
 // otherwise it counts the unit's earlier rows.
-func (g Gen) AuditStart(s adapters.State, r *adapters.AuditRow) string {
+func (g Gen) AuditStart(s plan.State, r *plan.AuditRow) string {
 	if r.Attempt > 0 {
 		return fmt.Sprintf(`INSERT INTO %s (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES (%s, %s, %s, 'running', NULL, %s, NULL, %d, %s, %s, %s, %s, NULL, NULL, %s, %s)`,
@@ -537,12 +538,12 @@ FROM %s WHERE job_name = %s AND partition_key = %s`,
 }
 
 // AttemptsQuery lists every unit's latest attempt number.
-func (g Gen) AttemptsQuery(s adapters.State) string {
+func (g Gen) AttemptsQuery(s plan.State) string {
 	return fmt.Sprintf("SELECT job_name, partition_key, max(attempt) FROM %s GROUP BY job_name, partition_key", g.Qualify(s.Audit))
 }
 
 // AuditFinish sets the final status of the unit's running row.
-func (g Gen) AuditFinish(s adapters.State, r *adapters.AuditRow, countSQL string) string {
+func (g Gen) AuditFinish(s plan.State, r *plan.AuditRow, countSQL string) string {
 	count := "NULL"
 	if countSQL != "" {
 		count = "(" + countSQL + ")"
@@ -554,23 +555,23 @@ WHERE run_id = %s AND job_name = %s AND partition_key = %s`,
 }
 
 // RunningQuery lists the runs with running rows.
-func (g Gen) RunningQuery(s adapters.State) string {
+func (g Gen) RunningQuery(s plan.State) string {
 	return fmt.Sprintf("SELECT DISTINCT run_id FROM %s WHERE status = 'running'", g.Qualify(s.Audit))
 }
 
 // Abandon marks a dead run's running rows.
-func (g Gen) Abandon(s adapters.State, deadRun string) string {
+func (g Gen) Abandon(s plan.State, deadRun string) string {
 	return fmt.Sprintf("UPDATE %s SET status = 'abandoned', error = %s\nWHERE status = 'running' AND run_id = %s",
 		g.Qualify(s.Audit), g.String("the run that started this unit ended without finishing it (killed or crashed); its write was rolled back"), g.String(deadRun))
 }
 
 // MarksQuery lists the watermark models' high-water marks.
-func (g Gen) MarksQuery(s adapters.State) string {
+func (g Gen) MarksQuery(s plan.State) string {
 	return fmt.Sprintf("SELECT job_name, high_water FROM %s", g.Qualify(s.Marks))
 }
 
 // StatusQuery returns the latest audit row of every unit.
-func (g Gen) StatusQuery(s adapters.State) string {
+func (g Gen) StatusQuery(s plan.State) string {
 	return fmt.Sprintf(`SELECT job_name, partition_key, status, row_count, attempt, started_at, ended_at, run_id, code_hash, error, inputs, data_version, as_of FROM (
   SELECT a.*, row_number() OVER (PARTITION BY job_name, partition_key ORDER BY attempt DESC, started_at DESC) AS idemc_rank
   FROM %s AS a
@@ -581,7 +582,7 @@ ORDER BY job_name, partition_key`, g.Qualify(s.Audit))
 
 // LastRunQuery returns the most recent retryable run (run ids are
 // time-ordered).
-func (g Gen) LastRunQuery(s adapters.State) string {
+func (g Gen) LastRunQuery(s plan.State) string {
 	r := g.Qualify(s.Runs)
 	return fmt.Sprintf("SELECT run_id, command, options, as_of, outcome, retry_of FROM %s\nWHERE command IN ('build', 'run', 'seed', 'retry')\nORDER BY run_id DESC\nLIMIT 1", r)
 }
@@ -597,7 +598,7 @@ func (g Gen) DefaultSchemaQuery() string {
 
 // SchemaOf is r's schema as a SQL expression: the literal, or the session's
 // default schema when r names none.
-func (g Gen) SchemaOf(r adapters.Relation) string {
+func (g Gen) SchemaOf(r plan.Relation) string {
 	if r.Schema == "" && g.S.CurrentSchema != "" {
 		return g.S.CurrentSchema
 	}
@@ -605,7 +606,7 @@ func (g Gen) SchemaOf(r adapters.Relation) string {
 }
 
 // EmptyQuery lists which of rels hold no row.
-func (g Gen) EmptyQuery(rels []adapters.Relation) string {
+func (g Gen) EmptyQuery(rels []plan.Relation) string {
 	parts := make([]string, len(rels))
 	for i, r := range rels {
 		parts[i] = fmt.Sprintf("SELECT %d AS i FROM (SELECT 1 AS one) AS x WHERE NOT EXISTS (SELECT 1 FROM %s)", i, g.Qualify(r))
@@ -623,7 +624,7 @@ func (g Gen) Rollback() string { return "ROLLBACK" }
 
 // StateSteps replace a watermark model's high-water mark with the batch's
 // maximum, inside the write's transaction; an empty batch keeps the old mark.
-func (g Gen) StateSteps(w *adapters.Write, stage string) []adapters.Step {
+func (g Gen) StateSteps(w *plan.Write, stage string) []plan.Step {
 	if w.Watermark == nil {
 		return nil
 	}
@@ -632,16 +633,16 @@ func (g Gen) StateSteps(w *adapters.Write, stage string) []adapters.Step {
 	if w.Audit != nil {
 		run = w.Audit.RunID
 	}
-	return []adapters.Step{
-		{Purpose: adapters.StateStep, Comment: "forget the old high-water mark if the batch has rows",
+	return []plan.Step{
+		{Purpose: plan.StateStep, Comment: "forget the old high-water mark if the batch has rows",
 			SQL: fmt.Sprintf("DELETE FROM %s WHERE job_name = %s AND EXISTS (SELECT 1 FROM %s WHERE %s IS NOT NULL)", g.Qualify(w.State.Marks), g.String(w.Model), stage, col)},
-		{Purpose: adapters.StateStep, Comment: "record the batch's maximum " + w.Watermark.Column,
+		{Purpose: plan.StateStep, Comment: "record the batch's maximum " + w.Watermark.Column,
 			SQL: fmt.Sprintf("INSERT INTO %s (job_name, high_water, run_id, updated_at)\nSELECT %s, CAST(max(%s) AS %s), %s, %s FROM %s HAVING max(%s) IS NOT NULL",
 				g.Qualify(w.State.Marks), g.String(w.Model), col, g.S.TextType, g.String(run), g.tsOrNull(auditTime(w)), stage, col)},
 	}
 }
 
-func auditTime(w *adapters.Write) time.Time {
+func auditTime(w *plan.Write) time.Time {
 	if w.Audit == nil {
 		return time.Time{}
 	}
@@ -650,7 +651,7 @@ func auditTime(w *adapters.Write) time.Time {
 
 // Fingerprint sums a 32-bit hash of each row's text (NULL as "~") and counts
 // the rows: equal content gives equal fingerprints in any row order.
-func (g Gen) Fingerprint(r adapters.Relation, where string, cols []string) string {
+func (g Gen) Fingerprint(r plan.Relation, where string, cols []string) string {
 	parts := make([]string, len(cols))
 	for i, c := range cols {
 		parts[i] = fmt.Sprintf("coalesce(CAST(t.%s AS %s), '~')", g.Quote(c), g.S.TextType)
@@ -672,7 +673,7 @@ func (g Gen) Fingerprint(r adapters.Relation, where string, cols []string) strin
 }
 
 // DiffQuery lists up to a sample of rows present on one side only.
-func (g Gen) DiffQuery(r adapters.Relation, where string, snap adapters.Relation) string {
+func (g Gen) DiffQuery(r plan.Relation, where string, snap plan.Relation) string {
 	now := "SELECT * FROM " + g.Qualify(r) + " AS t"
 	if where != "" {
 		now += " WHERE " + where

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 // TestStageName: a run's stage carries its run id's random part (two
@@ -24,9 +24,9 @@ func TestStageName(t *testing.T) {
 	}
 	seen := map[string]string{}
 	for _, c := range cases {
-		w := &adapters.Write{Target: adapters.Relation{Name: c.table}}
+		w := &plan.Write{Target: plan.Relation{Name: c.table}}
 		if c.runID != "" {
-			w.Audit = &adapters.AuditRow{RunID: c.runID}
+			w.Audit = &plan.AuditRow{RunID: c.runID}
 		}
 		got := StageName(w)
 		if c.want != "" && got != c.want {
@@ -47,7 +47,7 @@ func TestSeedLoadName(t *testing.T) {
 	for _, name := range []string{"codes", strings.Repeat("é", 40)} {
 		seen := map[string]bool{}
 		for i := 0; i < 50; i++ {
-			got := SeedLoadName(adapters.Relation{Schema: "raw", Name: name}).Name
+			got := SeedLoadName(plan.Relation{Schema: "raw", Name: name}).Name
 			if seen[got] {
 				t.Fatalf("two loads of %s share %s", name, got)
 			}

@@ -17,9 +17,9 @@ func compileCmd(c *common) *cobra.Command {
 	var printSQL bool
 	cmd := &cobra.Command{
 		Use:   "compile",
-		Short: "print the plan and write its SQL to target/compiled/; no connection",
+		Short: "print the pl and write its SQL to target/compiled/; no connection",
 		Long: "compile renders, analyses and plans the selected models for a target without connecting to it.\n" +
-			"It writes one file per unit to target/compiled/<model>/<partition>.sql and prints the plan.\n" +
+			"It writes one file per unit to target/compiled/<model>/<partition>.sql and prints the pl.\n" +
 			"Without a connection every destination is assumed to exist and no partition to have run.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -27,24 +27,24 @@ func compileCmd(c *common) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			plan, err := compiler.Compile(p, opts)
+			pl, err := compiler.Compile(p, opts)
 			if err != nil {
 				return err
 			}
-			printFindings(c, plan.Findings, analyze.Warning)
-			ad, _ := adapters.Lookup(plan.Engine)
-			if err := runner.WriteCompiled(p.Root, plan, ad.Dialect); err != nil {
+			printFindings(c, pl.Findings, analyze.Warning)
+			ad, _ := adapters.Lookup(pl.Engine)
+			if err := runner.WriteCompiled(p.Root, pl, ad.Dialect); err != nil {
 				return err
 			}
 			if printSQL {
-				fmt.Fprint(c.stdout, plan.Format(true))
+				fmt.Fprint(c.stdout, pl.Format(true))
 				return nil
 			}
 			caps := ad.Capabilities
-			fmt.Fprintf(c.stdout, "target %s (%s): %s\n", plan.Target, plan.Engine, ad.Docs)
+			fmt.Fprintf(c.stdout, "target %s (%s): %s\n", pl.Target, pl.Engine, ad.Docs)
 			fmt.Fprintf(c.stdout, "capabilities: transactional DDL %s, MERGE %s, native partition overwrite %s, checks inside the write %s, lock: %s\n",
 				yes(caps.TransactionalDDL), yes(caps.Merge), yes(caps.PartitionOverwrite), yes(caps.ChecksInWrite), caps.Lock)
-			for _, u := range plan.Units {
+			for _, u := range pl.Units {
 				kind := "seed"
 				if !u.Seed {
 					kind = u.Write.Materialized
@@ -58,7 +58,7 @@ func compileCmd(c *common) *cobra.Command {
 				}
 				fmt.Fprintf(c.stdout, "  %-28s %-12s %-24s %d steps\n", u.Model, part, kind, len(u.Steps))
 			}
-			fmt.Fprintf(c.stdout, "%d units of %d selected models compiled into %s\n", len(plan.Units), len(plan.Selected), filepath.Join("target", "compiled"))
+			fmt.Fprintf(c.stdout, "%d units of %d selected models compiled into %s\n", len(pl.Units), len(pl.Selected), filepath.Join("target", "compiled"))
 			return nil
 		},
 	}
@@ -98,19 +98,19 @@ func lintCmd(c *common) *cobra.Command {
 			}
 			opts.LintOnly = true
 			opts.Models = false
-			plan, err := compiler.Compile(p, opts)
+			pl, err := compiler.Compile(p, opts)
 			if err != nil {
 				return err
 			}
 			chosen := map[string]bool{}
-			for _, n := range plan.Selected {
-				if node := plan.Nodes[n]; node != nil {
+			for _, n := range pl.Selected {
+				if node := pl.Nodes[n]; node != nil {
 					chosen[node.Path] = true
 				}
 			}
 			errorsFound := 0
 			shown := 0
-			for _, f := range plan.Findings {
+			for _, f := range pl.Findings {
 				if !chosen[f.Path] {
 					continue
 				}
@@ -144,7 +144,7 @@ func lsCmd(c *common) *cobra.Command {
 				return err
 			}
 			opts.Models = false
-			plan, err := compiler.Compile(p, opts)
+			pl, err := compiler.Compile(p, opts)
 			if err != nil {
 				return err
 			}
@@ -154,9 +154,9 @@ func lsCmd(c *common) *cobra.Command {
 				DependsOn                  []string
 			}
 			var rows []row
-			ad, _ := adapters.Lookup(plan.Engine)
-			for _, n := range plan.Selected {
-				node := plan.Nodes[n]
+			ad, _ := adapters.Lookup(pl.Engine)
+			for _, n := range pl.Selected {
+				node := pl.Nodes[n]
 				kind := "seed"
 				if !node.Seed {
 					kind = node.Materialized
@@ -167,7 +167,7 @@ func lsCmd(c *common) *cobra.Command {
 						kind += " by " + node.PartitionBy + "/" + node.Granularity
 					}
 				}
-				rows = append(rows, row{Name: n, Kind: kind, Path: node.Path, Relation: ad.Dialect.Qualify(node.Relation), Tags: node.Tags, DependsOn: plan.Graph.Upstream(n)})
+				rows = append(rows, row{Name: n, Kind: kind, Path: node.Path, Relation: ad.Dialect.Qualify(node.Relation), Tags: node.Tags, DependsOn: pl.Graph.Upstream(n)})
 			}
 			if asJSON {
 				b, _ := json.MarshalIndent(rows, "", "  ")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/conformance"
+	"github.com/idemc/idemc/plan"
 )
 
 // TestDemoSameOnEveryEngine builds the demo on DuckDB, PostgreSQL and
@@ -44,7 +45,7 @@ func TestDemoSameOnEveryEngine(t *testing.T) {
 		}
 		got := map[string]string{}
 		for _, table := range []string{"events_daily", "dim_users", "user_summary"} {
-			got[table] = engineFingerprint(t, ad, s, adapters.Relation{Schema: schema, Name: table})
+			got[table] = engineFingerprint(t, ad, s, plan.Relation{Schema: schema, Name: table})
 		}
 		t.Logf("%s: events_daily %d rows, first: %.80s", target, strings.Count(got["events_daily"], "\n")+1, got["events_daily"])
 		if want == nil {
@@ -83,7 +84,7 @@ func dropDemo(t *testing.T, ad *adapters.Adapter, s map[string]string) {
 }
 
 // engineFingerprint lists a table's rows as text, sorted.
-func engineFingerprint(t *testing.T, ad *adapters.Adapter, s map[string]string, r adapters.Relation) string {
+func engineFingerprint(t *testing.T, ad *adapters.Adapter, s map[string]string, r plan.Relation) string {
 	t.Helper()
 	eng, err := ad.Open(context.Background(), s)
 	if err != nil {

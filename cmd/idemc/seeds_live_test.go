@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/conformance"
+	"github.com/idemc/idemc/plan"
 )
 
 // typedSeed has a column of every kind, identifiers with leading zeros and
@@ -64,7 +65,7 @@ column_types = { code = "text", n = "double", at = "timestamp" }
 			t.Fatal(err)
 		}
 	}
-	r := adapters.Relation{Schema: schema, Name: "typed"}
+	r := plan.Relation{Schema: schema, Name: "typed"}
 	var want string
 	for _, target := range []string{"local", "pg", "mysql"} {
 		s := settings[target]
@@ -100,7 +101,7 @@ column_types = { code = "text", n = "double", at = "timestamp" }
 
 // seedContents reads the typed seed back in a form every engine renders
 // alike: each column's kind (by what it can do) and its values as text.
-func seedContents(t *testing.T, ad *adapters.Adapter, s map[string]string, r adapters.Relation) string {
+func seedContents(t *testing.T, ad *adapters.Adapter, s map[string]string, r plan.Relation) string {
 	t.Helper()
 	ctx := context.Background()
 	eng, err := ad.Open(ctx, s)

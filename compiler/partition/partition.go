@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 // Granularities lists the valid units.
@@ -75,8 +75,8 @@ func Prev(t time.Time, g string) time.Time {
 func Key(t time.Time, g string) string { return t.UTC().Format(layouts[g]) }
 
 // Window returns the partition starting at t.
-func Window(t time.Time, g string) adapters.Window {
-	return adapters.Window{Start: t, End: Next(t, g), Granularity: g, Key: Key(t, g)}
+func Window(t time.Time, g string) plan.Window {
+	return plan.Window{Start: t, End: Next(t, g), Granularity: g, Key: Key(t, g)}
 }
 
 // rank orders granularities from the finest; an input written to a coarser
@@ -171,8 +171,8 @@ func parseTime(s string) (time.Time, string, error) {
 }
 
 // Range returns the windows of every partition that starts in [from, to).
-func Range(from, to time.Time, g string) []adapters.Window {
-	var out []adapters.Window
+func Range(from, to time.Time, g string) []plan.Window {
+	var out []plan.Window
 	for t := Truncate(from, g); t.Before(to); t = Next(t, g) {
 		if t.Before(from) {
 			continue

@@ -3,9 +3,9 @@ package project
 import (
 	"time"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler/diag"
 	"github.com/idemc/idemc/compiler/partition"
+	"github.com/idemc/idemc/plan"
 )
 
 // Settled is what a model's settings imply once every layer is merged and
@@ -48,7 +48,7 @@ func (m *Model) settleWrite(errs *diag.List) {
 		errs.Add(pos.Path, pos.Line, 0, format, args...)
 	}
 	m.Granularity = cfg.Granularity
-	if cfg.Materialized != adapters.Incremental {
+	if cfg.Materialized != plan.Incremental {
 		for _, k := range []string{"strategy", "partition_by", "watermark", "lookback"} {
 			if _, set := m.HeaderLine[k]; set {
 				bad(k, "%s applies only to incremental models; add materialized = \"incremental\" or remove %s", k, k)

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 	"github.com/idemc/idemc/runner"
 )
 
@@ -41,7 +41,7 @@ type faults []fault
 
 type fault struct {
 	action, unit string
-	purpose      adapters.Purpose
+	purpose      plan.Purpose
 	pause        time.Duration
 	fired        *atomic.Bool // conflict: fires once per run
 }
@@ -64,7 +64,7 @@ func Parse(spec string) runner.StepHook {
 		if len(parts) < 3 {
 			continue
 		}
-		f := fault{action: parts[0], unit: parts[1], purpose: adapters.Purpose(parts[2]), fired: &atomic.Bool{}}
+		f := fault{action: parts[0], unit: parts[1], purpose: plan.Purpose(parts[2]), fired: &atomic.Bool{}}
 		if (f.action == "sleep" || f.action == "stall") && len(parts) > 3 {
 			f.pause, _ = time.ParseDuration(parts[3])
 		}
@@ -75,7 +75,7 @@ func Parse(spec string) runner.StepHook {
 
 // after is called after each step of a unit; it may fail the step, pause or
 // kill the process.
-func (fs faults) after(ctx context.Context, unit string, p adapters.Purpose) error {
+func (fs faults) after(ctx context.Context, unit string, p plan.Purpose) error {
 	for _, f := range fs {
 		if (f.unit != "*" && f.unit != unit) || f.purpose != p {
 			continue

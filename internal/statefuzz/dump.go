@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 // Rel is the content of one relation, normalized so that two warehouses of
@@ -46,7 +47,7 @@ func (w *Warehouse) Dump(ctx context.Context, p *Project) (Dump, error) {
 }
 
 func readRel(ctx context.Context, s adapters.Session, d adapters.Dialect, loc Location) (*Rel, error) {
-	rel := adapters.Relation{Schema: loc.Schema, Name: loc.Name}
+	rel := plan.Relation{Schema: loc.Schema, Name: loc.Name}
 	cols, ok, err := s.Relation(ctx, rel)
 	if err != nil || !ok {
 		return &Rel{}, err

@@ -12,6 +12,7 @@ import (
 	_ "github.com/idemc/idemc/adapters/duckdb"   // registers duckdb
 	_ "github.com/idemc/idemc/adapters/mysql"    // registers mysql
 	_ "github.com/idemc/idemc/adapters/postgres" // registers postgres
+	"github.com/idemc/idemc/plan"
 )
 
 // Engine is one engine the fuzzer runs against.
@@ -150,7 +151,7 @@ func (w *Warehouse) dropStatements(p *Project, node, mode string, isView bool) [
 	if !ok {
 		return nil
 	}
-	rel := w.Dialect().Qualify(adapters.Relation{Schema: loc.Schema, Name: loc.Name})
+	rel := w.Dialect().Qualify(plan.Relation{Schema: loc.Schema, Name: loc.Name})
 	switch {
 	case isView && w.Engine.Name == "postgres":
 		return []string{"DROP VIEW IF EXISTS " + rel + " CASCADE"} // views on it go too, as a DBA's drop would

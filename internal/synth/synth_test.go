@@ -90,14 +90,14 @@ func TestCompilesClean(t *testing.T) {
 		asOf := time.Date(2026, 7, 3, 12, 0, 0, 0, time.UTC)
 		for _, target := range []string{"local", "pg"} {
 			for _, part := range []string{synth.Partition, ""} {
-				plan, err := compiler.Compile(p, compiler.Options{Target: target, Partition: part, AsOf: asOf, Models: true, Seeds: true})
+				pl, err := compiler.Compile(p, compiler.Options{Target: target, Partition: part, AsOf: asOf, Models: true, Seeds: true})
 				if err != nil {
 					t.Fatalf("n=%d target=%s partition=%q: %v", n, target, part, err)
 				}
-				for _, f := range plan.Findings {
+				for _, f := range pl.Findings {
 					t.Errorf("n=%d target=%s: %s", n, target, f)
 				}
-				if len(plan.Units) == 0 {
+				if len(pl.Units) == 0 {
 					t.Errorf("n=%d target=%s: no units", n, target)
 				}
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 // Dialect is BigQuery's GoogleSQL.
@@ -49,7 +50,7 @@ var typeFamilies = map[string][]string{
 // cast (ALTER COLUMN … SET DATA TYPE only widens), partitioned as idemc
 // creates it. CREATE OR REPLACE TABLE is one atomic job: a value that
 // cannot be cast fails it and leaves the table as it was.
-func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) []string {
+func (d Dialect) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan.ColumnChange) []string {
 	part := ""
 	if w.Window != nil && w.PartitionBy != "" {
 		part = "\nPARTITION BY " + d.PartitionExpr(w.PartitionBy, w.Window.Granularity)
@@ -129,7 +130,7 @@ func columnType(t string) string {
 // Labels are the job labels of a unit: the run id, the model, the
 // partition and the attempt, as BigQuery label values (lowercase letters,
 // digits, _ and -, at most 63 characters).
-func Labels(w *adapters.Write) map[string]string {
+func Labels(w *plan.Write) map[string]string {
 	run, attempt := "<run_id>", int64(0)
 	if w.Audit != nil {
 		run, attempt = w.Audit.RunID, w.Audit.Attempt
@@ -167,7 +168,7 @@ func Hash32(s string) uint32 {
 // labelStep is SET @@query_label: BigQuery's statement for "label the jobs
 // that follow". The Session applies it client-side to every job it submits
 // for the unit, and derives the unit's deterministic job ids from it.
-func (d Dialect) labelStep(w *adapters.Write) adapters.Step {
+func (d Dialect) labelStep(w *plan.Write) plan.Step {
 	l := Labels(w)
 	keys := make([]string, 0, len(l))
 	for k := range l {
@@ -178,7 +179,7 @@ func (d Dialect) labelStep(w *adapters.Write) adapters.Step {
 	for i, k := range keys {
 		parts[i] = k + ":" + l[k]
 	}
-	return adapters.Step{Purpose: adapters.Prepare, Comment: "label this unit's jobs (run id, model, partition, attempt); job ids derive from them",
+	return plan.Step{Purpose: plan.Prepare, Comment: "label this unit's jobs (run id, model, partition, attempt); job ids derive from them",
 		SQL: "SET @@query_label = " + d.String(strings.Join(parts, ","))}
 }
 
@@ -200,7 +201,7 @@ func (d Dialect) PartitionExpr(col, granularity string) string {
 
 // Decorator is the partition decorator of a window: $YYYYMMDD, $YYYYMMDDHH,
 // $YYYYMM or $YYYY.
-func Decorator(win *adapters.Window) string {
+func Decorator(win *plan.Window) string {
 	t := win.Start.UTC()
 	switch win.Granularity {
 	case "hour":
@@ -215,7 +216,7 @@ func Decorator(win *adapters.Window) string {
 
 // createIfMissing creates the destination (partitioned like its windows)
 // with the batch's columns and no rows.
-func (d Dialect) createIfMissing(w *adapters.Write) string {
+func (d Dialect) createIfMissing(w *plan.Write) string {
 	part := ""
 	if w.Window != nil && w.PartitionBy != "" {
 		part = "\nPARTITION BY " + d.PartitionExpr(w.PartitionBy, w.Window.Granularity)
@@ -228,26 +229,26 @@ func (d Dialect) createIfMissing(w *adapters.Write) string {
 // Declared checks keep the check purpose (the runner records them as
 // passed, which is true when the script commits); implicit batch checks are
 // validate steps.
-func (d Dialect) Assert(c *adapters.Check, w *adapters.Write, stage string) adapters.Step {
+func (d Dialect) Assert(c *plan.Check, w *plan.Write, stage string) plan.Step {
 	msg := fmt.Sprintf("idemc: check %s failed", c.Name)
-	p := adapters.CheckStep
-	if c.Kind == adapters.CheckBatchKeys || c.Kind == adapters.CheckPartitionNull {
-		p = adapters.Validate
+	p := plan.CheckStep
+	if c.Kind == plan.CheckBatchKeys || c.Kind == plan.CheckPartitionNull {
+		p = plan.Validate
 	}
-	return adapters.Step{Purpose: p, Comment: fmt.Sprintf("check %s (%s) as an ASSERT inside the script: a failure rolls it back", c.Name, c.Severity), Check: c,
+	return plan.Step{Purpose: p, Comment: fmt.Sprintf("check %s (%s) as an ASSERT inside the script: a failure rolls it back", c.Name, c.Severity), Check: c,
 		SQL: fmt.Sprintf("ASSERT NOT EXISTS (\n%s\n) AS %s", d.checkQuery(c, w, stage), d.String(msg))}
 }
 
 // Recipe follows DESIGN §7 for BigQuery.
-func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
-	steps := []adapters.Step{d.labelStep(w)}
+func (d Dialect) Recipe(w *plan.Write) []plan.Step {
+	steps := []plan.Step{d.labelStep(w)}
 	switch {
-	case w.Materialized == adapters.View:
+	case w.Materialized == plan.View:
 		// Plain check queries, not ASSERTs: there is no script to roll back.
-		return append(steps, d.AutoCommitViewRecipe(w, adapters.Step{Purpose: adapters.Publish,
+		return append(steps, d.AutoCommitViewRecipe(w, plan.Step{Purpose: plan.Publish,
 			Comment: "replace the view (DDL: not allowed inside a transaction; a failing check leaves the new view, marked failed)",
 			SQL:     fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)})...)
-	case w.Materialized == adapters.Incremental && w.Strategy == "insert_overwrite" && w.Window != nil && w.PartitionBy != "" && !w.FullRefresh:
+	case w.Materialized == plan.Incremental && w.Strategy == "insert_overwrite" && w.Window != nil && w.PartitionBy != "" && !w.FullRefresh:
 		return append(steps, d.overwriteRecipe(w)...)
 	}
 	return append(steps, d.scriptRecipe(w)...)
@@ -258,26 +259,26 @@ func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
 // delete_insert by key, append, full refresh) first builds its batch in a
 // staging table outside the script, where the duplicate-key check is an
 // ordinary query. Warn checks run after COMMIT on the committed region.
-func (d Dialect) scriptRecipe(w *adapters.Write) []adapters.Step {
+func (d Dialect) scriptRecipe(w *plan.Write) []plan.Step {
 	dest := d.Qualify(w.Target)
-	var steps []adapters.Step
-	add := func(p adapters.Purpose, comment, sql string) {
-		steps = append(steps, adapters.Step{Purpose: p, Comment: comment, SQL: sql})
+	var steps []plan.Step
+	add := func(p plan.Purpose, comment, sql string) {
+		steps = append(steps, plan.Step{Purpose: p, Comment: comment, SQL: sql})
 	}
 	begin := func() {
-		add(adapters.Begin, "the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job", BeginSQL)
+		add(plan.Begin, "the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job", BeginSQL)
 	}
-	add(adapters.Prepare, "the destination, empty, if it does not exist yet (DDL, outside the script)", d.createIfMissing(w))
+	add(plan.Prepare, "the destination, empty, if it does not exist yet (DDL, outside the script)", d.createIfMissing(w))
 	steps = append(steps, d.AuditStartStep(w))
 	partition := w.Window != nil && w.PartitionBy != "" && w.Strategy != "merge"
-	staged := w.Materialized == adapters.Incremental && !partition
+	staged := w.Materialized == plan.Incremental && !partition
 	stage := ""
 	count := ""
 	switch {
-	case w.Materialized == adapters.Table:
+	case w.Materialized == plan.Table:
 		begin()
-		add(adapters.Delete, "rebuild: empty the table inside the transaction (keeps its options and grants)", "TRUNCATE TABLE "+dest)
-		add(adapters.Insert, "rebuild the rows", d.insertByName(w))
+		add(plan.Delete, "rebuild: empty the table inside the transaction (keeps its options and grants)", "TRUNCATE TABLE "+dest)
+		add(plan.Insert, "rebuild the rows", d.insertByName(w))
 		count = "SELECT count(*) FROM " + dest
 	case partition:
 		begin()
@@ -288,20 +289,20 @@ func (d Dialect) scriptRecipe(w *adapters.Write) []adapters.Step {
 		// A real table, not a TEMP TABLE of the script: the warn checks
 		// after COMMIT still need the batch's keys.
 		stage = d.Qualify(StageRelation(w))
-		add(adapters.Stage, "the batch, in a staging table (expires in a day if a run dies)",
+		add(plan.Stage, "the batch, in a staging table (expires in a day if a run dies)",
 			Directive("job=stage")+fmt.Sprintf("CREATE OR REPLACE TABLE %s\nOPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS\n%s", stage, d.Guarded(w)))
 		if len(w.UniqueKey) > 0 {
 			bk := sqlgen.BatchKeyCheck(w.UniqueKey)
-			steps = append(steps, adapters.Step{Purpose: adapters.Validate, Comment: "refuse a batch that repeats a key before writing anything", SQL: d.checkQuery(bk, w, stage), Check: bk})
+			steps = append(steps, plan.Step{Purpose: plan.Validate, Comment: "refuse a batch that repeats a key before writing anything", SQL: d.checkQuery(bk, w, stage), Check: bk})
 		}
 		begin()
 		steps = append(steps, d.writeSteps(w, stage)...)
 		count = "SELECT count(*) FROM " + stage
 	}
-	var warn []adapters.Step
+	var warn []plan.Step
 	for _, c := range w.Checks {
 		if c.Severity == "warn" {
-			warn = append(warn, adapters.Step{Purpose: adapters.CheckStep, Comment: fmt.Sprintf("check %s (warn), on the committed region", c.Name), SQL: d.checkQuery(c, w, stage), Check: c})
+			warn = append(warn, plan.Step{Purpose: plan.CheckStep, Comment: fmt.Sprintf("check %s (warn), on the committed region", c.Name), SQL: d.checkQuery(c, w, stage), Check: c})
 			continue
 		}
 		steps = append(steps, d.Assert(c, w, stage))
@@ -312,11 +313,11 @@ func (d Dialect) scriptRecipe(w *adapters.Write) []adapters.Step {
 	fin := d.AuditFinishStep(w, "")
 	fin.Comment = "record success, in the script transaction"
 	steps = append(steps, fin)
-	add(adapters.StateStep, "the audit row's row_count, counted inside the script transaction", d.auditCount(w, count))
-	add(adapters.Commit, "submit the buffered script; BigQuery commits it whole or not at all", CommitSQL)
+	add(plan.StateStep, "the audit row's row_count, counted inside the script transaction", d.auditCount(w, count))
+	add(plan.Commit, "submit the buffered script; BigQuery commits it whole or not at all", CommitSQL)
 	steps = append(steps, warn...)
 	if stage != "" {
-		add(adapters.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
+		add(plan.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
 	}
 	return steps
 }
@@ -324,7 +325,7 @@ func (d Dialect) scriptRecipe(w *adapters.Write) []adapters.Step {
 // insertByName inserts the model's rows by column name when the columns
 // are known: the runner first syncs the table's columns to the model's
 // (TableInPlace), which appends new ones at the end.
-func (d Dialect) insertByName(w *adapters.Write) string {
+func (d Dialect) insertByName(w *plan.Write) string {
 	dest := d.Qualify(w.Target)
 	if w.Columns == nil {
 		return fmt.Sprintf("INSERT INTO %s\n%s", dest, w.Select)
@@ -335,7 +336,7 @@ func (d Dialect) insertByName(w *adapters.Write) string {
 
 // checkQuery is the check's query with the batch read from the unit's
 // staging table (stage; "" when the unit has none).
-func (d Dialect) checkQuery(c *adapters.Check, w *adapters.Write, stage string) string {
+func (d Dialect) checkQuery(c *plan.Check, w *plan.Write, stage string) string {
 	q := d.CheckQuery(c, w, false)
 	if stage != "" {
 		q = strings.ReplaceAll(q, d.Quote(sqlgen.StageName(w)), stage)
@@ -344,17 +345,17 @@ func (d Dialect) checkQuery(c *adapters.Check, w *adapters.Write, stage string) 
 }
 
 // auditCount sets the unit's row_count from a count evaluated in the script.
-func (d Dialect) auditCount(w *adapters.Write, count string) string {
+func (d Dialect) auditCount(w *plan.Write, count string) string {
 	r := auditKey(w)
 	return fmt.Sprintf("UPDATE %s SET row_count = (%s)\nWHERE run_id = %s AND job_name = %s AND partition_key = %s",
 		d.Qualify(w.State.Audit), count, d.String(r.RunID), d.String(r.Job), d.String(r.Partition))
 }
 
-func auditKey(w *adapters.Write) adapters.AuditRow {
+func auditKey(w *plan.Write) plan.AuditRow {
 	if w.Audit != nil {
 		return *w.Audit
 	}
-	r := adapters.AuditRow{RunID: "<run_id>", Job: w.Model}
+	r := plan.AuditRow{RunID: "<run_id>", Job: w.Model}
 	if w.Window != nil {
 		r.Partition = w.Window.Key
 	}
@@ -363,10 +364,10 @@ func auditKey(w *adapters.Write) adapters.AuditRow {
 
 // partitionSteps replace (or append to) the window straight from the
 // guarded query.
-func (d Dialect) partitionSteps(w *adapters.Write) []adapters.Step {
+func (d Dialect) partitionSteps(w *plan.Write) []plan.Step {
 	dest := d.Qualify(w.Target)
 	batch := "(\n" + d.Guarded(w) + "\n) AS idemc_batch"
-	ins := adapters.Step{Purpose: adapters.Insert, Comment: "write the partition"}
+	ins := plan.Step{Purpose: plan.Insert, Comment: "write the partition"}
 	if w.Columns == nil {
 		ins.SQL = fmt.Sprintf("INSERT INTO %s\nSELECT * FROM %s", dest, batch)
 	} else {
@@ -375,26 +376,26 @@ func (d Dialect) partitionSteps(w *adapters.Write) []adapters.Step {
 	}
 	if w.Strategy == "append" {
 		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
-		return []adapters.Step{ins}
+		return []plan.Step{ins}
 	}
-	return []adapters.Step{{Purpose: adapters.Delete, Comment: "replace the partition window " + w.Window.Key, SQL: d.DeleteRegion(w, "")}, ins}
+	return []plan.Step{{Purpose: plan.Delete, Comment: "replace the partition window " + w.Window.Key, SQL: d.DeleteRegion(w, "")}, ins}
 }
 
 // writeSteps write a staged batch by key, by merge, appended, or replacing
 // every row on a full refresh.
-func (d Dialect) writeSteps(w *adapters.Write, stage string) []adapters.Step {
+func (d Dialect) writeSteps(w *plan.Write, stage string) []plan.Step {
 	dest := d.Qualify(w.Target)
-	ins := adapters.Step{Purpose: adapters.Insert, Comment: "write the batch", SQL: d.InsertFromStage(w, stage)}
+	ins := plan.Step{Purpose: plan.Insert, Comment: "write the batch", SQL: d.InsertFromStage(w, stage)}
 	switch {
 	case w.FullRefresh:
-		return []adapters.Step{{Purpose: adapters.Delete, Comment: "full refresh: replace every row", SQL: "TRUNCATE TABLE " + dest}, ins}
+		return []plan.Step{{Purpose: plan.Delete, Comment: "full refresh: replace every row", SQL: "TRUNCATE TABLE " + dest}, ins}
 	case w.Strategy == "append":
 		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
-		return []adapters.Step{ins}
+		return []plan.Step{ins}
 	case w.Strategy == "merge":
 		return d.MergeSteps(w, stage)
 	}
-	return []adapters.Step{{Purpose: adapters.Delete, Comment: "delete the batch's keys (null-safe)", SQL: d.DeleteRegion(w, stage)}, ins}
+	return []plan.Step{{Purpose: plan.Delete, Comment: "delete the batch's keys (null-safe)", SQL: d.DeleteRegion(w, stage)}, ins}
 }
 
 // StageRelation is the staging table of a unit's batch (insert_overwrite
@@ -402,7 +403,7 @@ func (d Dialect) writeSteps(w *adapters.Write, stage string) []adapters.Step {
 // day.
 // Its name carries the partition and a hash of the run id, so that two
 // runs (or two partitions) never share one.
-func StageRelation(w *adapters.Write) adapters.Relation {
+func StageRelation(w *plan.Write) plan.Relation {
 	r := w.Target
 	untagged := *w // the run id's hash follows, below
 	untagged.Audit = nil
@@ -426,23 +427,23 @@ func Directive(kv ...string) string {
 // overwriteRecipe is insert_overwrite: stage the guarded batch in a table,
 // run every check on it, then a query job with WRITE_TRUNCATE writes it to
 // table$PARTITION (BigQuery replaces that partition atomically).
-func (d Dialect) overwriteRecipe(w *adapters.Write) []adapters.Step {
+func (d Dialect) overwriteRecipe(w *plan.Write) []plan.Step {
 	stageRel := StageRelation(w)
 	stage := d.Qualify(stageRel)
 	sw := *w
 	sw.Target = stageRel
-	var steps []adapters.Step
-	add := func(p adapters.Purpose, comment, sql string) {
-		steps = append(steps, adapters.Step{Purpose: p, Comment: comment, SQL: sql})
+	var steps []plan.Step
+	add := func(p plan.Purpose, comment, sql string) {
+		steps = append(steps, plan.Step{Purpose: p, Comment: comment, SQL: sql})
 	}
-	add(adapters.Prepare, "the destination, partitioned by "+w.PartitionBy+", if it does not exist yet", d.createIfMissing(w))
+	add(plan.Prepare, "the destination, partitioned by "+w.PartitionBy+", if it does not exist yet", d.createIfMissing(w))
 	steps = append(steps, d.AuditStartStep(w))
-	add(adapters.Stage, "build the partition in a staging table (expires in a day if a run dies)",
+	add(plan.Stage, "build the partition in a staging table (expires in a day if a run dies)",
 		Directive("job=stage")+fmt.Sprintf("CREATE OR REPLACE TABLE %s\nOPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS\n%s", stage, d.Guarded(w)))
 	pn := sqlgen.PartitionNullCheck(w.PartitionBy)
-	steps = append(steps, adapters.Step{Purpose: adapters.Validate, Comment: "a NULL " + w.PartitionBy + " would land in no partition", SQL: d.CheckQuery(pn, &sw, false), Check: pn})
+	steps = append(steps, plan.Step{Purpose: plan.Validate, Comment: "a NULL " + w.PartitionBy + " would land in no partition", SQL: d.CheckQuery(pn, &sw, false), Check: pn})
 	for _, c := range w.Checks {
-		steps = append(steps, adapters.Step{Purpose: adapters.CheckStep, Comment: fmt.Sprintf("check %s (%s) on the staged partition, before publishing", c.Name, c.Severity), SQL: d.CheckQuery(c, &sw, false), Check: c})
+		steps = append(steps, plan.Step{Purpose: plan.CheckStep, Comment: fmt.Sprintf("check %s (%s) on the staged partition, before publishing", c.Name, c.Severity), SQL: d.CheckQuery(c, &sw, false), Check: c})
 	}
 	dst := w.Target
 	dst.Name += Decorator(w.Window)
@@ -450,15 +451,15 @@ func (d Dialect) overwriteRecipe(w *adapters.Write) []adapters.Step {
 	if w.Columns != nil {
 		cols = d.ColumnList(w.Columns, "")
 	}
-	add(adapters.Publish, "replace partition "+w.Window.Key+" atomically: a query job writing "+dst.Name+" with WRITE_TRUNCATE",
+	add(plan.Publish, "replace partition "+w.Window.Key+" atomically: a query job writing "+dst.Name+" with WRITE_TRUNCATE",
 		Directive("job=publish", "destination="+plainName(dst), "write_disposition=WRITE_TRUNCATE")+fmt.Sprintf("SELECT %s FROM %s", cols, stage))
 	steps = append(steps, d.AuditFinishStep(w, "SELECT count(*) FROM "+stage))
-	add(adapters.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
+	add(plan.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
 	return steps
 }
 
 // plainName is project.dataset.table as the API names it (no quotes).
-func plainName(r adapters.Relation) string {
+func plainName(r plan.Relation) string {
 	var parts []string
 	for _, p := range []string{r.Database, r.Schema, r.Name} {
 		if p != "" {
@@ -476,7 +477,7 @@ var _ adapters.Dialect = Dialect{}
 // partitioning, clustering and options. Both are DDL, outside the script
 // (BigQuery refuses DDL on permanent tables inside a transaction:
 // cloud.google.com/bigquery/docs/transactions, "Statements supported").
-func (d Dialect) CopyTable(aside, dest adapters.Relation, rows bool) []string {
+func (d Dialect) CopyTable(aside, dest plan.Relation, rows bool) []string {
 	how := "LIKE"
 	if rows {
 		how = "CLONE"
@@ -491,7 +492,7 @@ func (d Dialect) CopyTable(aside, dest adapters.Relation, rows bool) []string {
 // a clone may overwrite an existing table (docs/table-clones-create); the
 // copy has the destination's partitioning, which CREATE OR REPLACE
 // requires). The copy is dropped after; old is not used.
-func (d Dialect) SwapTable(dest, aside, old adapters.Relation) string {
+func (d Dialect) SwapTable(dest, aside, old plan.Relation) string {
 	return Directive("job=swap") + fmt.Sprintf("CREATE OR REPLACE TABLE %s CLONE %s", d.Qualify(dest), d.Qualify(aside))
 }
 

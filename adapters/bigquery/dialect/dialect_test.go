@@ -8,8 +8,8 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2" // evaluates the key expression offline
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 func TestDialectSQL(t *testing.T) {
@@ -19,7 +19,7 @@ func TestDialectSQL(t *testing.T) {
 	for _, tc := range []struct{ name, got, want string }{
 		{"quote", d.Quote("event_date"), "`event_date`"},
 		{"quote escapes a backtick", d.Quote("a`b"), "`a\\`b`"},
-		{"three-part name (project)", d.Qualify(adapters.Relation{Database: "my-proj", Schema: "marts", Name: "events"}), "`my-proj`.`marts`.`events`"},
+		{"three-part name (project)", d.Qualify(plan.Relation{Database: "my-proj", Schema: "marts", Name: "events"}), "`my-proj`.`marts`.`events`"},
 		{"string escapes with backslashes", d.String("it's a\\b\nc"), `'it\'s a\\b\nc'`},
 		{"date literal", d.WindowLiteral(hour, "day"), "DATE '2026-07-02'"},
 		{"hour literal", d.WindowLiteral(hour, "hour"), "TIMESTAMP '2026-07-02 13:00:00'"},
@@ -29,14 +29,14 @@ func TestDialectSQL(t *testing.T) {
 		{"partition by hour", d.PartitionExpr("ts", "hour"), "TIMESTAMP_TRUNC(`ts`, HOUR)"},
 		{"partition by month", d.PartitionExpr("d", "month"), "DATE_TRUNC(`d`, MONTH)"},
 		{"decorator day", Decorator(w.Window), "$20260702"},
-		{"decorator hour", Decorator(&adapters.Window{Start: hour, Granularity: "hour"}), "$2026070213"},
-		{"decorator month", Decorator(&adapters.Window{Start: hour, Granularity: "month"}), "$202607"},
-		{"decorator year", Decorator(&adapters.Window{Start: hour, Granularity: "year"}), "$2026"},
+		{"decorator hour", Decorator(&plan.Window{Start: hour, Granularity: "hour"}), "$2026070213"},
+		{"decorator month", Decorator(&plan.Window{Start: hour, Granularity: "month"}), "$202607"},
+		{"decorator year", Decorator(&plan.Window{Start: hour, Granularity: "year"}), "$2026"},
 		{"rollback", d.Rollback(), "ROLLBACK TRANSACTION"},
 		{"assert", d.Assert(w.Checks[0], w, "").SQL, "ASSERT NOT EXISTS (\nSELECT t.`event_key`, count(*) AS n FROM `analytics`.`events_daily` AS t\nWHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'\nGROUP BY t.`event_key`\nHAVING count(*) > 1\nLIMIT 5\n) AS 'idemc: check unique(event_key) failed'"},
-		{"add column spells API types", d.AddColumn(adapters.Relation{Schema: "a", Name: "t"}, adapters.Column{Name: "n", Type: "INTEGER"}), "ALTER TABLE `a`.`t` ADD COLUMN `n` INT64"},
+		{"add column spells API types", d.AddColumn(plan.Relation{Schema: "a", Name: "t"}, plan.Column{Name: "n", Type: "INTEGER"}), "ALTER TABLE `a`.`t` ADD COLUMN `n` INT64"},
 		{"label value", LabelValue("20260703T060000.000Z-Cafe"), "20260703t060000_000z-cafe"},
-		{"merge", d.Merge(&adapters.Write{Target: adapters.Relation{Schema: "a", Name: "d"}, UniqueKey: []string{"id"}, Columns: []string{"id", "name"}}, "`s`"),
+		{"merge", d.Merge(&plan.Write{Target: plan.Relation{Schema: "a", Name: "d"}, UniqueKey: []string{"id"}, Columns: []string{"id", "name"}}, "`s`"),
 			"MERGE INTO `a`.`d` AS t\nUSING `s` AS s\nON (t.`id` = s.`id` OR (t.`id` IS NULL AND s.`id` IS NULL))\nWHEN MATCHED THEN UPDATE SET `name` = s.`name`\nWHEN NOT MATCHED THEN INSERT (`id`, `name`) VALUES (s.`id`, s.`name`)"},
 	} {
 		if tc.got != tc.want {
@@ -56,17 +56,17 @@ func TestRecipeShapes(t *testing.T) {
 	d := NewDialect()
 	base := partitionWrite("delete_insert")
 	view := *base
-	view.Materialized, view.Strategy, view.Window, view.PartitionBy = adapters.View, "", nil, ""
+	view.Materialized, view.Strategy, view.Window, view.PartitionBy = plan.View, "", nil, ""
 	table := view
-	table.Materialized = adapters.Table
+	table.Materialized = plan.Table
 	merge := *base
 	merge.Strategy, merge.Window, merge.PartitionBy, merge.UniqueKey = "merge", nil, "", []string{"event_key"}
-	merge.Watermark = &adapters.WatermarkWrite{Column: "updated_at"}
+	merge.Watermark = &plan.WatermarkWrite{Column: "updated_at"}
 	overwrite := *base
 	overwrite.Strategy = "insert_overwrite"
 	for _, tc := range []struct {
 		name string
-		w    *adapters.Write
+		w    *plan.Write
 		want string
 	}{
 		{"partition: one script", base, "prepare prepare audit_start begin delete insert validate check audit_finish state commit check"},
@@ -127,23 +127,23 @@ func TestSurrogateKeyValue(t *testing.T) {
 }
 
 // partitionWrite is one day of a model (the engine's tests have the same).
-func partitionWrite(strategy string) *adapters.Write {
+func partitionWrite(strategy string) *plan.Write {
 	start := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
-	return &adapters.Write{
-		Model: "events_daily", Materialized: adapters.Incremental, Strategy: strategy,
-		Target:      adapters.Relation{Schema: "analytics", Name: "events_daily"},
+	return &plan.Write{
+		Model: "events_daily", Materialized: plan.Incremental, Strategy: strategy,
+		Target:      plan.Relation{Schema: "analytics", Name: "events_daily"},
 		Select:      "SELECT event_key, event_date, amount FROM `raw`.`events` WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'",
-		PartitionBy: "event_date", Window: &adapters.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
+		PartitionBy: "event_date", Window: &plan.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
 		Columns: []string{"event_key", "event_date", "amount"},
-		Checks: []*adapters.Check{
-			{Name: "unique(event_key)", Kind: adapters.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
-			{Name: "min_rows(1)", Kind: adapters.CheckMinRows, Severity: "warn", MinRows: 1},
+		Checks: []*plan.Check{
+			{Name: "unique(event_key)", Kind: plan.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
+			{Name: "min_rows(1)", Kind: plan.CheckMinRows, Severity: "warn", MinRows: 1},
 		},
 		State: testState(),
-		Audit: &adapters.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "bigquery"},
+		Audit: &plan.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "bigquery"},
 	}
 }
 
-func testState() adapters.State {
-	return adapters.StateIn("analytics")
+func testState() plan.State {
+	return plan.StateIn("analytics")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 // SwapKind puts a view in a table's place or a table in a view's. BigQuery
@@ -22,9 +23,9 @@ import (
 //     new table, checked: a run that dies after the drop is finished by
 //     the next (the runner renames old to the destination), one that dies
 //     before it finds the view in place and drops old.
-func (d Dialect) SwapKind(w *adapters.Write, aside, old adapters.Relation, fromView bool) []string {
+func (d Dialect) SwapKind(w *plan.Write, aside, old plan.Relation, fromView bool) []string {
 	dest := w.Target
-	if w.Materialized == adapters.View {
+	if w.Materialized == plan.View {
 		return []string{d.RenameRelation(dest, old, false), fmt.Sprintf("CREATE VIEW %s AS\n%s", d.Qualify(dest), w.Select)}
 	}
 	return []string{d.RenameRelation(aside, old, false), "DROP VIEW IF EXISTS " + d.Qualify(dest), d.RenameRelation(old, dest, false)}
@@ -33,7 +34,7 @@ func (d Dialect) SwapKind(w *adapters.Write, aside, old adapters.Relation, fromV
 // RenameRelation is ALTER TABLE IF EXISTS … RENAME TO, the new name
 // unqualified (a table stays in its dataset). It renames tables only,
 // whatever view says: SwapKind never leaves a view at a name it renames.
-func (d Dialect) RenameRelation(from, to adapters.Relation, view bool) string {
+func (d Dialect) RenameRelation(from, to plan.Relation, view bool) string {
 	return fmt.Sprintf("ALTER TABLE IF EXISTS %s RENAME TO %s", d.Qualify(from), d.Quote(to.Name))
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 // Dialect is DuckDB's SQL. DuckDB has transactional DDL and MERGE, so every
@@ -49,7 +50,7 @@ var typeFamilies = map[string][]string{
 // RetypeColumns alters one column per statement (DuckDB's ALTER TABLE takes
 // one command); several changes run in one transaction, so a value that
 // cannot be cast leaves every column as it was (the runner rolls back).
-func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) []string {
+func (d Dialect) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan.ColumnChange) []string {
 	var out []string
 	for _, c := range changes {
 		q := d.Quote(c.Name)
@@ -63,8 +64,8 @@ func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, change
 
 // recreate replaces the destination's definition and rows with the staged
 // batch, inside the write's transaction (full refresh, column types changed).
-func (d Dialect) recreate(w *adapters.Write, stage string) []adapters.Step {
-	return []adapters.Step{{Purpose: adapters.Publish, Comment: "full refresh, column types changed: replace the table's definition and rows inside the transaction",
+func (d Dialect) recreate(w *plan.Write, stage string) []plan.Step {
+	return []plan.Step{{Purpose: plan.Publish, Comment: "full refresh, column types changed: replace the table's definition and rows inside the transaction",
 		SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s AS\nSELECT %s FROM %s", d.Qualify(w.Target), d.ColumnList(w.Columns, ""), stage)}}
 }
 
@@ -76,7 +77,7 @@ var Capabilities = adapters.Capabilities{
 }
 
 // Recipe follows DESIGN §7 for DuckDB.
-func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
+func (d Dialect) Recipe(w *plan.Write) []plan.Step {
 	return d.Gen.Recipe(d.hooks(), w)
 }
 
@@ -88,12 +89,12 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			return fmt.Sprintf("CREATE OR REPLACE TEMP TABLE %s AS\n%s", stage, sql)
 		},
 		DropStage: func(stage string) string { return "DROP TABLE IF EXISTS " + stage },
-		Table: func(w *adapters.Write) ([]adapters.Step, string) {
-			return []adapters.Step{{Purpose: adapters.Publish, Comment: "rebuild the table inside the transaction",
+		Table: func(w *plan.Write) ([]plan.Step, string) {
+			return []plan.Step{{Purpose: plan.Publish, Comment: "rebuild the table inside the transaction",
 				SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s AS\n%s", d.Qualify(w.Target), w.Select)}}, "SELECT count(*) FROM " + d.Qualify(w.Target)
 		},
-		View: func(w *adapters.Write) []adapters.Step {
-			return []adapters.Step{{Purpose: adapters.Publish, Comment: "replace the view",
+		View: func(w *plan.Write) []plan.Step {
+			return []plan.Step{{Purpose: plan.Publish, Comment: "replace the view",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
 		},
 		Upsert:   d.MergeSteps,
@@ -107,7 +108,7 @@ func (d Dialect) hooks() sqlgen.Hooks {
 // up-to-date build. The count is exact once the deleting transaction was
 // checkpointed, which DuckDB does when the process that emptied the table
 // closes the file — and no other process can hold it while idemc runs.
-func (d Dialect) EmptyQuery(rels []adapters.Relation) string {
+func (d Dialect) EmptyQuery(rels []plan.Relation) string {
 	vals := make([]string, len(rels))
 	for i, r := range rels {
 		vals[i] = fmt.Sprintf("(%d, %s, %s)", i, d.String(r.Schema), d.String(r.Name))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 // Dialect is MySQL's and MariaDB's SQL.
@@ -61,13 +62,13 @@ var Capabilities = adapters.Capabilities{
 }
 
 // Recipe follows DESIGN §7 for MySQL and MariaDB.
-func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
+func (d Dialect) Recipe(w *plan.Write) []plan.Step {
 	return d.Gen.Recipe(d.hooks(), w)
 }
 
 // lockName is per table, not per partition: InnoDB's next-key locks make
 // concurrent partition replaces of one table deadlock, so they take turns.
-func (d Dialect) LockName(w *adapters.Write) string {
+func (d Dialect) LockName(w *plan.Write) string {
 	key := "idemc:" + w.Target.Schema + "." + w.Target.Name
 	if len(key) > 64 { // GET_LOCK names are limited to 64 characters
 		key = key[:48] + fmt.Sprintf("#%x", hash(key))
@@ -96,15 +97,15 @@ func (d Dialect) hooks() sqlgen.Hooks {
 		},
 		DropStage: func(stage string) string { return "DROP TEMPORARY TABLE IF EXISTS " + stage },
 		Upsert:    d.upsert,
-		TableRecipe: func(w *adapters.Write) []adapters.Step {
+		TableRecipe: func(w *plan.Write) []plan.Step {
 			return d.tableRecipe(w)
 		},
-		ViewRecipe: func(w *adapters.Write) []adapters.Step {
-			steps := d.AutoCommitViewRecipe(w, adapters.Step{Purpose: adapters.Publish, Comment: "replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)",
+		ViewRecipe: func(w *plan.Write) []plan.Step {
+			steps := d.AutoCommitViewRecipe(w, plan.Step{Purpose: plan.Publish, Comment: "replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)})
 			// Held from the replace to the audit row, so that a concurrent
 			// runner's replace cannot slip between this view and its checks.
-			steps = append(steps[:1], append([]adapters.Step{d.lockStep(w, "serialize writers of this view until its checks are recorded")}, steps[1:]...)...)
+			steps = append(steps[:1], append([]plan.Step{d.lockStep(w, "serialize writers of this view until its checks are recorded")}, steps[1:]...)...)
 			return append(steps, d.unlockStep(w))
 		},
 	}
@@ -112,31 +113,31 @@ func (d Dialect) hooks() sqlgen.Hooks {
 
 // lock takes the destination's session lock; the runner reads the result
 // (1 taken, 0 the wait timed out, NULL an error: not taken).
-func (d Dialect) lock(w *adapters.Write) string {
+func (d Dialect) lock(w *plan.Write) string {
 	return fmt.Sprintf("SELECT GET_LOCK(%s, 600)", d.String(d.LockName(w)))
 }
 
-func (d Dialect) unlock(w *adapters.Write) string {
+func (d Dialect) unlock(w *plan.Write) string {
 	return fmt.Sprintf("SELECT RELEASE_LOCK(%s)", d.String(d.LockName(w)))
 }
 
-func (d Dialect) lockStep(w *adapters.Write, comment string) adapters.Step {
-	return adapters.Step{Purpose: adapters.Lock, Comment: comment, SQL: d.lock(w), Release: d.unlock(w)}
+func (d Dialect) lockStep(w *plan.Write, comment string) plan.Step {
+	return plan.Step{Purpose: plan.Lock, Comment: comment, SQL: d.lock(w), Release: d.unlock(w)}
 }
 
-func (d Dialect) unlockStep(w *adapters.Write) adapters.Step {
-	return adapters.Step{Purpose: adapters.Cleanup, Comment: "release the destination's lock", SQL: d.unlock(w)}
+func (d Dialect) unlockStep(w *plan.Write) plan.Step {
+	return plan.Step{Purpose: plan.Cleanup, Comment: "release the destination's lock", SQL: d.unlock(w)}
 }
 
 // upsert is a null-safe merge without MERGE: update matched keys with <=>,
 // then insert the batch rows whose key is not there. (INSERT … ON DUPLICATE
 // KEY UPDATE cannot match a key with a NULL part: a unique index treats
 // NULLs as distinct.)
-func (d Dialect) upsert(w *adapters.Write, stage string) []adapters.Step {
+func (d Dialect) upsert(w *plan.Write, stage string) []plan.Step {
 	dest := d.Qualify(w.Target)
-	var steps []adapters.Step
+	var steps []plan.Step
 	if w.Columns == nil {
-		return []adapters.Step{{Purpose: adapters.Merge, Comment: "update matched keys, insert new ones (null-safe)",
+		return []plan.Step{{Purpose: plan.Merge, Comment: "update matched keys, insert new ones (null-safe)",
 			SQL: "UPDATE " + dest + " AS t JOIN " + stage + " AS s ON /* keys */ SET /* every batch column but the key */;\nINSERT INTO " + dest + " SELECT * FROM " + stage + " /* rows whose key is new */"}}
 	}
 	if upd := sqlgen.UpdateColumns(w); len(upd) > 0 {
@@ -144,10 +145,10 @@ func (d Dialect) upsert(w *adapters.Write, stage string) []adapters.Step {
 		for i, c := range upd {
 			sets[i] = fmt.Sprintf("t.%s = s.%s", d.Quote(c), d.Quote(c))
 		}
-		steps = append(steps, adapters.Step{Purpose: adapters.Merge, Comment: "update matched keys (null-safe <=>)",
+		steps = append(steps, plan.Step{Purpose: plan.Merge, Comment: "update matched keys (null-safe <=>)",
 			SQL: fmt.Sprintf("UPDATE %s AS t\nJOIN %s AS s ON %s\nSET %s", dest, stage, d.KeyMatch(w.UniqueKey, "t", "s"), strings.Join(sets, ", "))})
 	}
-	steps = append(steps, adapters.Step{Purpose: adapters.Merge, Comment: "insert the batch's new keys",
+	steps = append(steps, plan.Step{Purpose: plan.Merge, Comment: "insert the batch's new keys",
 		SQL: fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s AS s\nWHERE NOT EXISTS (SELECT 1 FROM %s AS t WHERE %s)",
 			dest, d.ColumnList(w.Columns, ""), d.ColumnList(w.Columns, "s"), stage, dest, d.KeyMatch(w.UniqueKey, "t", "s"))})
 	return steps
@@ -155,7 +156,7 @@ func (d Dialect) upsert(w *adapters.Write, stage string) []adapters.Step {
 
 // tableRecipe builds t__idemc_new, checks it, then swaps it in with one
 // atomic RENAME TABLE (verify, then publish).
-func (d Dialect) tableRecipe(w *adapters.Write) []adapters.Step {
+func (d Dialect) tableRecipe(w *plan.Write) []plan.Step {
 	dest := d.Qualify(w.Target)
 	newRel := w.Target
 	newRel.Name = d.DerivedName(newRel.Name, "__idemc_new")
@@ -163,26 +164,26 @@ func (d Dialect) tableRecipe(w *adapters.Write) []adapters.Step {
 	oldRel.Name = d.DerivedName(oldRel.Name, "__idemc_old")
 	build := *w
 	build.Target = newRel
-	steps := []adapters.Step{
-		{Purpose: adapters.Prepare, Comment: "the table, empty, if it does not exist yet (so the swap below always has two sides)", SQL: d.CreateIfMissing(w)},
+	steps := []plan.Step{
+		{Purpose: plan.Prepare, Comment: "the table, empty, if it does not exist yet (so the swap below always has two sides)", SQL: d.CreateIfMissing(w)},
 		d.AuditStartStep(w),
 		// The build aside has one name per table: without the lock, a
 		// concurrent runner could drop this build or publish its own
 		// (one that failed its checks) in this unit's name.
 		d.lockStep(w, "serialize writers of this table across build, check and publish"),
-		{Purpose: adapters.Stage, Comment: "a leftover build from a dead run", SQL: "DROP TABLE IF EXISTS " + d.Qualify(newRel)},
-		{Purpose: adapters.Stage, Comment: "a leftover previous table from a run that died after its swap", SQL: "DROP TABLE IF EXISTS " + d.Qualify(oldRel)},
-		{Purpose: adapters.Stage, Comment: "a previous view (the model was a view) from a run that died after its swap", SQL: "DROP VIEW IF EXISTS " + d.Qualify(oldRel)},
-		{Purpose: adapters.Stage, Comment: "build the new table aside", SQL: fmt.Sprintf("CREATE TABLE %s AS\n%s", d.Qualify(newRel), w.Select)},
+		{Purpose: plan.Stage, Comment: "a leftover build from a dead run", SQL: "DROP TABLE IF EXISTS " + d.Qualify(newRel)},
+		{Purpose: plan.Stage, Comment: "a leftover previous table from a run that died after its swap", SQL: "DROP TABLE IF EXISTS " + d.Qualify(oldRel)},
+		{Purpose: plan.Stage, Comment: "a previous view (the model was a view) from a run that died after its swap", SQL: "DROP VIEW IF EXISTS " + d.Qualify(oldRel)},
+		{Purpose: plan.Stage, Comment: "build the new table aside", SQL: fmt.Sprintf("CREATE TABLE %s AS\n%s", d.Qualify(newRel), w.Select)},
 	}
 	steps = append(steps, d.CheckSteps(&build)...)
 	steps = append(steps,
-		adapters.Step{Purpose: adapters.Publish, Comment: "swap it in atomically", SQL: fmt.Sprintf("RENAME TABLE %s TO %s, %s TO %s", dest, d.Qualify(oldRel), d.Qualify(newRel), dest)},
+		plan.Step{Purpose: plan.Publish, Comment: "swap it in atomically", SQL: fmt.Sprintf("RENAME TABLE %s TO %s, %s TO %s", dest, d.Qualify(oldRel), d.Qualify(newRel), dest)},
 		// Before the audit row says succeeded: a run that dies in between
 		// leaves its row running, so the next run redoes the unit and drops
 		// any leftover on the way.
-		adapters.Step{Purpose: adapters.Cleanup, Comment: "drop the previous table", SQL: "DROP TABLE IF EXISTS " + d.Qualify(oldRel)},
-		adapters.Step{Purpose: adapters.Cleanup, Comment: "or the previous view, when the model was a view", SQL: "DROP VIEW IF EXISTS " + d.Qualify(oldRel)},
+		plan.Step{Purpose: plan.Cleanup, Comment: "drop the previous table", SQL: "DROP TABLE IF EXISTS " + d.Qualify(oldRel)},
+		plan.Step{Purpose: plan.Cleanup, Comment: "or the previous view, when the model was a view", SQL: "DROP VIEW IF EXISTS " + d.Qualify(oldRel)},
 		d.AuditFinishStep(w, "SELECT count(*) FROM "+dest),
 		d.unlockStep(w),
 	)
@@ -214,7 +215,7 @@ func columnType(t string) string {
 // statement: InnoDB copies the table and, in strict mode, a value that
 // cannot be converted fails it with the table unchanged. It commits on its
 // own, so it runs before START TRANSACTION like the other DDL.
-func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) []string {
+func (d Dialect) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan.ColumnChange) []string {
 	parts := make([]string, len(changes))
 	for i, c := range changes {
 		parts[i] = fmt.Sprintf("MODIFY COLUMN %s %s", d.Quote(c.Name), columnType(c.To))
@@ -225,7 +226,7 @@ func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, change
 var _ adapters.Dialect = Dialect{}
 
 // CopyTable copies a table aside (CREATE TABLE … LIKE keeps its indexes).
-func (d Dialect) CopyTable(aside, dest adapters.Relation, rows bool) []string {
+func (d Dialect) CopyTable(aside, dest plan.Relation, rows bool) []string {
 	out := []string{"DROP TABLE IF EXISTS " + d.Qualify(aside), fmt.Sprintf("CREATE TABLE %s LIKE %s", d.Qualify(aside), d.Qualify(dest))}
 	if rows {
 		out = append(out, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", d.Qualify(aside), d.Qualify(dest)))
@@ -234,7 +235,7 @@ func (d Dialect) CopyTable(aside, dest adapters.Relation, rows bool) []string {
 }
 
 // SwapTable is one RENAME TABLE, which MySQL applies atomically.
-func (d Dialect) SwapTable(dest, aside, old adapters.Relation) string {
+func (d Dialect) SwapTable(dest, aside, old plan.Relation) string {
 	return fmt.Sprintf("RENAME TABLE %s TO %s, %s TO %s", d.Qualify(dest), d.Qualify(old), d.Qualify(aside), d.Qualify(dest))
 }
 
@@ -245,7 +246,7 @@ var _ adapters.AsideBuilder = Dialect{}
 // index), makes them VARCHARs and indexes them: without the index every
 // unit's audit UPDATE scanned the table and, in InnoDB, locked every row it
 // read until its transaction ended, so concurrent units waited on each other.
-func (d Dialect) AuditMigrations(s adapters.State, have []adapters.Column) []string {
+func (d Dialect) AuditMigrations(s plan.State, have []plan.Column) []string {
 	out := d.Gen.AuditMigrations(s, have)
 	for _, c := range have {
 		if strings.EqualFold(c.Name, "job_name") && strings.Contains(strings.ToLower(c.Type), "text") {
@@ -259,12 +260,12 @@ func (d Dialect) AuditMigrations(s adapters.State, have []adapters.Column) []str
 }
 
 // SwapKind is the same one RENAME TABLE: MySQL renames views with it too.
-func (d Dialect) SwapKind(w *adapters.Write, aside, old adapters.Relation, fromView bool) []string {
+func (d Dialect) SwapKind(w *plan.Write, aside, old plan.Relation, fromView bool) []string {
 	return []string{d.SwapTable(w.Target, aside, old)}
 }
 
 // RenameRelation renames a table or a view (RENAME TABLE takes both).
-func (d Dialect) RenameRelation(from, to adapters.Relation, view bool) string {
+func (d Dialect) RenameRelation(from, to plan.Relation, view bool) string {
 	return fmt.Sprintf("RENAME TABLE %s TO %s", d.Qualify(from), d.Qualify(to))
 }
 

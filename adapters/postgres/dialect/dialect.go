@@ -9,6 +9,7 @@ import (
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 // Dialect is PostgreSQL's SQL (15 or newer, for MERGE).
@@ -73,12 +74,12 @@ var Capabilities = adapters.Capabilities{
 }
 
 // Recipe follows DESIGN §7 for PostgreSQL.
-func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
+func (d Dialect) Recipe(w *plan.Write) []plan.Step {
 	return d.Gen.Recipe(d.hooks(), w)
 }
 
 // LockKey is the advisory lock key of a unit: the relation and partition.
-func (d Dialect) LockKey(w *adapters.Write) string {
+func (d Dialect) LockKey(w *plan.Write) string {
 	key := d.Qualify(w.Target)
 	if w.Window != nil {
 		key += "/" + w.Window.Key
@@ -90,29 +91,29 @@ func (d Dialect) hooks() sqlgen.Hooks {
 	return sqlgen.Hooks{
 		Begin:  "BEGIN",
 		Commit: "COMMIT",
-		Lock: func(w *adapters.Write) string {
+		Lock: func(w *plan.Write) string {
 			return fmt.Sprintf("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", d.String(d.LockKey(w)))
 		},
 		CreateStage: func(stage, sql string) string {
 			return fmt.Sprintf("CREATE TEMP TABLE %s ON COMMIT DROP AS\n%s", stage, sql)
 		},
 		DropStage: func(stage string) string { return "" }, // ON COMMIT DROP
-		Table: func(w *adapters.Write) ([]adapters.Step, string) {
+		Table: func(w *plan.Write) ([]plan.Step, string) {
 			dest := d.Qualify(w.Target)
 			if w.Recreate {
 				return d.recreateTable(w), "SELECT count(*) FROM " + dest
 			}
-			return []adapters.Step{
-				{Purpose: adapters.Prepare, Comment: "the table, empty, if it does not exist yet", SQL: d.CreateIfMissing(w)},
-				{Purpose: adapters.Delete, Comment: "TRUNCATE + INSERT keeps grants and dependent views", SQL: "TRUNCATE " + dest},
-				{Purpose: adapters.Insert, Comment: "rebuild the rows", SQL: d.insertSelect(w)},
+			return []plan.Step{
+				{Purpose: plan.Prepare, Comment: "the table, empty, if it does not exist yet", SQL: d.CreateIfMissing(w)},
+				{Purpose: plan.Delete, Comment: "TRUNCATE + INSERT keeps grants and dependent views", SQL: "TRUNCATE " + dest},
+				{Purpose: plan.Insert, Comment: "rebuild the rows", SQL: d.insertSelect(w)},
 			}, "SELECT count(*) FROM " + dest
 		},
-		View: func(w *adapters.Write) []adapters.Step {
+		View: func(w *plan.Write) []plan.Step {
 			if w.Recreate {
 				return d.recreateView(w)
 			}
-			return []adapters.Step{{Purpose: adapters.Publish, Comment: "replace the view",
+			return []plan.Step{{Purpose: plan.Publish, Comment: "replace the view",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
 		},
 		Upsert:   d.MergeSteps,
@@ -123,7 +124,7 @@ func (d Dialect) hooks() sqlgen.Hooks {
 // DropTable drops a table with the views that read it (CASCADE): they are
 // bound to its columns and cannot outlive its old definition. The runner
 // reads them first (DependentViewsQuery) and recreates them.
-func (d Dialect) DropTable(r adapters.Relation) string {
+func (d Dialect) DropTable(r plan.Relation) string {
 	return "DROP TABLE IF EXISTS " + d.Qualify(r) + " CASCADE"
 }
 
@@ -131,7 +132,7 @@ func (d Dialect) DropTable(r adapters.Relation) string {
 // table (w.Views, read by the runner) they block it, so they are dropped
 // and recreated around it in one transaction: the retype and the views
 // change together or not at all.
-func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) []string {
+func (d Dialect) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan.ColumnChange) []string {
 	alter := d.Gen.RetypeColumns(w, cols, changes)
 	if len(w.Views) == 0 {
 		return alter
@@ -151,7 +152,7 @@ func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, change
 // other views, deepest last: a view is created after every view it reads.
 // Materialized views are not listed (CASCADE drops them, and their data
 // would have to be rebuilt).
-func (d Dialect) DependentViewsQuery(r adapters.Relation) string {
+func (d Dialect) DependentViewsQuery(r plan.Relation) string {
 	return fmt.Sprintf(`WITH RECURSIVE deps (oid, depth) AS (
   SELECT rw.ev_class, 1 FROM pg_depend dep JOIN pg_rewrite rw ON rw.oid = dep.objid
   WHERE dep.classid = 'pg_rewrite'::regclass AND dep.refobjid = to_regclass(%s) AND rw.ev_class <> dep.refobjid
@@ -168,7 +169,7 @@ ORDER BY max(deps.depth), n.nspname, c.relname`, d.String(d.Qualify(r)))
 
 // CreateView creates a view from its catalog definition (pg_get_viewdef
 // ends it with a semicolon).
-func (d Dialect) CreateView(v adapters.ViewDef) string {
+func (d Dialect) CreateView(v plan.ViewDef) string {
 	return fmt.Sprintf("CREATE VIEW %s AS\n%s", d.Qualify(v.Relation), strings.TrimRight(strings.TrimSpace(v.SQL), ";"))
 }
 
@@ -176,26 +177,26 @@ var _ adapters.ViewBinder = Dialect{}
 
 // recreateSteps drop the destination inside the write's transaction, create
 // it with create, and recreate the views that read it.
-func (d Dialect) recreateSteps(w *adapters.Write, create, comment string) []adapters.Step {
-	steps := []adapters.Step{
-		{Purpose: adapters.Delete, Comment: "column types changed: drop the table to recreate it, with the views that read it (CASCADE)", SQL: d.DropTable(w.Target)},
-		{Purpose: adapters.Insert, Comment: comment, SQL: create},
+func (d Dialect) recreateSteps(w *plan.Write, create, comment string) []plan.Step {
+	steps := []plan.Step{
+		{Purpose: plan.Delete, Comment: "column types changed: drop the table to recreate it, with the views that read it (CASCADE)", SQL: d.DropTable(w.Target)},
+		{Purpose: plan.Insert, Comment: comment, SQL: create},
 	}
 	for _, v := range w.Views {
-		steps = append(steps, adapters.Step{Purpose: adapters.Publish, Comment: "recreate the view " + v.Relation.Schema + "." + v.Relation.Name + ", dropped with the table", SQL: d.CreateView(v)})
+		steps = append(steps, plan.Step{Purpose: plan.Publish, Comment: "recreate the view " + v.Relation.Schema + "." + v.Relation.Name + ", dropped with the table", SQL: d.CreateView(v)})
 	}
 	return steps
 }
 
 // recreateView replaces a view whose columns changed (CREATE OR REPLACE
 // VIEW can only add columns at the end), with the views that read it.
-func (d Dialect) recreateView(w *adapters.Write) []adapters.Step {
-	steps := []adapters.Step{
-		{Purpose: adapters.Delete, Comment: "the view's columns changed: drop it, with the views that read it (CASCADE)", SQL: "DROP VIEW IF EXISTS " + d.Qualify(w.Target) + " CASCADE"},
-		{Purpose: adapters.Publish, Comment: "create the view with its new columns", SQL: fmt.Sprintf("CREATE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)},
+func (d Dialect) recreateView(w *plan.Write) []plan.Step {
+	steps := []plan.Step{
+		{Purpose: plan.Delete, Comment: "the view's columns changed: drop it, with the views that read it (CASCADE)", SQL: "DROP VIEW IF EXISTS " + d.Qualify(w.Target) + " CASCADE"},
+		{Purpose: plan.Publish, Comment: "create the view with its new columns", SQL: fmt.Sprintf("CREATE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)},
 	}
 	for _, v := range w.Views {
-		steps = append(steps, adapters.Step{Purpose: adapters.Publish, Comment: "recreate the view " + v.Relation.Schema + "." + v.Relation.Name + ", dropped with it", SQL: d.CreateView(v)})
+		steps = append(steps, plan.Step{Purpose: plan.Publish, Comment: "recreate the view " + v.Relation.Schema + "." + v.Relation.Name + ", dropped with it", SQL: d.CreateView(v)})
 	}
 	return steps
 }
@@ -203,20 +204,20 @@ func (d Dialect) recreateView(w *adapters.Write) []adapters.Step {
 // recreateTable rebuilds a table model whose column types changed: its new
 // definition and rows in the transaction, so a failed check keeps the old
 // table and its views.
-func (d Dialect) recreateTable(w *adapters.Write) []adapters.Step {
+func (d Dialect) recreateTable(w *plan.Write) []plan.Step {
 	return d.recreateSteps(w, fmt.Sprintf("CREATE TABLE %s AS\n%s", d.Qualify(w.Target), w.Select), "recreate the table with the model's columns and rows")
 }
 
 // recreate is an unpartitioned full refresh whose column types changed: the
 // staged batch becomes the table, in the transaction.
-func (d Dialect) recreate(w *adapters.Write, stage string) []adapters.Step {
+func (d Dialect) recreate(w *plan.Write, stage string) []plan.Step {
 	return d.recreateSteps(w, fmt.Sprintf("CREATE TABLE %s AS\nSELECT %s FROM %s", d.Qualify(w.Target), d.ColumnList(w.Columns, ""), stage),
 		"full refresh: recreate the table with the batch's columns and rows")
 }
 
 // insertSelect inserts the model's rows by column name when the columns are
 // known, so a reordered SELECT still lands in the right columns.
-func (d Dialect) insertSelect(w *adapters.Write) string {
+func (d Dialect) insertSelect(w *plan.Write) string {
 	dest := d.Qualify(w.Target)
 	if w.Columns == nil {
 		return fmt.Sprintf("INSERT INTO %s\n%s", dest, w.Select)
@@ -226,7 +227,7 @@ func (d Dialect) insertSelect(w *adapters.Write) string {
 }
 
 // CreateSeedTable creates a seed's table from its kinds.
-func (d Dialect) CreateSeedTable(r adapters.Relation, t *seed.Table) string {
+func (d Dialect) CreateSeedTable(r plan.Relation, t *seed.Table) string {
 	return fmt.Sprintf("CREATE TABLE %s (%s)", d.Qualify(r), sqlgen.SeedColumnDefs(d, t))
 }
 

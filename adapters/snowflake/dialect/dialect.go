@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 // Dialect is Snowflake's SQL.
@@ -55,7 +56,7 @@ var typeFamilies = map[string][]string{
 // cast: Snowflake's ALTER COLUMN … SET DATA TYPE only widens a NUMBER or a
 // VARCHAR. CREATE OR REPLACE is one atomic statement (a value that cannot
 // be cast fails it and leaves the table); COPY GRANTS keeps the grants.
-func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) []string {
+func (d Dialect) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan.ColumnChange) []string {
 	return []string{fmt.Sprintf("CREATE OR REPLACE TABLE %s COPY GRANTS AS\n%s", d.Qualify(w.Target), d.RewriteSelect(w, cols, changes))}
 }
 
@@ -121,14 +122,14 @@ func surrogateKey(exprs []string, text, length string, md5 func(string) string) 
 
 // Recipe follows DESIGN §7 for Snowflake: the shared shape, reordered so
 // that nothing auto-committing runs between BEGIN and COMMIT.
-func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
+func (d Dialect) Recipe(w *plan.Write) []plan.Step {
 	steps := d.Gen.Recipe(d.hooks(), w)
 	return withQueryTag(d, w, outsideTransaction(steps))
 }
 
 // QueryTag is the QUERY_TAG a unit's statements carry: JSON with the run id
 // first, so Snowflake's QUERY_HISTORY can be filtered by run.
-func QueryTag(w *adapters.Write) string {
+func QueryTag(w *plan.Write) string {
 	run, attempt := "<run_id>", int64(0)
 	if w.Audit != nil {
 		run, attempt = w.Audit.RunID, w.Audit.Attempt
@@ -148,36 +149,36 @@ func QueryTag(w *adapters.Write) string {
 
 // withQueryTag sets the session's QUERY_TAG before the unit and unsets it
 // after (sessions are pooled).
-func withQueryTag(d Dialect, w *adapters.Write, steps []adapters.Step) []adapters.Step {
-	out := make([]adapters.Step, 0, len(steps)+2)
-	out = append(out, adapters.Step{Purpose: adapters.Prepare, Comment: "tag this unit's queries with the run id (QUERY_HISTORY)",
+func withQueryTag(d Dialect, w *plan.Write, steps []plan.Step) []plan.Step {
+	out := make([]plan.Step, 0, len(steps)+2)
+	out = append(out, plan.Step{Purpose: plan.Prepare, Comment: "tag this unit's queries with the run id (QUERY_HISTORY)",
 		SQL: "ALTER SESSION SET QUERY_TAG = " + d.String(QueryTag(w))})
 	out = append(out, steps...)
-	return append(out, adapters.Step{Purpose: adapters.Cleanup, Comment: "untag the pooled session", SQL: "ALTER SESSION UNSET QUERY_TAG"})
+	return append(out, plan.Step{Purpose: plan.Cleanup, Comment: "untag the pooled session", SQL: "ALTER SESSION UNSET QUERY_TAG"})
 }
 
 // outsideTransaction moves what Snowflake would commit implicitly out of the
 // transaction: prepare steps first, the stage (a temporary table: DDL) just
 // before BEGIN, cleanups (DROP TABLE: DDL) after COMMIT. The relative order
 // of everything else is kept.
-func outsideTransaction(steps []adapters.Step) []adapters.Step {
-	var prep, stage, mid, clean []adapters.Step
+func outsideTransaction(steps []plan.Step) []plan.Step {
+	var prep, stage, mid, clean []plan.Step
 	for _, s := range steps {
 		switch s.Purpose {
-		case adapters.Prepare:
+		case plan.Prepare:
 			prep = append(prep, s)
-		case adapters.Stage:
+		case plan.Stage:
 			stage = append(stage, s)
-		case adapters.Cleanup:
+		case plan.Cleanup:
 			clean = append(clean, s)
 		default:
 			mid = append(mid, s)
 		}
 	}
-	out := append([]adapters.Step{}, prep...)
+	out := append([]plan.Step{}, prep...)
 	placed := false
 	for _, s := range mid {
-		if s.Purpose == adapters.Begin && !placed {
+		if s.Purpose == plan.Begin && !placed {
 			out = append(out, stage...)
 			placed = true
 		}
@@ -198,17 +199,17 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			return fmt.Sprintf("CREATE OR REPLACE TEMPORARY TABLE %s AS\n%s", stage, sql)
 		},
 		DropStage: func(stage string) string { return "DROP TABLE IF EXISTS " + stage },
-		Table: func(w *adapters.Write) ([]adapters.Step, string) {
+		Table: func(w *plan.Write) ([]plan.Step, string) {
 			dest := d.Qualify(w.Target)
-			return []adapters.Step{
-				{Purpose: adapters.Prepare, Comment: "the table, empty, if it does not exist yet (DDL, before BEGIN)", SQL: d.CreateIfMissing(w)},
-				{Purpose: adapters.Publish, Comment: "replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)",
+			return []plan.Step{
+				{Purpose: plan.Prepare, Comment: "the table, empty, if it does not exist yet (DDL, before BEGIN)", SQL: d.CreateIfMissing(w)},
+				{Purpose: plan.Publish, Comment: "replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)",
 					SQL: "INSERT OVERWRITE INTO " + d.byName(w)},
 			}, "SELECT count(*) FROM " + dest
 		},
 		Upsert: d.MergeSteps,
-		ViewRecipe: func(w *adapters.Write) []adapters.Step {
-			return d.AutoCommitViewRecipe(w, adapters.Step{Purpose: adapters.Publish, Comment: "replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)",
+		ViewRecipe: func(w *plan.Write) []plan.Step {
+			return d.AutoCommitViewRecipe(w, plan.Step{Purpose: plan.Publish, Comment: "replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)})
 		},
 	}
@@ -217,7 +218,7 @@ func (d Dialect) hooks() sqlgen.Hooks {
 // byName is the destination and the model's rows for an INSERT, by column
 // name when the columns are known: the runner first syncs the table's
 // columns to the model's (TableInPlace), which appends new ones at the end.
-func (d Dialect) byName(w *adapters.Write) string {
+func (d Dialect) byName(w *plan.Write) string {
 	dest := d.Qualify(w.Target)
 	if w.Columns == nil {
 		return dest + "\n" + w.Select
@@ -242,7 +243,7 @@ func columnType(t string) string {
 
 // ColumnsQuery lists a relation's columns (names as stored: upper case for
 // names created unquoted), a NUMBER with its precision and scale.
-func (d Dialect) ColumnsQuery(r adapters.Relation) string {
+func (d Dialect) ColumnsQuery(r plan.Relation) string {
 	fold := func(s string) string {
 		if SimpleIdent(s) {
 			return strings.ToUpper(s)
@@ -265,7 +266,7 @@ var _ adapters.Dialect = Dialect{}
 
 // CopyTable copies a table aside: a zero-copy CLONE with its rows, or an
 // empty table LIKE it.
-func (d Dialect) CopyTable(aside, dest adapters.Relation, rows bool) []string {
+func (d Dialect) CopyTable(aside, dest plan.Relation, rows bool) []string {
 	if rows {
 		return []string{fmt.Sprintf("CREATE OR REPLACE TABLE %s CLONE %s", d.Qualify(aside), d.Qualify(dest))}
 	}
@@ -275,7 +276,7 @@ func (d Dialect) CopyTable(aside, dest adapters.Relation, rows bool) []string {
 // SwapTable exchanges the checked copy and the destination in one
 // metadata operation (SWAP WITH keeps the grants with the name); the
 // previous table is then at the copy's name, which the unit drops after.
-func (d Dialect) SwapTable(dest, aside, old adapters.Relation) string {
+func (d Dialect) SwapTable(dest, aside, old plan.Relation) string {
 	return fmt.Sprintf("ALTER TABLE %s SWAP WITH %s", d.Qualify(aside), d.Qualify(dest))
 }
 
@@ -286,14 +287,14 @@ var _ adapters.AsideBuilder = Dialect{}
 // another kind, so the destination is renamed to old, then the checked
 // new relation to the destination (two metadata operations, not one: the
 // runner restores a destination a dead run left at old, and drops old).
-func (d Dialect) SwapKind(w *adapters.Write, aside, old adapters.Relation, fromView bool) []string {
-	return []string{d.RenameRelation(w.Target, old, fromView), d.RenameRelation(aside, w.Target, w.Materialized == adapters.View)}
+func (d Dialect) SwapKind(w *plan.Write, aside, old plan.Relation, fromView bool) []string {
+	return []string{d.RenameRelation(w.Target, old, fromView), d.RenameRelation(aside, w.Target, w.Materialized == plan.View)}
 }
 
 // RenameRelation is ALTER TABLE or ALTER VIEW IF EXISTS … RENAME TO: the
 // runner's restore after a unit that failed before its swap finds nothing
 // to rename, which is no error.
-func (d Dialect) RenameRelation(from, to adapters.Relation, view bool) string {
+func (d Dialect) RenameRelation(from, to plan.Relation, view bool) string {
 	kind := "TABLE"
 	if view {
 		kind = "VIEW"

@@ -8,8 +8,8 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2" // evaluates the key expression offline
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 func TestDialectSQL(t *testing.T) {
@@ -21,7 +21,7 @@ func TestDialectSQL(t *testing.T) {
 		{"quote keeps a reserved word quoted", d.Quote("select"), `"SELECT"`},
 		{"quote keeps other names exact", d.Quote(`my "odd" col`), `"my ""odd"" col"`},
 		{"quote keeps lowercase-with-dash exact", d.Quote("raw-data"), `"raw-data"`},
-		{"three-part name", d.Qualify(adapters.Relation{Database: "analytics_db", Schema: "marts", Name: "events"}), `"ANALYTICS_DB"."MARTS"."EVENTS"`},
+		{"three-part name", d.Qualify(plan.Relation{Database: "analytics_db", Schema: "marts", Name: "events"}), `"ANALYTICS_DB"."MARTS"."EVENTS"`},
 		{"string escapes quote and backslash", d.String(`it's a\b`), `'it''s a\\b'`},
 		{"date literal", d.WindowLiteral(hour, "day"), `DATE '2026-07-02'`},
 		{"hour literal", d.WindowLiteral(hour, "hour"), `'2026-07-02 13:00:00'::TIMESTAMP_NTZ`},
@@ -30,15 +30,15 @@ func TestDialectSQL(t *testing.T) {
 		{"delete of the window", d.DeleteRegion(w, ""), "DELETE FROM \"ANALYTICS\".\"EVENTS_DAILY\" t\nWHERE t.\"EVENT_DATE\" >= DATE '2026-07-02' AND t.\"EVENT_DATE\" < DATE '2026-07-03'"},
 		{"surrogate key", d.SurrogateKey([]string{"a", "b"}),
 			`MD5(CONCAT(CASE WHEN a IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(CAST(a AS VARCHAR)) AS VARCHAR), ':', CAST(a AS VARCHAR)) END, '|', CASE WHEN b IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(CAST(b AS VARCHAR)) AS VARCHAR), ':', CAST(b AS VARCHAR)) END))`},
-		{"merge", d.Merge(&adapters.Write{Target: adapters.Relation{Schema: "a", Name: "d"}, UniqueKey: []string{"id"}, Columns: []string{"ID", "NAME"}}, `"S"`),
+		{"merge", d.Merge(&plan.Write{Target: plan.Relation{Schema: "a", Name: "d"}, UniqueKey: []string{"id"}, Columns: []string{"ID", "NAME"}}, `"S"`),
 			"MERGE INTO \"A\".\"D\" AS t\nUSING \"S\" AS s\nON EQUAL_NULL(t.\"ID\", s.\"ID\")\nWHEN MATCHED THEN UPDATE SET \"NAME\" = s.\"NAME\"\nWHEN NOT MATCHED THEN INSERT (\"ID\", \"NAME\") VALUES (s.\"ID\", s.\"NAME\")"},
 		{"unique check on the window", d.CheckQuery(w.Checks[0], w, false),
 			"SELECT t.\"EVENT_KEY\", count(*) AS n FROM \"ANALYTICS\".\"EVENTS_DAILY\" AS t\nWHERE t.\"EVENT_DATE\" >= DATE '2026-07-02' AND t.\"EVENT_DATE\" < DATE '2026-07-03'\nGROUP BY t.\"EVENT_KEY\"\nHAVING count(*) > 1\nLIMIT 5"},
-		{"audit finish", d.AuditFinish(w.State, &adapters.AuditRow{RunID: "r", Job: "j", Partition: "p", Status: "failed", Error: "bad 'x'"}, ""),
+		{"audit finish", d.AuditFinish(w.State, &plan.AuditRow{RunID: "r", Job: "j", Partition: "p", Status: "failed", Error: "bad 'x'"}, ""),
 			"UPDATE \"ANALYTICS\".\"IDEMC_AUDIT\" SET status = 'failed', row_count = NULL, ended_at = NULL, error = 'bad ''x''', checks = NULL\nWHERE run_id = 'r' AND job_name = 'j' AND partition_key = 'p'"},
-		{"columns query folds names", d.ColumnsQuery(adapters.Relation{Schema: "analytics", Name: "events_daily"}),
+		{"columns query folds names", d.ColumnsQuery(plan.Relation{Schema: "analytics", Name: "events_daily"}),
 			"SELECT column_name, CASE WHEN data_type = 'NUMBER' THEN 'NUMBER(' || numeric_precision || ', ' || numeric_scale || ')' ELSE data_type END FROM information_schema.columns WHERE table_schema = 'ANALYTICS' AND table_name = 'EVENTS_DAILY' ORDER BY ordinal_position"},
-		{"add column maps driver types", d.AddColumn(adapters.Relation{Schema: "a", Name: "t"}, adapters.Column{Name: "n", Type: "FIXED"}), `ALTER TABLE "A"."T" ADD COLUMN "N" NUMBER(38, 0)`},
+		{"add column maps driver types", d.AddColumn(plan.Relation{Schema: "a", Name: "t"}, plan.Column{Name: "n", Type: "FIXED"}), `ALTER TABLE "A"."T" ADD COLUMN "N" NUMBER(38, 0)`},
 		{"query tag", QueryTag(w), `{"idemc_run":"20260703T060000.000Z-cafe0001","model":"events_daily","partition":"2026-07-02","attempt":2}`},
 	} {
 		if tc.got != tc.want {
@@ -57,16 +57,16 @@ func TestRecipeShapes(t *testing.T) {
 	d := NewDialect()
 	base := partitionWrite()
 	view := *base
-	view.Materialized, view.Strategy, view.Window, view.PartitionBy = adapters.View, "", nil, ""
+	view.Materialized, view.Strategy, view.Window, view.PartitionBy = plan.View, "", nil, ""
 	table := view
-	table.Materialized = adapters.Table
+	table.Materialized = plan.Table
 	merge := *base
 	merge.Strategy, merge.Window, merge.PartitionBy, merge.UniqueKey = "merge", nil, "", []string{"event_key"}
 	overwrite := *base
 	overwrite.Strategy = "insert_overwrite"
 	for _, tc := range []struct {
 		name string
-		w    *adapters.Write
+		w    *plan.Write
 		want string
 	}{
 		{"partition", base, "prepare prepare audit_start begin delete insert validate check check audit_finish commit cleanup"},
@@ -125,19 +125,19 @@ func TestSurrogateKeyValue(t *testing.T) {
 
 // partitionWrite is one day of a delete+insert model (the engine's tests
 // have the same).
-func partitionWrite() *adapters.Write {
+func partitionWrite() *plan.Write {
 	start := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
-	return &adapters.Write{
-		Model: "events_daily", Materialized: adapters.Incremental, Strategy: "delete_insert",
-		Target:      adapters.Relation{Schema: "analytics", Name: "events_daily"},
+	return &plan.Write{
+		Model: "events_daily", Materialized: plan.Incremental, Strategy: "delete_insert",
+		Target:      plan.Relation{Schema: "analytics", Name: "events_daily"},
 		Select:      "SELECT event_key, event_date, amount FROM raw.events WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'",
-		PartitionBy: "event_date", Window: &adapters.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
+		PartitionBy: "event_date", Window: &plan.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
 		Columns: []string{"EVENT_KEY", "EVENT_DATE", "AMOUNT"},
-		Checks: []*adapters.Check{
-			{Name: "unique(event_key)", Kind: adapters.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
-			{Name: "min_rows(1)", Kind: adapters.CheckMinRows, Severity: "warn", MinRows: 1},
+		Checks: []*plan.Check{
+			{Name: "unique(event_key)", Kind: plan.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
+			{Name: "min_rows(1)", Kind: plan.CheckMinRows, Severity: "warn", MinRows: 1},
 		},
-		State: adapters.StateIn("analytics"),
-		Audit: &adapters.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "snowflake"},
+		State: plan.StateIn("analytics"),
+		Audit: &plan.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "snowflake"},
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
 // Dialect is Spark SQL with Delta Lake.
@@ -51,7 +52,7 @@ var typeFamilies = map[string][]string{
 // commit, so a value that cannot be cast leaves the table as it was, and
 // its history keeps the old version. The runner retypes the unit's copy
 // (CopyTable), whose column mapping it keeps for the drops that follow.
-func (d Dialect) RetypeColumns(w *adapters.Write, cols []adapters.Column, changes []adapters.ColumnChange) []string {
+func (d Dialect) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan.ColumnChange) []string {
 	return []string{fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA %s AS\n%s", d.Qualify(w.Target), asideProps, d.RewriteSelect(w, cols, changes))}
 }
 
@@ -84,7 +85,7 @@ func (d Dialect) SurrogateKey(exprs []string) string {
 func (d Dialect) Rollback() string { return "" }
 
 // StateDDL creates the audit and state tables as Delta tables.
-func (d Dialect) StateDDL(s adapters.State) []string {
+func (d Dialect) StateDDL(s plan.State) []string {
 	out := d.Gen.StateDDL(s)
 	for i, q := range out {
 		if strings.HasPrefix(q, "CREATE TABLE") {
@@ -101,7 +102,7 @@ func (d Dialect) RelationsQuery() string {
 
 // StageRelation is a unit's staging Delta table: beside the destination,
 // named by partition and run so that units and runs never share one.
-func StageRelation(w *adapters.Write) adapters.Relation {
+func StageRelation(w *plan.Write) plan.Relation {
 	r := w.Target
 	r.Name = sqlgen.StageName(w)
 	if w.Window != nil {
@@ -124,7 +125,7 @@ func Hash32(s string) uint32 {
 // TxnAppID is the Delta idempotent-write application id of a unit's
 // publish: with txnVersion = the attempt, Delta skips a publish it has
 // already committed (a resubmitted statement), never a new attempt.
-func TxnAppID(w *adapters.Write) string {
+func TxnAppID(w *plan.Write) string {
 	run, part := "<run_id>", ""
 	if w.Audit != nil {
 		run = w.Audit.RunID
@@ -136,52 +137,52 @@ func TxnAppID(w *adapters.Write) string {
 }
 
 // Recipe follows DESIGN §7 for Spark / Databricks: verify, then publish.
-func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
+func (d Dialect) Recipe(w *plan.Write) []plan.Step {
 	dest := d.Qualify(w.Target)
-	if w.Materialized == adapters.View {
-		return d.AutoCommitViewRecipe(w, adapters.Step{Purpose: adapters.Publish, Comment: "replace the view (no transaction: a failing check leaves the new view, marked failed)",
+	if w.Materialized == plan.View {
+		return d.AutoCommitViewRecipe(w, plan.Step{Purpose: plan.Publish, Comment: "replace the view (no transaction: a failing check leaves the new view, marked failed)",
 			SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", dest, w.Select)})
 	}
 	stageRel := StageRelation(w)
 	stage := d.Qualify(stageRel)
 	sw := *w
 	sw.Target = stageRel
-	var steps []adapters.Step
-	add := func(p adapters.Purpose, comment, sql string) {
-		steps = append(steps, adapters.Step{Purpose: p, Comment: comment, SQL: sql})
+	var steps []plan.Step
+	add := func(p plan.Purpose, comment, sql string) {
+		steps = append(steps, plan.Step{Purpose: p, Comment: comment, SQL: sql})
 	}
-	partition := w.Materialized == adapters.Incremental && w.Window != nil && w.PartitionBy != "" && w.Strategy != "merge"
-	if w.Materialized == adapters.Incremental {
-		add(adapters.Prepare, "the destination, an empty Delta table, if it does not exist yet",
+	partition := w.Materialized == plan.Incremental && w.Window != nil && w.PartitionBy != "" && w.Strategy != "merge"
+	if w.Materialized == plan.Incremental {
+		add(plan.Prepare, "the destination, an empty Delta table, if it does not exist yet",
 			fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s USING DELTA AS\nSELECT * FROM (\n%s\n) AS idemc_shape LIMIT 0", dest, w.Select))
 	}
 	steps = append(steps, d.AuditStartStep(w))
 	batch := w.Select
-	if w.Materialized == adapters.Incremental {
+	if w.Materialized == plan.Incremental {
 		batch = d.Guarded(w)
 	}
-	add(adapters.Stage, "materialize the batch in a staging Delta table: what is checked is what is published",
+	add(plan.Stage, "materialize the batch in a staging Delta table: what is checked is what is published",
 		fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\n%s", stage, batch))
 	if partition {
 		pn := sqlgen.PartitionNullCheck(w.PartitionBy)
-		steps = append(steps, adapters.Step{Purpose: adapters.Validate, Comment: "a NULL " + w.PartitionBy + " would land in no partition", SQL: d.CheckQuery(pn, &sw, false), Check: pn})
+		steps = append(steps, plan.Step{Purpose: plan.Validate, Comment: "a NULL " + w.PartitionBy + " would land in no partition", SQL: d.CheckQuery(pn, &sw, false), Check: pn})
 	}
-	if w.Materialized == adapters.Incremental && len(w.UniqueKey) > 0 && !partition {
+	if w.Materialized == plan.Incremental && len(w.UniqueKey) > 0 && !partition {
 		bk := sqlgen.BatchKeyCheck(w.UniqueKey)
-		steps = append(steps, adapters.Step{Purpose: adapters.Validate, Comment: "refuse a batch that repeats a key before writing anything", SQL: d.stageQuery(d.CheckQuery(bk, w, false), w, stage), Check: bk})
+		steps = append(steps, plan.Step{Purpose: plan.Validate, Comment: "refuse a batch that repeats a key before writing anything", SQL: d.stageQuery(d.CheckQuery(bk, w, false), w, stage), Check: bk})
 	}
 	// Checks read the staged batch (the region the publish will write).
 	for _, c := range w.Checks {
-		steps = append(steps, adapters.Step{Purpose: adapters.CheckStep, Comment: fmt.Sprintf("check %s (%s) on the staged batch, before publishing", c.Name, c.Severity), SQL: d.stageCheck(c, w, &sw), Check: c})
+		steps = append(steps, plan.Step{Purpose: plan.CheckStep, Comment: fmt.Sprintf("check %s (%s) on the staged batch, before publishing", c.Name, c.Severity), SQL: d.stageCheck(c, w, &sw), Check: c})
 	}
-	txn := []adapters.Step{
-		{Purpose: adapters.Publish, Comment: "make the publish idempotent: Delta skips a commit it has already made for this unit and attempt",
+	txn := []plan.Step{
+		{Purpose: plan.Publish, Comment: "make the publish idempotent: Delta skips a commit it has already made for this unit and attempt",
 			SQL: "SET spark.databricks.delta.write.txnAppId = " + TxnAppID(w)},
-		{Purpose: adapters.Publish, Comment: "", SQL: fmt.Sprintf("SET spark.databricks.delta.write.txnVersion = %d", attempt(w))},
+		{Purpose: plan.Publish, Comment: "", SQL: fmt.Sprintf("SET spark.databricks.delta.write.txnVersion = %d", attempt(w))},
 	}
-	unset := []adapters.Step{
-		{Purpose: adapters.Cleanup, Comment: "forget the idempotent-write id", SQL: "RESET spark.databricks.delta.write.txnAppId"},
-		{Purpose: adapters.Cleanup, Comment: "", SQL: "RESET spark.databricks.delta.write.txnVersion"},
+	unset := []plan.Step{
+		{Purpose: plan.Cleanup, Comment: "forget the idempotent-write id", SQL: "RESET spark.databricks.delta.write.txnAppId"},
+		{Purpose: plan.Cleanup, Comment: "", SQL: "RESET spark.databricks.delta.write.txnVersion"},
 	}
 	cols := "*"
 	if w.Columns != nil {
@@ -189,12 +190,12 @@ func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
 	}
 	count := "SELECT count(*) FROM " + stage
 	switch {
-	case w.Materialized == adapters.Table:
-		add(adapters.Publish, "publish atomically: one Delta commit replaces the table's rows and schema",
+	case w.Materialized == plan.Table:
+		add(plan.Publish, "publish atomically: one Delta commit replaces the table's rows and schema",
 			fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\nSELECT * FROM %s", dest, stage))
 	case partition && w.Strategy == "append":
 		steps = append(steps, txn...)
-		add(adapters.Insert, "append the batch (allow_append: a rerun adds the rows again; a resubmission does not)", fmt.Sprintf("INSERT INTO %s\nSELECT %s FROM %s", dest, cols, stage))
+		add(plan.Insert, "append the batch (allow_append: a rerun adds the rows again; a resubmission does not)", fmt.Sprintf("INSERT INTO %s\nSELECT %s FROM %s", dest, cols, stage))
 		steps = append(steps, unset[0], unset[1])
 	case partition:
 		steps = append(steps, txn...)
@@ -202,7 +203,7 @@ func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
 		if w.Strategy == "insert_overwrite" {
 			comment += " (Delta's native partition overwrite)"
 		}
-		add(adapters.Insert, comment, fmt.Sprintf("INSERT INTO %s\nREPLACE WHERE %s\nSELECT %s FROM %s", dest, d.Window(w, ""), cols, stage))
+		add(plan.Insert, comment, fmt.Sprintf("INSERT INTO %s\nREPLACE WHERE %s\nSELECT %s FROM %s", dest, d.Window(w, ""), cols, stage))
 		steps = append(steps, unset[0], unset[1])
 	default:
 		steps = append(steps, txn...)
@@ -213,11 +214,11 @@ func (d Dialect) Recipe(w *adapters.Write) []adapters.Step {
 		}
 	}
 	steps = append(steps, d.AuditFinishStep(w, count))
-	add(adapters.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
+	add(plan.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
 	return steps
 }
 
-func attempt(w *adapters.Write) int64 {
+func attempt(w *plan.Write) int64 {
 	if w.Audit != nil && w.Audit.Attempt > 0 {
 		return w.Audit.Attempt
 	}
@@ -226,38 +227,38 @@ func attempt(w *adapters.Write) int64 {
 
 // stageQuery points a check's reference to the unit's batch at the staging
 // table.
-func (d Dialect) stageQuery(q string, w *adapters.Write, stage string) string {
+func (d Dialect) stageQuery(q string, w *plan.Write, stage string) string {
 	return strings.ReplaceAll(q, d.Quote(sqlgen.StageName(w)), stage)
 }
 
 // stageCheck renders a declared check over the staged batch: the region a
 // partition write publishes is exactly the batch; for key writes the batch
 // stands for the keys it will write.
-func (d Dialect) stageCheck(c *adapters.Check, w, sw *adapters.Write) string {
+func (d Dialect) stageCheck(c *plan.Check, w, sw *plan.Write) string {
 	onStage := *sw
 	if onStage.Window == nil || onStage.PartitionBy == "" {
 		// The whole staging table is the batch.
-		onStage.Materialized = adapters.Table
+		onStage.Materialized = plan.Table
 		onStage.UniqueKey = nil
 	}
 	return d.stageQuery(d.CheckQuery(c, &onStage, false), w, d.Qualify(sw.Target))
 }
 
 // keyWrite publishes a staged batch by key in one Delta commit.
-func (d Dialect) keyWrite(w *adapters.Write, stage, cols string) []adapters.Step {
+func (d Dialect) keyWrite(w *plan.Write, stage, cols string) []plan.Step {
 	dest := d.Qualify(w.Target)
 	switch {
 	case w.FullRefresh && w.Recreate:
-		return []adapters.Step{{Purpose: adapters.Insert, Comment: "full refresh, column types changed: replace the table's definition and rows in one Delta commit",
+		return []plan.Step{{Purpose: plan.Insert, Comment: "full refresh, column types changed: replace the table's definition and rows in one Delta commit",
 			SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\nSELECT %s FROM %s", dest, cols, stage)}}
 	case w.FullRefresh:
-		return []adapters.Step{{Purpose: adapters.Insert, Comment: "full refresh: replace every row in one Delta commit",
+		return []plan.Step{{Purpose: plan.Insert, Comment: "full refresh: replace every row in one Delta commit",
 			SQL: fmt.Sprintf("INSERT OVERWRITE TABLE %s\nSELECT %s FROM %s", dest, cols, stage)}}
 	case w.Strategy == "append":
-		return []adapters.Step{{Purpose: adapters.Insert, Comment: "append the batch (allow_append: a rerun adds the rows again; a resubmission does not)",
+		return []plan.Step{{Purpose: plan.Insert, Comment: "append the batch (allow_append: a rerun adds the rows again; a resubmission does not)",
 			SQL: fmt.Sprintf("INSERT INTO %s\nSELECT %s FROM %s", dest, cols, stage)}}
 	case w.Strategy == "merge":
-		return []adapters.Step{{Purpose: adapters.Merge, Comment: "update matched keys, insert new ones (null-safe <=>), in one Delta commit", SQL: d.Merge(w, stage)}}
+		return []plan.Step{{Purpose: plan.Merge, Comment: "update matched keys, insert new ones (null-safe <=>), in one Delta commit", SQL: d.Merge(w, stage)}}
 	}
 	// delete_insert by key, in one commit: a MERGE whose source is the batch
 	// twice, once marked delete (matching every destination row of a batch
@@ -269,13 +270,13 @@ func (d Dialect) keyWrite(w *adapters.Write, stage, cols string) []adapters.Step
 	if w.Columns != nil {
 		ins = fmt.Sprintf("INSERT (%s) VALUES (%s)", d.ColumnList(w.Columns, ""), d.ColumnList(w.Columns, "s"))
 	}
-	return []adapters.Step{{Purpose: adapters.Merge, Comment: "delete the batch's keys and insert the batch in one Delta commit (null-safe)",
+	return []plan.Step{{Purpose: plan.Merge, Comment: "delete the batch's keys and insert the batch in one Delta commit (null-safe)",
 		SQL: fmt.Sprintf("MERGE INTO %s AS t\nUSING (\n  SELECT *, 'delete' AS idemc_op FROM %s\n  UNION ALL\n  SELECT *, 'insert' AS idemc_op FROM %s\n) AS s\nON %s\nWHEN MATCHED THEN DELETE\nWHEN NOT MATCHED AND s.idemc_op = 'insert' THEN %s",
 			dest, stage, stage, on, ins)}}
 }
 
 // markStep records the batch's high-water mark in one Delta commit.
-func (d Dialect) markStep(w *adapters.Write, stage string) adapters.Step {
+func (d Dialect) markStep(w *plan.Write, stage string) plan.Step {
 	col := d.Quote(w.Watermark.Column)
 	run := "<run_id>"
 	if w.Audit != nil {
@@ -285,7 +286,7 @@ func (d Dialect) markStep(w *adapters.Write, stage string) adapters.Step {
 	if w.Audit != nil && !w.Audit.Started.IsZero() {
 		ts = d.Timestamp(w.Audit.Started)
 	}
-	return adapters.Step{Purpose: adapters.StateStep, Comment: "record the batch's maximum " + w.Watermark.Column + " (an empty batch keeps the old mark)",
+	return plan.Step{Purpose: plan.StateStep, Comment: "record the batch's maximum " + w.Watermark.Column + " (an empty batch keeps the old mark)",
 		SQL: fmt.Sprintf("MERGE INTO %s AS t\nUSING (SELECT %s AS job_name, CAST(max(%s) AS STRING) AS high_water FROM %s HAVING max(%s) IS NOT NULL) AS s\nON t.job_name = s.job_name\nWHEN MATCHED THEN UPDATE SET high_water = s.high_water, run_id = %s, updated_at = %s\nWHEN NOT MATCHED THEN INSERT (job_name, high_water, run_id, updated_at) VALUES (s.job_name, s.high_water, %s, %s)",
 			d.Qualify(w.State.Marks), d.String(w.Model), col, stage, col, d.String(run), ts, d.String(run), ts)}
 }
@@ -293,7 +294,7 @@ func (d Dialect) markStep(w *adapters.Write, stage string) adapters.Step {
 // SeedInsert renders rows [start, end) of a seed as one INSERT of typed
 // literals: each value's canonical text cast to its column's type, NULL
 // for an empty field. (Spark Connect has no bound parameters here.)
-func (d Dialect) SeedInsert(r adapters.Relation, t *seed.Table, start, end int) string {
+func (d Dialect) SeedInsert(r plan.Relation, t *seed.Table, start, end int) string {
 	rows := make([]string, 0, end-start)
 	vals := make([]string, len(t.Columns))
 	for i := start; i < end; i++ {
@@ -319,7 +320,7 @@ const asideProps = "TBLPROPERTIES ('delta.columnMapping.mode' = 'name')"
 
 // CopyTable copies the destination aside for a unit that changes its
 // columns: a new Delta table with its rows (or none), one commit.
-func (d Dialect) CopyTable(aside, dest adapters.Relation, rows bool) []string {
+func (d Dialect) CopyTable(aside, dest plan.Relation, rows bool) []string {
 	q := fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA %s AS\nSELECT * FROM %s", d.Qualify(aside), asideProps, d.Qualify(dest))
 	if !rows {
 		q += " LIMIT 0"
@@ -331,7 +332,7 @@ func (d Dialect) CopyTable(aside, dest adapters.Relation, rows bool) []string {
 // Delta commit that replaces the destination's schema and rows together
 // (its history keeps the previous version). The copy is dropped after; old
 // is not used.
-func (d Dialect) SwapTable(dest, aside, old adapters.Relation) string {
+func (d Dialect) SwapTable(dest, aside, old plan.Relation) string {
 	return fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\nSELECT * FROM %s", d.Qualify(dest), d.Qualify(aside))
 }
 

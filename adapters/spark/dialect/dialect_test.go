@@ -9,23 +9,23 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2" // evaluates the key expression offline
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
 )
 
-func testWrite(strategy string) *adapters.Write {
+func testWrite(strategy string) *plan.Write {
 	start := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
-	return &adapters.Write{
-		Model: "events_daily", Materialized: adapters.Incremental, Strategy: strategy,
-		Target:      adapters.Relation{Schema: "analytics", Name: "events_daily"},
+	return &plan.Write{
+		Model: "events_daily", Materialized: plan.Incremental, Strategy: strategy,
+		Target:      plan.Relation{Schema: "analytics", Name: "events_daily"},
 		Select:      "SELECT event_key, event_date, amount FROM raw.events WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'",
-		PartitionBy: "event_date", Window: &adapters.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
+		PartitionBy: "event_date", Window: &plan.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
 		Columns: []string{"event_key", "event_date", "amount"},
-		Checks: []*adapters.Check{
-			{Name: "unique(event_key)", Kind: adapters.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
+		Checks: []*plan.Check{
+			{Name: "unique(event_key)", Kind: plan.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
 		},
-		State: adapters.StateIn("analytics"),
-		Audit: &adapters.AuditRow{RunID: "r1", Job: "events_daily", Partition: "2026-07-02", Attempt: 3},
+		State: plan.StateIn("analytics"),
+		Audit: &plan.AuditRow{RunID: "r1", Job: "events_daily", Partition: "2026-07-02", Attempt: 3},
 	}
 }
 
@@ -35,13 +35,13 @@ func TestDialectSQL(t *testing.T) {
 	stage := "`analytics`.`" + StageRelation(w).Name + "`"
 	for _, tc := range []struct{ name, got, want string }{
 		{"quote", d.Quote("a`b"), "`a``b`"},
-		{"three-part name (catalog)", d.Qualify(adapters.Relation{Database: "main", Schema: "marts", Name: "events"}), "`main`.`marts`.`events`"},
+		{"three-part name (catalog)", d.Qualify(plan.Relation{Database: "main", Schema: "marts", Name: "events"}), "`main`.`marts`.`events`"},
 		{"string escapes with backslashes", d.String(`it's \`), `'it\'s \\'`},
 		{"timestamp", d.Timestamp(time.Date(2026, 7, 2, 13, 0, 0, 0, time.UTC)), "TIMESTAMP '2026-07-02 13:00:00'"},
 		{"null-safe key match", d.KeyMatch([]string{"k"}, "t", "s"), "t.`k` <=> s.`k`"},
 		{"surrogate key", d.SurrogateKey([]string{"a"}), "md5(CASE WHEN a IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(a AS STRING)) AS STRING), ':', CAST(a AS STRING)) END)"},
 		{"stage name", StageRelation(w).Name, fmt.Sprintf("events_daily__idemc_stage_20260702_%08x", Hash32("r1"))},
-		{"unique check reads the stage", d.stageCheck(w.Checks[0], w, &adapters.Write{Target: StageRelation(w), Window: w.Window, PartitionBy: w.PartitionBy, Materialized: adapters.Incremental}),
+		{"unique check reads the stage", d.stageCheck(w.Checks[0], w, &plan.Write{Target: StageRelation(w), Window: w.Window, PartitionBy: w.PartitionBy, Materialized: plan.Incremental}),
 			"SELECT t.`event_key`, count(*) AS n FROM " + stage + " AS t\nWHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'\nGROUP BY t.`event_key`\nHAVING count(*) > 1\nLIMIT 5"},
 	} {
 		if tc.got != tc.want {
@@ -51,7 +51,7 @@ func TestDialectSQL(t *testing.T) {
 	steps := d.Recipe(w)
 	var publish string
 	for _, s := range steps {
-		if s.Purpose == adapters.Insert {
+		if s.Purpose == plan.Insert {
 			publish = s.SQL
 		}
 	}
@@ -67,17 +67,17 @@ func TestRecipeShapes(t *testing.T) {
 	d := NewDialect()
 	base := testWrite("delete_insert")
 	view := *base
-	view.Materialized, view.Strategy, view.Window, view.PartitionBy = adapters.View, "", nil, ""
+	view.Materialized, view.Strategy, view.Window, view.PartitionBy = plan.View, "", nil, ""
 	table := view
-	table.Materialized = adapters.Table
+	table.Materialized = plan.Table
 	merge := *base
 	merge.Strategy, merge.Window, merge.PartitionBy, merge.UniqueKey = "merge", nil, "", []string{"event_key"}
-	merge.Watermark = &adapters.WatermarkWrite{Column: "updated_at"}
+	merge.Watermark = &plan.WatermarkWrite{Column: "updated_at"}
 	byKey := merge
 	byKey.Strategy, byKey.Watermark = "delete_insert", nil
 	for _, tc := range []struct {
 		name string
-		w    *adapters.Write
+		w    *plan.Write
 		want string
 	}{
 		{"partition: stage, verify, REPLACE WHERE", base, "prepare audit_start stage validate check publish publish insert cleanup cleanup audit_finish cleanup"},
@@ -89,7 +89,7 @@ func TestRecipeShapes(t *testing.T) {
 		var ps []string
 		for _, s := range d.Recipe(tc.w) {
 			ps = append(ps, string(s.Purpose))
-			if s.Purpose == adapters.Begin || s.Purpose == adapters.Commit {
+			if s.Purpose == plan.Begin || s.Purpose == plan.Commit {
 				t.Errorf("%s: Spark has no transactions, yet the recipe has %s", tc.name, s.Purpose)
 			}
 		}
@@ -98,7 +98,7 @@ func TestRecipeShapes(t *testing.T) {
 		}
 	}
 	for _, s := range d.Recipe(&byKey) {
-		if s.Purpose == adapters.Merge && (!strings.Contains(s.SQL, "WHEN MATCHED THEN DELETE") || !strings.Contains(s.SQL, "t.`event_key` <=> s.`event_key` AND s.idemc_op = 'delete'")) {
+		if s.Purpose == plan.Merge && (!strings.Contains(s.SQL, "WHEN MATCHED THEN DELETE") || !strings.Contains(s.SQL, "t.`event_key` <=> s.`event_key` AND s.idemc_op = 'delete'")) {
 			t.Errorf("delete_insert by key must be one null-safe MERGE: %s", s.SQL)
 		}
 	}

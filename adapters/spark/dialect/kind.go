@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 // SwapKind puts a view in a table's place or a table in a view's. Spark
@@ -13,8 +14,8 @@ import (
 // destination is renamed to old, then the checked new relation to the
 // destination: two metadata operations, not one (the runner restores a
 // destination a dead run left at old, and drops old).
-func (d Dialect) SwapKind(w *adapters.Write, aside, old adapters.Relation, fromView bool) []string {
-	return []string{d.RenameRelation(w.Target, old, fromView), d.RenameRelation(aside, w.Target, w.Materialized == adapters.View)}
+func (d Dialect) SwapKind(w *plan.Write, aside, old plan.Relation, fromView bool) []string {
+	return []string{d.RenameRelation(w.Target, old, fromView), d.RenameRelation(aside, w.Target, w.Materialized == plan.View)}
 }
 
 // RenameRelation is ALTER TABLE or ALTER VIEW … RENAME TO: each takes one
@@ -22,7 +23,7 @@ func (d Dialect) SwapKind(w *adapters.Write, aside, old adapters.Relation, fromV
 // IF EXISTS, and keeps the relation in its schema. A managed table in a
 // Hive metastore moves its files when renamed (Unity Catalog renames in
 // the catalog only).
-func (d Dialect) RenameRelation(from, to adapters.Relation, view bool) string {
+func (d Dialect) RenameRelation(from, to plan.Relation, view bool) string {
 	kind := "TABLE"
 	if view {
 		kind = "VIEW"

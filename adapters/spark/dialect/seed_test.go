@@ -3,8 +3,8 @@ package dialect
 import (
 	"testing"
 
-	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/seed"
+	"github.com/idemc/idemc/plan"
 )
 
 // TestSeedInsert: each value is its canonical text cast to its column's
@@ -14,7 +14,7 @@ func TestSeedInsert(t *testing.T) {
 	if errs != nil {
 		t.Fatal(errs)
 	}
-	got := NewDialect().SeedInsert(adapters.Relation{Schema: "raw", Name: "s"}, tab, 0, 2)
+	got := NewDialect().SeedInsert(plan.Relation{Schema: "raw", Name: "s"}, tab, 0, 2)
 	want := "INSERT INTO `raw`.`s` VALUES (CAST('1' AS BIGINT), CAST('2.5' AS DOUBLE), CAST('true' AS BOOLEAN), CAST('2026-07-01' AS DATE), " +
 		"CAST('2026-07-01 10:00:00.5' AS TIMESTAMP), CAST('00123' AS STRING)), (CAST('2' AS BIGINT), NULL, CAST('false' AS BOOLEAN), NULL, NULL, CAST('it\\'s' AS STRING))"
 	if got != want {

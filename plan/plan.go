@@ -1,13 +1,12 @@
-package compiler
+package plan
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/compiler/analyze"
 	"github.com/idemc/idemc/compiler/dag"
+	"github.com/idemc/idemc/compiler/diag"
 )
 
 // Plan is the compiled, selected work of one invocation: plain data that can
@@ -32,7 +31,7 @@ type Plan struct {
 	// Units' dependencies, by unit ID.
 	UnitGraph *dag.Graph
 	// Findings are the lint findings of every model, sorted by position.
-	Findings []analyze.Finding
+	Findings []diag.Finding
 	// Tests are the singular tests (tests/*.sql) rendered for the target.
 	Tests []*SingularTest
 }
@@ -49,7 +48,7 @@ type Node struct {
 	Name     string
 	Path     string
 	Seed     bool
-	Relation adapters.Relation
+	Relation Relation
 	// Model settings (zero for seeds).
 	Materialized   string
 	Strategy       string
@@ -59,7 +58,7 @@ type Node struct {
 	OnSchemaChange string
 	CodeHash       string
 	// Checks declared by the model, for idemc test.
-	Checks []*adapters.Check
+	Checks []*Check
 	// SQL is the model's SELECT for the target with the window of its
 	// first planned unit (or the latest partition), for display.
 	SQL string
@@ -72,16 +71,14 @@ type Unit struct {
 	ID        string // "model" or "model/2026-07-30"
 	Model     string
 	Partition string // canonical key; "" for an unpartitioned model
-	Write     *adapters.Write
-	Steps     []adapters.Step
+	Write     *Write
+	Steps     []Step
 	CodeHash  string
 	Seed      bool // a seed load (the runner uses the engine's bulk loader)
 	SeedPath  string
 	// Inputs is the unit's input fingerprint and DataVersion the version
 	// its write leaves (DESIGN §9); both go into its audit row.
 	Inputs, DataVersion string
-
-	from *compiled // the model, until its SQL is filled
 }
 
 // UnitID names a unit.

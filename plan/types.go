@@ -1,0 +1,229 @@
+// Package plan is the data that passes from the compiler to the runner and
+// the engines: relations, windows, the engine-neutral write of one unit, its
+// checks, its ordered steps, its audit row, and the plan of an invocation.
+// It holds no behaviour beyond formatting, and imports no engine, so that a
+// printed plan, a golden file and what runs are the same values.
+package plan
+
+import "time"
+
+// Relation is a fully named table or view.
+type Relation struct {
+	Database string
+	Schema   string
+	Name     string
+}
+
+// Window is a unit's half-open partition window [Start, End).
+type Window struct {
+	Start, End  time.Time
+	Granularity string // hour, day, month, year
+	Key         string // canonical partition key: 2026-07-30, 2026-07-30T13, 2026-07, 2026
+}
+
+// State names the audit, watermark and run tables of a target.
+type State struct {
+	Audit Relation // idemc_audit
+	Marks Relation // idemc_state
+	Runs  Relation // idemc_runs
+}
+
+// StateIn returns the state tables of a schema ("" for the engine's
+// default schema, where unqualified relations live).
+func StateIn(schema string) State {
+	return State{
+		Audit: Relation{Schema: schema, Name: "idemc_audit"},
+		Marks: Relation{Schema: schema, Name: "idemc_state"},
+		Runs:  Relation{Schema: schema, Name: "idemc_runs"},
+	}
+}
+
+// AuditColumnsAdded are the idemc_audit columns newer than the first
+// release, which AuditMigrations adds to an older table.
+func AuditColumnsAdded() []string { return []string{"inputs", "data_version"} }
+
+// RunRow is one invocation in idemc_runs (DESIGN §9).
+type RunRow struct {
+	RunID     string
+	Command   string // build, run, seed, retry, verify
+	Options   string // JSON of the planning options, so that retry can replan the run
+	Target    string
+	AsOf      time.Time
+	GitCommit string
+	Started   time.Time
+	Ended     time.Time
+	Outcome   string // running, succeeded, failed, interrupted
+	RetryOf   string // the run a retry finishes (the first of its chain)
+	Succeeded int
+	Failed    int
+	Skipped   int
+}
+
+// Column is one column of a relation or a query result.
+type Column struct {
+	Name string
+	Type string // the engine's type name; "" when unknown
+}
+
+// ViewDef is a view's definition, read from the catalog to recreate it.
+type ViewDef struct {
+	Relation Relation
+	SQL      string // the SELECT
+}
+
+// ColumnChange is a destination column whose type is not the batch's.
+type ColumnChange struct {
+	Name string
+	From string // the destination's type
+	To   string // the batch's type
+}
+
+// AuditRow is one unit's audit record (DESIGN §9).
+type AuditRow struct {
+	RunID     string
+	Job       string
+	Partition string
+	Status    string // running, succeeded, failed, abandoned
+	Started   time.Time
+	Ended     time.Time
+	Attempt   int64 // 0: count the unit's earlier rows in SQL
+	CodeHash  string
+	GitCommit string
+	Target    string
+	AsOf      time.Time
+	Error     string
+	Checks    string // JSON
+	// Inputs is the unit's input fingerprint: code hash, destination and
+	// the data version of everything it reads (DESIGN §9).
+	Inputs string
+	// DataVersion names the data the unit's write left; readers record it
+	// in their Inputs. A write's own run id, except for verify's reruns,
+	// which leave the data as it was.
+	DataVersion string
+}
+
+// Purpose says what a step is for; the runner and the printed plan use it.
+type Purpose string
+
+// Step purposes, in the order a unit usually runs them.
+const (
+	Prepare     Purpose = "prepare"      // idempotent DDL before the transaction
+	AuditStart  Purpose = "audit_start"  // the running row, committed on its own
+	Begin       Purpose = "begin"        // start the write's transaction
+	Lock        Purpose = "lock"         // a lock held until commit
+	SchemaStep  Purpose = "schema"       // a column or relation change, inside the transaction where DDL is transactional
+	Stage       Purpose = "stage"        // materialize the batch
+	Validate    Purpose = "validate"     // refuse a bad batch before writing
+	Delete      Purpose = "delete"       // remove the region being replaced
+	Insert      Purpose = "insert"       // write the batch
+	Merge       Purpose = "merge"        // upsert the batch
+	CheckStep   Purpose = "check"        // declared checks on the written region
+	Publish     Purpose = "publish"      // make a verified build visible
+	StateStep   Purpose = "state"        // watermark update
+	AuditFinish Purpose = "audit_finish" // succeeded, in the same transaction
+	Commit      Purpose = "commit"
+	Cleanup     Purpose = "cleanup" // after commit; failures are ignored
+)
+
+// Step is one statement of a unit. A check or validate step is a query whose
+// rows are failures.
+type Step struct {
+	Purpose Purpose
+	SQL     string
+	Comment string
+	Check   *Check // for check and validate steps
+	// Count, on an audit_finish step, is the scalar query of the rows the
+	// unit wrote; the runner evaluates it inside the transaction.
+	Count string
+	// Release, on a lock step, releases a session lock that outlives COMMIT
+	// and ROLLBACK (MySQL's GET_LOCK, which counts re-entries): such a lock
+	// query returns 1 when it got the lock, 0 when its wait timed out and
+	// NULL on an error, and the runner runs Release once for every time it
+	// took the lock, on every exit (the recipe's cleanup step with the same
+	// SQL is that release on success). "" for a lock the transaction's end
+	// releases.
+	Release string
+}
+
+// Materialization kinds.
+const (
+	View        = "view"
+	Table       = "table"
+	Incremental = "incremental"
+	Ephemeral   = "ephemeral"
+)
+
+// Write is the engine-neutral description of one unit's write, from which a
+// Dialect builds its recipe.
+type Write struct {
+	Model        string
+	Materialized string // view, table, incremental
+	Strategy     string // delete_insert, merge, insert_overwrite, append ("" for view/table)
+	Target       Relation
+	Select       string // the model's SELECT rendered for the target
+	PartitionBy  string
+	Window       *Window // nil when unpartitioned
+	UniqueKey    []string
+	// Columns of the batch when known (from analysis at compile time, from
+	// the engine at run time); nil means "every column of the batch".
+	Columns        []string
+	UpdateColumns  []string // merge_update_columns
+	ExcludeColumns []string // merge_exclude_columns
+	Watermark      *WatermarkWrite
+	Checks         []*Check
+	FullRefresh    bool
+	// Recreate: the unit rebuilds the whole relation (a table, or an
+	// unpartitioned full refresh) and the destination's column types cannot
+	// take the batch, so the write replaces the relation's definition with
+	// its rows, atomically (Capabilities.ReplaceDefinition), instead of
+	// replacing only its rows. Set by the runner after comparing columns.
+	Recreate bool
+	// Views, with Recreate, are the views that read the relation, recreated
+	// after it (ViewBinder dialects).
+	Views []ViewDef
+	// Replace: the relation holds the model's unpartitioned write (it was a
+	// table or an unpartitioned incremental model and is partitioned now),
+	// so this unit, the model's first in the plan, replaces it like a
+	// changed materialization: replacing windows would keep the old rows
+	// outside every window. Set by the planner.
+	Replace bool
+
+	State State
+	Audit *AuditRow // the unit's audit row as far as it is known
+}
+
+// WatermarkWrite is the state a watermark model keeps.
+type WatermarkWrite struct {
+	Column string
+}
+
+// Check kinds (DESIGN §8) and the implicit ones the planner adds.
+const (
+	CheckUnique          = "unique"
+	CheckNotNull         = "not_null"
+	CheckAcceptedValues  = "accepted_values"
+	CheckRelationships   = "relationships"
+	CheckRowCountMatches = "row_count_matches"
+	CheckMinRows         = "min_rows"
+	CheckExpect          = "expect"
+	CheckBatchKeys       = "batch_unique_key"   // a merge batch must not repeat a key
+	CheckPartitionNull   = "partition_not_null" // no NULL partition values
+)
+
+// Check is one declared (or implicit) check of a model.
+type Check struct {
+	Name     string // e.g. unique(event_key); shown in errors and the audit row
+	Kind     string
+	Severity string // error or warn
+	Columns  []string
+	Values   []string // accepted_values
+	// relationships: Column must exist in To.ToColumn
+	To       Relation
+	ToColumn string
+	// row_count_matches: the written region has as many rows as Source has
+	// for the same window of SourceColumn.
+	Source       Relation
+	SourceColumn string
+	MinRows      int64
+	Expr         string // expect
+}
