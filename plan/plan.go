@@ -127,6 +127,11 @@ func FormatUnit(b *strings.Builder, u *Unit, withSQL bool) {
 		if s.Comment != "" {
 			c = ": " + s.Comment
 		}
-		fmt.Fprintf(b, "-- %d. %s%s\n%s;\n", i+1, s.Purpose, c, s.SQL)
+		fmt.Fprintf(b, "-- %d. %s%s\n", i+1, s.Purpose, c)
+		if s.Count != "" {
+			// Sent as a query only when the write did not report its rows.
+			fmt.Fprintf(b, "-- count: %s\n", strings.Join(strings.Fields(s.Count), " "))
+		}
+		fmt.Fprintf(b, "%s;\n", s.SQL)
 	}
 }

@@ -5,7 +5,10 @@
 // printed plan, a golden file and what runs are the same values.
 package plan
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Relation is a fully named table or view.
 type Relation struct {
@@ -143,6 +146,34 @@ type Step struct {
 	// SQL is that release on success). "" for a lock the transaction's end
 	// releases.
 	Release string
+	// Slots name the run-time values the step's SQL holds as tokens
+	// (Token): known only once the unit's write ran (the rows it wrote,
+	// when it ended, its checks' results), they are all the runner fills
+	// in; everything else runs as the recipe says (DESIGN §7).
+	Slots []string
+}
+
+// Run-time values of a step (Step.Slots).
+const (
+	SlotRows    = "rows"     // the rows the unit wrote
+	SlotEndedAt = "ended_at" // when the unit ended, a timestamp literal
+	SlotChecks  = "checks"   // the checks' results, a JSON string literal or NULL
+)
+
+// Token is how a slot appears in a step's SQL, and in a printed plan.
+func Token(slot string) string { return "<" + slot + ">" }
+
+// Fill returns the step's SQL with each of its slots replaced by its
+// value, SQL text the caller rendered for the engine. A slot without a
+// value stays a token, which no engine accepts: a bug, not a silent NULL.
+func (s *Step) Fill(values map[string]string) string {
+	q := s.SQL
+	for _, slot := range s.Slots {
+		if v, ok := values[slot]; ok {
+			q = strings.ReplaceAll(q, Token(slot), v)
+		}
+	}
+	return q
 }
 
 // Materialization kinds.

@@ -385,9 +385,8 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 				}
 			}
 			ur.Rows = n
-			frow := *row
-			frow.Status, frow.Ended, frow.Checks = "succeeded", time.Now().UTC(), checksJSON(ur.Checks)
-			s.SQL = r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))
+			s.SQL = s.Fill(map[string]string{plan.SlotRows: strconv.FormatInt(n, 10),
+				plan.SlotEndedAt: r.d.Timestamp(time.Now().UTC()), plan.SlotChecks: r.checksLiteral(ur.Checks)})
 		}
 		var affected int64
 		var err error
@@ -486,6 +485,14 @@ func runCheck(ctx context.Context, s adapters.Session, step plan.Step) (*CheckRe
 		cr.Sample = append(cr.Sample, "("+strings.Join(parts, ", ")+")")
 	}
 	return cr, nil
+}
+
+// checksLiteral is the checks' results as the audit row's checks value.
+func (r *run) checksLiteral(cs []CheckResult) string {
+	if len(cs) == 0 {
+		return "NULL"
+	}
+	return r.d.String(checksJSON(cs))
 }
 
 func checksJSON(cs []CheckResult) string {

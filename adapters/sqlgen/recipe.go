@@ -103,8 +103,9 @@ func (g Gen) Recipe(h Hooks, w *plan.Write) []plan.Step {
 		steps = append(steps, g.StateSteps(w, stage)...)
 		count = "SELECT count(*) FROM " + stage
 	}
-	steps = append(steps, plan.Step{Purpose: plan.AuditFinish, Comment: "record success with the row count, in the write's transaction",
-		SQL: g.AuditFinish(w.State, auditOf(w, "succeeded"), count), Count: count})
+	fin := g.AuditFinishStep(w, count)
+	fin.Comment = "record success with the row count, in the write's transaction"
+	steps = append(steps, fin)
 	if w.Materialized == plan.Incremental && !partitionWrite(w) && h.DropStage != nil {
 		if d := h.DropStage(stage); d != "" {
 			add(plan.Cleanup, "drop the batch", d)
@@ -181,7 +182,8 @@ func (g Gen) AuditStartStep(w *plan.Write) plan.Step {
 
 // AuditFinishStep records success; count is the scalar query of rows written.
 func (g Gen) AuditFinishStep(w *plan.Write, count string) plan.Step {
-	return plan.Step{Purpose: plan.AuditFinish, Comment: "record success with the row count", SQL: g.AuditFinish(w.State, auditOf(w, "succeeded"), count), Count: count}
+	q, slots := g.AuditFinishSlots(w.State, auditOf(w, "succeeded"))
+	return plan.Step{Purpose: plan.AuditFinish, Comment: "record success with the row count", SQL: q, Count: count, Slots: slots}
 }
 
 func (g Gen) validate(c *plan.Check, w *plan.Write, comment string) plan.Step {

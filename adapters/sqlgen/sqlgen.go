@@ -548,9 +548,22 @@ func (g Gen) AuditFinish(s plan.State, r *plan.AuditRow, countSQL string) string
 	if countSQL != "" {
 		count = "(" + countSQL + ")"
 	}
+	return g.auditFinish(s, r, count, g.tsOrNull(r.Ended), g.strOrNull(r.Error), g.strOrNull(r.Checks))
+}
+
+// AuditFinishSlots is a recipe's audit_finish: the row count, the end and
+// the checks are slots (plan.Step.Slots) that the runner fills once the
+// write ran, so that the recipe printed and written to target/compiled is
+// the one that runs.
+func (g Gen) AuditFinishSlots(s plan.State, r *plan.AuditRow) (string, []string) {
+	return g.auditFinish(s, r, plan.Token(plan.SlotRows), plan.Token(plan.SlotEndedAt), "NULL", plan.Token(plan.SlotChecks)),
+		[]string{plan.SlotRows, plan.SlotEndedAt, plan.SlotChecks}
+}
+
+func (g Gen) auditFinish(s plan.State, r *plan.AuditRow, count, ended, errSQL, checks string) string {
 	return fmt.Sprintf(`UPDATE %s SET status = %s, row_count = %s, ended_at = %s, error = %s, checks = %s
 WHERE run_id = %s AND job_name = %s AND partition_key = %s`,
-		g.Qualify(s.Audit), g.String(r.Status), count, g.tsOrNull(r.Ended), g.strOrNull(r.Error), g.strOrNull(r.Checks),
+		g.Qualify(s.Audit), g.String(r.Status), count, ended, errSQL, checks,
 		g.String(r.RunID), g.String(r.Job), g.String(r.Partition))
 }
 

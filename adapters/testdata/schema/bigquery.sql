@@ -67,7 +67,7 @@ TRUNCATE TABLE `analytics`.`events`;
 INSERT INTO `analytics`.`events` (`id`, `d`, `amount`)
 SELECT `id`, `d`, `amount` FROM `analytics`.`events__idemc_stage_c2ded2c6`;
 -- [audit_finish] record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
 -- [state] the audit row's row_count, counted inside the script transaction
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`events__idemc_stage_c2ded2c6`)
@@ -99,7 +99,7 @@ SELECT `user_id`, `n` FROM (
 SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id
 ) AS idemc_batch;
 -- [audit_finish] record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
 -- [state] the audit row's row_count, counted inside the script transaction
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`totals`)

@@ -37,7 +37,7 @@ LIMIT 5;
 CREATE OR REPLACE TABLE "analytics"."events" AS
 SELECT "id", "d", "amount" FROM "events__idemc_stage";
 -- [audit_finish] record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "events__idemc_stage"), ended_at = NULL, error = NULL, checks = NULL
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
 -- [cleanup] drop the batch
 DROP TABLE IF EXISTS "events__idemc_stage";
@@ -55,7 +55,7 @@ BEGIN TRANSACTION;
 CREATE OR REPLACE TABLE "analytics"."totals" AS
 SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id;
 -- [audit_finish] record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "analytics"."totals"), ended_at = NULL, error = NULL, checks = NULL
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
 -- [commit] 
 COMMIT;

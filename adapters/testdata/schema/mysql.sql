@@ -62,7 +62,7 @@ DELETE FROM `analytics`.`events`;
 INSERT INTO `analytics`.`events` (`id`, `d`, `amount`)
 SELECT `id`, `d`, `amount` FROM `events__idemc_stage`;
 -- [audit_finish] record success with the row count, in the write's transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `events__idemc_stage`), ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
 -- [cleanup] drop the batch
 DROP TEMPORARY TABLE IF EXISTS `events__idemc_stage`;
@@ -99,7 +99,7 @@ DROP TABLE IF EXISTS `analytics`.`totals__idemc_old`;
 -- [cleanup] or the previous view, when the model was a view
 DROP VIEW IF EXISTS `analytics`.`totals__idemc_old`;
 -- [audit_finish] record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`totals`), ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
 -- [cleanup] release the destination's lock
 SELECT RELEASE_LOCK('idemc:analytics.totals');

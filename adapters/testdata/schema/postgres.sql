@@ -40,7 +40,7 @@ DROP TABLE IF EXISTS "analytics"."events" CASCADE;
 CREATE TABLE "analytics"."events" AS
 SELECT "id", "d", "amount" FROM "events__idemc_stage";
 -- [audit_finish] record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "events__idemc_stage"), ended_at = NULL, error = NULL, checks = NULL
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
 -- [commit] 
 COMMIT;
@@ -79,7 +79,7 @@ SELECT totals.user_id,
     totals.n
    FROM analytics.totals;
 -- [audit_finish] record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "analytics"."totals"), ended_at = NULL, error = NULL, checks = NULL
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
 -- [commit] 
 COMMIT;
@@ -103,7 +103,7 @@ CREATE VIEW "analytics"."top" AS
 SELECT totals_v.user_id
    FROM analytics.totals_v;
 -- [audit_finish] record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '<run_id>' AND job_name = 'totals_v' AND partition_key = '';
 -- [commit] 
 COMMIT;

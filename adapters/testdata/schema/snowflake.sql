@@ -61,7 +61,7 @@ DELETE FROM "ANALYTICS"."EVENTS";
 INSERT INTO "ANALYTICS"."EVENTS" ("ID", "D", "AMOUNT")
 SELECT "ID", "D", "AMOUNT" FROM "EVENTS__IDEMC_STAGE";
 -- [audit_finish] record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "EVENTS__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
 -- [commit] 
 COMMIT;
@@ -90,7 +90,7 @@ SELECT "USER_ID", "N" FROM (
 SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id
 ) AS idemc_batch;
 -- [audit_finish] record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."TOTALS"), ended_at = NULL, error = NULL, checks = NULL
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
 -- [commit] 
 COMMIT;

@@ -66,7 +66,7 @@ RESET spark.databricks.delta.write.txnAppId;
 -- [cleanup] 
 RESET spark.databricks.delta.write.txnVersion;
 -- [audit_finish] record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`events__idemc_stage_c2ded2c6`), ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
 -- [cleanup] drop the staging table
 DROP TABLE IF EXISTS `analytics`.`events__idemc_stage_c2ded2c6`;
@@ -83,7 +83,7 @@ SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id;
 CREATE OR REPLACE TABLE `analytics`.`totals` USING DELTA AS
 SELECT * FROM `analytics`.`totals__idemc_stage_c2ded2c6`;
 -- [audit_finish] record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`totals__idemc_stage_c2ded2c6`), ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
 -- [cleanup] drop the staging table
 DROP TABLE IF EXISTS `analytics`.`totals__idemc_stage_c2ded2c6`;

@@ -21,7 +21,7 @@ BEGIN TRANSACTION;
 INSERT INTO `analytics`.`event_log` (`event_id`, `event_at`, `kind`)
 SELECT `event_id`, `event_at`, `kind` FROM `analytics`.`event_log__idemc_stage_0c53fdac`;
 -- 7. audit_finish: record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
 -- 8. state: the audit row's row_count, counted inside the script transaction
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`event_log__idemc_stage_0c53fdac`)

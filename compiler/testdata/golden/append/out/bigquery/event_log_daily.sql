@@ -32,7 +32,7 @@ WHERE `event_date` IS NULL
 HAVING count(*) > 0
 ) AS 'idemc: check not_null(event_date) failed';
 -- 7. audit_finish: record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'event_log_daily' AND partition_key = '2026-07-02';
 -- 8. state: the audit row's row_count, counted inside the script transaction
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`event_log_daily` AS t WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03')

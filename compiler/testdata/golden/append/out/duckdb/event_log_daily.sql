@@ -27,7 +27,8 @@ SELECT count(*) AS n FROM "main"."event_log_daily"
 WHERE "event_date" IS NULL
 HAVING count(*) > 0;
 -- 6. audit_finish: record success with the row count, in the write's transaction
-UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "main"."event_log_daily" AS t WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "main"."event_log_daily" AS t WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03'
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'event_log_daily' AND partition_key = '2026-07-02';
 -- 7. commit
 COMMIT;

@@ -19,7 +19,8 @@ SELECT event_id, event_at, kind FROM "raw"."events";
 INSERT INTO "analytics"."event_log" ("event_id", "event_at", "kind")
 SELECT "event_id", "event_at", "kind" FROM "event_log__idemc_stage";
 -- 7. audit_finish: record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "event_log__idemc_stage"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "event_log__idemc_stage"
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
 -- 8. commit
 COMMIT;

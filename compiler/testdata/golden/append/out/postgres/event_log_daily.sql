@@ -31,7 +31,8 @@ SELECT count(*) AS n FROM "analytics"."event_log_daily"
 WHERE "event_date" IS NULL
 HAVING count(*) > 0;
 -- 8. audit_finish: record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "analytics"."event_log_daily" AS t WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "analytics"."event_log_daily" AS t WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03'
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'event_log_daily' AND partition_key = '2026-07-02';
 -- 9. commit
 COMMIT;

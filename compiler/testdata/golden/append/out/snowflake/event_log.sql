@@ -19,7 +19,8 @@ BEGIN TRANSACTION;
 INSERT INTO "ANALYTICS"."EVENT_LOG" ("EVENT_ID", "EVENT_AT", "KIND")
 SELECT "EVENT_ID", "EVENT_AT", "KIND" FROM "EVENT_LOG__IDEMC_STAGE";
 -- 7. audit_finish: record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "EVENT_LOG__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "EVENT_LOG__IDEMC_STAGE"
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
 -- 8. commit
 COMMIT;

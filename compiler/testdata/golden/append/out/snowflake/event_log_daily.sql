@@ -29,7 +29,8 @@ SELECT count(*) AS n FROM "ANALYTICS"."EVENT_LOG_DAILY"
 WHERE "EVENT_DATE" IS NULL
 HAVING count(*) > 0;
 -- 7. audit_finish: record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."EVENT_LOG_DAILY" AS t WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "ANALYTICS"."EVENT_LOG_DAILY" AS t WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03'
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'event_log_daily' AND partition_key = '2026-07-02';
 -- 8. commit
 COMMIT;

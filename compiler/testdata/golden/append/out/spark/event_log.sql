@@ -23,7 +23,8 @@ RESET spark.databricks.delta.write.txnAppId;
 -- 8. cleanup
 RESET spark.databricks.delta.write.txnVersion;
 -- 9. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`event_log__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`event_log__idemc_stage_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
 -- 10. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`event_log__idemc_stage_0c53fdac`;

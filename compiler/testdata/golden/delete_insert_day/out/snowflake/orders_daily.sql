@@ -42,7 +42,8 @@ GROUP BY t."ORDER_ID"
 HAVING count(*) > 1
 LIMIT 5;
 -- 10. audit_finish: record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."ORDERS_DAILY" AS t WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "ANALYTICS"."ORDERS_DAILY" AS t WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03'
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
 -- 11. commit
 COMMIT;

@@ -45,7 +45,8 @@ RESET spark.databricks.delta.write.txnAppId;
 -- 11. cleanup
 RESET spark.databricks.delta.write.txnVersion;
 -- 12. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
 -- 13. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`;

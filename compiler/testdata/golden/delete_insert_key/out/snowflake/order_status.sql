@@ -35,7 +35,8 @@ GROUP BY t."SOURCE_SYSTEM", t."ORDER_ID"
 HAVING count(*) > 1
 LIMIT 5;
 -- 10. audit_finish: record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ORDER_STATUS__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "ORDER_STATUS__IDEMC_STAGE"
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'order_status' AND partition_key = '';
 -- 11. commit
 COMMIT;

@@ -69,7 +69,7 @@ DELETE FROM `analytics`.`idemc_state` WHERE job_name = 'dim_users' AND EXISTS (S
 INSERT INTO `analytics`.`idemc_state` (job_name, high_water, run_id, updated_at)
 SELECT 'dim_users', CAST(max(`updated_at`) AS STRING), 'r1', NULL FROM `analytics`.`dim_users__idemc_stage_0c53fdac` HAVING max(`updated_at`) IS NOT NULL;
 -- 13. audit_finish: record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'dim_users' AND partition_key = '';
 -- 14. state: the audit row's row_count, counted inside the script transaction
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`dim_users__idemc_stage_0c53fdac`)

@@ -74,7 +74,7 @@ HAVING count(*) > 1
 LIMIT 5
 ) AS 'idemc: check unique(event_key) failed';
 -- 12. audit_finish: record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
 -- 13. state: the audit row's row_count, counted inside the script transaction
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`events_daily` AS t WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03')

@@ -68,7 +68,7 @@ HAVING count(*) > 1
 LIMIT 5
 ) AS 'idemc: check unique(user_id) failed';
 -- 10. audit_finish: record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
 -- 11. state: the audit row's row_count, counted inside the script transaction
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`user_summary`)

@@ -70,7 +70,8 @@ RESET spark.databricks.delta.write.txnAppId;
 -- 14. cleanup
 RESET spark.databricks.delta.write.txnVersion;
 -- 15. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
 -- 16. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`events_daily__idemc_stage_20260702_0c53fdac`;

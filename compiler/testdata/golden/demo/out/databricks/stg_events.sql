@@ -19,5 +19,5 @@ SELECT * FROM `analytics`.`stg_events` AS t
 WHERE (t.`source_system` IS NULL OR t.`source_id` IS NULL)
 LIMIT 5;
 -- 4. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'stg_events' AND partition_key = '';

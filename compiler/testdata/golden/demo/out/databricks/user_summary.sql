@@ -37,7 +37,8 @@ LIMIT 5;
 CREATE OR REPLACE TABLE `analytics`.`user_summary` USING DELTA AS
 SELECT * FROM `analytics`.`user_summary__idemc_stage_0c53fdac`;
 -- 7. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`user_summary__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`user_summary__idemc_stage_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
 -- 8. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_stage_0c53fdac`;

@@ -65,7 +65,8 @@ GROUP BY t."event_key"
 HAVING count(*) > 1
 LIMIT 5;
 -- 12. audit_finish: record success with the row count, in the write's transaction
-UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "main"."events_daily" AS t WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "main"."events_daily" AS t WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03'
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
 -- 13. commit
 COMMIT;

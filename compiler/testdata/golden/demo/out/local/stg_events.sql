@@ -21,7 +21,7 @@ SELECT * FROM "main"."stg_events" AS t
 WHERE (t."source_system" IS NULL OR t."source_id" IS NULL)
 LIMIT 5;
 -- 5. audit_finish: record success with the row count, in the write's transaction
-UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'stg_events' AND partition_key = '';
 -- 6. commit
 COMMIT;

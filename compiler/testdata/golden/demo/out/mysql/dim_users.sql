@@ -63,7 +63,8 @@ DELETE FROM `analytics`.`idemc_state` WHERE job_name = 'dim_users' AND EXISTS (S
 INSERT INTO `analytics`.`idemc_state` (job_name, high_water, run_id, updated_at)
 SELECT 'dim_users', CAST(max(`updated_at`) AS CHAR), 'r1', NULL FROM `dim_users__idemc_stage` HAVING max(`updated_at`) IS NOT NULL;
 -- 14. audit_finish: record success with the row count, in the write's transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `dim_users__idemc_stage`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `dim_users__idemc_stage`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'dim_users' AND partition_key = '';
 -- 15. cleanup: drop the batch
 DROP TEMPORARY TABLE IF EXISTS `dim_users__idemc_stage`;

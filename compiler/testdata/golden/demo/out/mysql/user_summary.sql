@@ -68,7 +68,8 @@ DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_old`;
 -- 13. cleanup: or the previous view, when the model was a view
 DROP VIEW IF EXISTS `analytics`.`user_summary__idemc_old`;
 -- 14. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`user_summary`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`user_summary`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
 -- 15. cleanup: release the destination's lock
 SELECT RELEASE_LOCK('idemc:analytics.user_summary');

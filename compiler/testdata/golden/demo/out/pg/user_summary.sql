@@ -62,7 +62,8 @@ GROUP BY t."user_id"
 HAVING count(*) > 1
 LIMIT 5;
 -- 10. audit_finish: record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "analytics"."user_summary"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "analytics"."user_summary"
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
 -- 11. commit
 COMMIT;

@@ -21,7 +21,7 @@ SELECT * FROM "ANALYTICS"."STG_EVENTS" AS t
 WHERE (t."SOURCE_SYSTEM" IS NULL OR t."SOURCE_ID" IS NULL)
 LIMIT 5;
 -- 5. audit_finish: record success with the row count
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'stg_events' AND partition_key = '';
 -- 6. cleanup: untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;

@@ -20,7 +20,7 @@ SELECT `country`, `amount` FROM (
 SELECT country, sum(amount) AS amount FROM `raw`.`orders` GROUP BY country
 ) AS idemc_batch;
 -- 7. audit_finish: record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'revenue' AND partition_key = '';
 -- 8. state: the audit row's row_count, counted inside the script transaction
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6`)

@@ -9,7 +9,8 @@ BEGIN TRANSACTION;
 CREATE OR REPLACE TABLE "main"."daily_revenue_by_country_and_product_category_for_finance_rep_x6" AS
 SELECT country, sum(amount) AS amount FROM "raw"."orders" GROUP BY country;
 -- 4. audit_finish: record success with the row count, in the write's transaction
-UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "main"."daily_revenue_by_country_and_product_category_for_finance_rep_x6"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "main"."daily_revenue_by_country_and_product_category_for_finance_rep_x6"
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'revenue' AND partition_key = '';
 -- 5. commit
 COMMIT;

@@ -26,7 +26,8 @@ DROP TABLE IF EXISTS `analytics`.`daily_revenue_by_country_and_product_categor_4
 -- 10. cleanup: or the previous view, when the model was a view
 DROP VIEW IF EXISTS `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_old`;
 -- 11. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'revenue' AND partition_key = '';
 -- 12. cleanup: release the destination's lock
 SELECT RELEASE_LOCK('idemc:analytics.daily_revenue_by_country_and_pro#5dd6a54b');

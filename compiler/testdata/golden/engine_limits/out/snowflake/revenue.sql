@@ -18,7 +18,8 @@ SELECT "COUNTRY", "AMOUNT" FROM (
 SELECT country, sum(amount) AS amount FROM "RAW"."ORDERS" GROUP BY country
 ) AS idemc_batch;
 -- 6. audit_finish: record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."DAILY_REVENUE_BY_COUNTRY_AND_PRODUCT_CATEGORY_FOR_FINANCE_REP_X6"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "ANALYTICS"."DAILY_REVENUE_BY_COUNTRY_AND_PRODUCT_CATEGORY_FOR_FINANCE_REP_X6"
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'revenue' AND partition_key = '';
 -- 7. commit
 COMMIT;

@@ -10,7 +10,8 @@ SELECT country, sum(amount) AS amount FROM `raw`.`orders` GROUP BY country;
 CREATE OR REPLACE TABLE `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6` USING DELTA AS
 SELECT * FROM `analytics`.`daily_revenue_by_country_and_product_cate_4b8be76f__idemc_stage_0c53fdac`;
 -- 4. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`daily_revenue_by_country_and_product_cate_4b8be76f__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`daily_revenue_by_country_and_product_cate_4b8be76f__idemc_stage_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'revenue' AND partition_key = '';
 -- 5. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`daily_revenue_by_country_and_product_cate_4b8be76f__idemc_stage_0c53fdac`;

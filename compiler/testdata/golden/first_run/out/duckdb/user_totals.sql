@@ -19,7 +19,8 @@ GROUP BY t."user_id"
 HAVING count(*) > 1
 LIMIT 5;
 -- 6. audit_finish: record success with the row count, in the write's transaction
-UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "main"."user_totals"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "main"."user_totals"
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'user_totals' AND partition_key = '';
 -- 7. commit
 COMMIT;

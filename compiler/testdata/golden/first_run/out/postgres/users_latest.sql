@@ -29,7 +29,8 @@ ON t."user_id" IS NOT DISTINCT FROM s."user_id"
 WHEN MATCHED THEN UPDATE SET "name" = s."name", "updated_at" = s."updated_at"
 WHEN NOT MATCHED THEN INSERT ("user_id", "name", "updated_at") VALUES (s."user_id", s."name", s."updated_at");
 -- 8. audit_finish: record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "users_latest__idemc_stage"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "users_latest__idemc_stage"
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
 -- 9. commit
 COMMIT;

@@ -30,7 +30,8 @@ GROUP BY t."USER_ID"
 HAVING count(*) > 1
 LIMIT 5;
 -- 8. audit_finish: record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."USER_TOTALS"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "ANALYTICS"."USER_TOTALS"
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'user_totals' AND partition_key = '';
 -- 9. commit
 COMMIT;

@@ -29,7 +29,8 @@ ON EQUAL_NULL(t."USER_ID", s."USER_ID")
 WHEN MATCHED THEN UPDATE SET "NAME" = s."NAME", "UPDATED_AT" = s."UPDATED_AT"
 WHEN NOT MATCHED THEN INSERT ("USER_ID", "NAME", "UPDATED_AT") VALUES (s."USER_ID", s."NAME", s."UPDATED_AT");
 -- 8. audit_finish: record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "USERS_LATEST__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "USERS_LATEST__IDEMC_STAGE"
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
 -- 9. commit
 COMMIT;

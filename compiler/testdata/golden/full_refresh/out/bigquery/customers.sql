@@ -36,7 +36,7 @@ WHERE (EXISTS (SELECT 1 FROM `analytics`.`customers__idemc_stage_0c53fdac` AS s 
 LIMIT 5
 ) AS 'idemc: check not_null(user_id) failed';
 -- 10. audit_finish: record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
 -- 11. state: the audit row's row_count, counted inside the script transaction
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`customers__idemc_stage_0c53fdac`)

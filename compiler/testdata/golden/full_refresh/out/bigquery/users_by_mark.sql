@@ -37,7 +37,7 @@ DELETE FROM `analytics`.`idemc_state` WHERE job_name = 'users_by_mark' AND EXIST
 INSERT INTO `analytics`.`idemc_state` (job_name, high_water, run_id, updated_at)
 SELECT 'users_by_mark', CAST(max(`updated_at`) AS STRING), 'r1', NULL FROM `analytics`.`users_by_mark__idemc_stage_0c53fdac` HAVING max(`updated_at`) IS NOT NULL;
 -- 11. audit_finish: record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_by_mark' AND partition_key = '';
 -- 12. state: the audit row's row_count, counted inside the script transaction
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`users_by_mark__idemc_stage_0c53fdac`)

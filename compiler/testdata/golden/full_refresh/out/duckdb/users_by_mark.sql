@@ -33,7 +33,8 @@ DELETE FROM "main"."idemc_state" WHERE job_name = 'users_by_mark' AND EXISTS (SE
 INSERT INTO "main"."idemc_state" (job_name, high_water, run_id, updated_at)
 SELECT 'users_by_mark', CAST(max("updated_at") AS VARCHAR), 'r1', NULL FROM "users_by_mark__idemc_stage" HAVING max("updated_at") IS NOT NULL;
 -- 10. audit_finish: record success with the row count, in the write's transaction
-UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "users_by_mark__idemc_stage"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "users_by_mark__idemc_stage"
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_by_mark' AND partition_key = '';
 -- 11. cleanup: drop the batch
 DROP TABLE IF EXISTS "users_by_mark__idemc_stage";

@@ -32,7 +32,8 @@ SELECT * FROM "analytics"."customers" AS t
 WHERE (EXISTS (SELECT 1 FROM "customers__idemc_stage" AS s WHERE t."source_system" IS NOT DISTINCT FROM s."source_system" AND t."user_id" IS NOT DISTINCT FROM s."user_id")) AND (t."user_id" IS NULL)
 LIMIT 5;
 -- 10. audit_finish: record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "customers__idemc_stage"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "customers__idemc_stage"
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
 -- 11. commit
 COMMIT;

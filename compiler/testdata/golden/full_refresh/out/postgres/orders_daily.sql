@@ -44,7 +44,8 @@ GROUP BY t."order_id"
 HAVING count(*) > 1
 LIMIT 5;
 -- 11. audit_finish: record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "analytics"."orders_daily" AS t WHERE t."order_date" >= DATE '2026-07-01' AND t."order_date" < DATE '2026-07-02'), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "analytics"."orders_daily" AS t WHERE t."order_date" >= DATE '2026-07-01' AND t."order_date" < DATE '2026-07-02'
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-01';
 -- 12. commit
 COMMIT;
@@ -95,7 +96,8 @@ GROUP BY t."order_id"
 HAVING count(*) > 1
 LIMIT 5;
 -- 11. audit_finish: record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "analytics"."orders_daily" AS t WHERE t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "analytics"."orders_daily" AS t WHERE t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03'
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
 -- 12. commit
 COMMIT;
@@ -146,7 +148,8 @@ GROUP BY t."order_id"
 HAVING count(*) > 1
 LIMIT 5;
 -- 11. audit_finish: record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "analytics"."orders_daily" AS t WHERE t."order_date" >= DATE '2026-07-03' AND t."order_date" < DATE '2026-07-04'), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "analytics"."orders_daily" AS t WHERE t."order_date" >= DATE '2026-07-03' AND t."order_date" < DATE '2026-07-04'
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-03';
 -- 12. commit
 COMMIT;

@@ -35,7 +35,8 @@ DELETE FROM "ANALYTICS"."IDEMC_STATE" WHERE job_name = 'users_by_mark' AND EXIST
 INSERT INTO "ANALYTICS"."IDEMC_STATE" (job_name, high_water, run_id, updated_at)
 SELECT 'users_by_mark', CAST(max("UPDATED_AT") AS VARCHAR), 'r1', NULL FROM "USERS_BY_MARK__IDEMC_STAGE" HAVING max("UPDATED_AT") IS NOT NULL;
 -- 11. audit_finish: record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "USERS_BY_MARK__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "USERS_BY_MARK__IDEMC_STAGE"
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_by_mark' AND partition_key = '';
 -- 12. commit
 COMMIT;

@@ -34,7 +34,8 @@ RESET spark.databricks.delta.write.txnAppId;
 -- 10. cleanup
 RESET spark.databricks.delta.write.txnVersion;
 -- 11. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`customers__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`customers__idemc_stage_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
 -- 12. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`customers__idemc_stage_0c53fdac`;

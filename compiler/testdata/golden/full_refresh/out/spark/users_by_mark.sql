@@ -38,7 +38,8 @@ ON t.job_name = s.job_name
 WHEN MATCHED THEN UPDATE SET high_water = s.high_water, run_id = 'r1', updated_at = NULL
 WHEN NOT MATCHED THEN INSERT (job_name, high_water, run_id, updated_at) VALUES (s.job_name, s.high_water, 'r1', NULL);
 -- 11. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`users_by_mark__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`users_by_mark__idemc_stage_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_by_mark' AND partition_key = '';
 -- 12. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`users_by_mark__idemc_stage_0c53fdac`;

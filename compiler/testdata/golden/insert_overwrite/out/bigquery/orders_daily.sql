@@ -35,7 +35,8 @@ LIMIT 5;
 /* idemc: job=publish destination=analytics.orders_daily$20260702 write_disposition=WRITE_TRUNCATE */
 SELECT `order_id`, `order_date`, `user_id`, `amount` FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`;
 -- 8. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
 -- 9. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`;

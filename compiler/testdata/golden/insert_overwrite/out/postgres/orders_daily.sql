@@ -38,7 +38,8 @@ SELECT * FROM "analytics"."orders_daily" AS t
 WHERE (t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03') AND (t."order_id" IS NULL)
 LIMIT 5;
 -- 10. audit_finish: record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "analytics"."orders_daily" AS t WHERE t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03'), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "analytics"."orders_daily" AS t WHERE t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03'
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
 -- 11. commit
 COMMIT;

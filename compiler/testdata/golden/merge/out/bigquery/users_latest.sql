@@ -33,7 +33,7 @@ ON (t.`user_id` = s.`user_id` OR (t.`user_id` IS NULL AND s.`user_id` IS NULL))
 WHEN MATCHED THEN UPDATE SET `name` = s.`name`, `updated_at` = s.`updated_at`
 WHEN NOT MATCHED THEN INSERT (`user_id`, `name`, `updated_at`) VALUES (s.`user_id`, s.`name`, s.`updated_at`);
 -- 8. audit_finish: record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
 -- 9. state: the audit row's row_count, counted inside the script transaction
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`users_latest__idemc_stage_0c53fdac`)

@@ -33,7 +33,8 @@ INSERT INTO `analytics`.`users_latest` (`user_id`, `name`, `updated_at`)
 SELECT s.`user_id`, s.`name`, s.`updated_at` FROM `users_latest__idemc_stage` AS s
 WHERE NOT EXISTS (SELECT 1 FROM `analytics`.`users_latest` AS t WHERE t.`user_id` <=> s.`user_id`);
 -- 9. audit_finish: record success with the row count, in the write's transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `users_latest__idemc_stage`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `users_latest__idemc_stage`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
 -- 10. cleanup: drop the batch
 DROP TEMPORARY TABLE IF EXISTS `users_latest__idemc_stage`;

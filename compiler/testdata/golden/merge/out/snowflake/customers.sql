@@ -33,7 +33,8 @@ SELECT * FROM "ANALYTICS"."CUSTOMERS" AS t
 WHERE (EXISTS (SELECT 1 FROM "CUSTOMERS__IDEMC_STAGE" AS s WHERE EQUAL_NULL(t."SOURCE_SYSTEM", s."SOURCE_SYSTEM") AND EQUAL_NULL(t."USER_ID", s."USER_ID"))) AND (t."USER_ID" IS NULL)
 LIMIT 5;
 -- 9. audit_finish: record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "CUSTOMERS__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "CUSTOMERS__IDEMC_STAGE"
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
 -- 10. commit
 COMMIT;

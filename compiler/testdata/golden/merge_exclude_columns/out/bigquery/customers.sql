@@ -31,7 +31,7 @@ ON (t.`user_id` = s.`user_id` OR (t.`user_id` IS NULL AND s.`user_id` IS NULL))
 WHEN MATCHED THEN UPDATE SET `name` = s.`name`, `country` = s.`country`
 WHEN NOT MATCHED THEN INSERT (`user_id`, `name`, `country`, `created_at`) VALUES (s.`user_id`, s.`name`, s.`country`, s.`created_at`);
 -- 8. audit_finish: record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
 -- 9. state: the audit row's row_count, counted inside the script transaction
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`customers__idemc_stage_0c53fdac`)

@@ -31,7 +31,8 @@ INSERT INTO `analytics`.`customers` (`user_id`, `name`, `country`, `created_at`)
 SELECT s.`user_id`, s.`name`, s.`country`, s.`created_at` FROM `customers__idemc_stage` AS s
 WHERE NOT EXISTS (SELECT 1 FROM `analytics`.`customers` AS t WHERE t.`user_id` <=> s.`user_id`);
 -- 9. audit_finish: record success with the row count, in the write's transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `customers__idemc_stage`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `customers__idemc_stage`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
 -- 10. cleanup: drop the batch
 DROP TEMPORARY TABLE IF EXISTS `customers__idemc_stage`;

@@ -35,7 +35,7 @@ WHERE `event_at` IS NULL
 HAVING count(*) > 0
 ) AS 'idemc: check not_null(event_at) failed';
 -- 8. audit_finish: record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_hourly' AND partition_key = '2026-07-02T13';
 -- 9. state: the audit row's row_count, counted inside the script transaction
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`events_hourly` AS t WHERE t.`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND t.`event_at` < TIMESTAMP '2026-07-02 14:00:00')

@@ -32,7 +32,8 @@ SELECT count(*) AS n FROM `analytics`.`events_hourly`
 WHERE `event_at` IS NULL
 HAVING count(*) > 0;
 -- 8. audit_finish: record success with the row count, in the write's transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`events_hourly` AS t WHERE t.`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND t.`event_at` < TIMESTAMP '2026-07-02 14:00:00'), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`events_hourly` AS t WHERE t.`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND t.`event_at` < TIMESTAMP '2026-07-02 14:00:00'
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_hourly' AND partition_key = '2026-07-02T13';
 -- 9. commit
 COMMIT;

@@ -32,7 +32,8 @@ SELECT count(*) AS n FROM "ANALYTICS"."EVENTS_HOURLY"
 WHERE "EVENT_AT" IS NULL
 HAVING count(*) > 0;
 -- 8. audit_finish: record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."EVENTS_HOURLY" AS t WHERE t."EVENT_AT" >= '2026-07-02 13:00:00'::TIMESTAMP_NTZ AND t."EVENT_AT" < '2026-07-02 14:00:00'::TIMESTAMP_NTZ), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "ANALYTICS"."EVENTS_HOURLY" AS t WHERE t."EVENT_AT" >= '2026-07-02 13:00:00'::TIMESTAMP_NTZ AND t."EVENT_AT" < '2026-07-02 14:00:00'::TIMESTAMP_NTZ
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_hourly' AND partition_key = '2026-07-02T13';
 -- 9. commit
 COMMIT;

@@ -35,7 +35,8 @@ RESET spark.databricks.delta.write.txnAppId;
 -- 9. cleanup
 RESET spark.databricks.delta.write.txnVersion;
 -- 10. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`events_hourly_overwrite__idemc_stage_2026070213_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`events_hourly_overwrite__idemc_stage_2026070213_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_hourly_overwrite' AND partition_key = '2026-07-02T13';
 -- 11. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`events_hourly_overwrite__idemc_stage_2026070213_0c53fdac`;

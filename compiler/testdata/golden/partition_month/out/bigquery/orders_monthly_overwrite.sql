@@ -31,7 +31,8 @@ HAVING count(*) > 0;
 /* idemc: job=publish destination=analytics.orders_monthly_overwrite$202606 write_disposition=WRITE_TRUNCATE */
 SELECT `order_id`, `order_month`, `amount` FROM `analytics`.`orders_monthly_overwrite__idemc_stage_202606_0c53fdac`;
 -- 7. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`orders_monthly_overwrite__idemc_stage_202606_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`orders_monthly_overwrite__idemc_stage_202606_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_monthly_overwrite' AND partition_key = '2026-06';
 -- 8. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_monthly_overwrite__idemc_stage_202606_0c53fdac`;

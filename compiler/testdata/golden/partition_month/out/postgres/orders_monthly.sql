@@ -34,7 +34,8 @@ SELECT count(*) AS n FROM "analytics"."orders_monthly"
 WHERE "order_month" IS NULL
 HAVING count(*) > 0;
 -- 9. audit_finish: record success with the row count, in the write's transaction
-UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "analytics"."orders_monthly" AS t WHERE t."order_month" >= DATE '2026-06-01' AND t."order_month" < DATE '2026-07-01'), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "analytics"."orders_monthly" AS t WHERE t."order_month" >= DATE '2026-06-01' AND t."order_month" < DATE '2026-07-01'
+UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_monthly' AND partition_key = '2026-06';
 -- 10. commit
 COMMIT;

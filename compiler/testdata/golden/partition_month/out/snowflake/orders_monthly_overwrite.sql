@@ -32,7 +32,8 @@ SELECT count(*) AS n FROM "ANALYTICS"."ORDERS_MONTHLY_OVERWRITE"
 WHERE "ORDER_MONTH" IS NULL
 HAVING count(*) > 0;
 -- 8. audit_finish: record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."ORDERS_MONTHLY_OVERWRITE" AS t WHERE t."ORDER_MONTH" >= DATE '2026-06-01' AND t."ORDER_MONTH" < DATE '2026-07-01'), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "ANALYTICS"."ORDERS_MONTHLY_OVERWRITE" AS t WHERE t."ORDER_MONTH" >= DATE '2026-06-01' AND t."ORDER_MONTH" < DATE '2026-07-01'
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_monthly_overwrite' AND partition_key = '2026-06';
 -- 9. commit
 COMMIT;

@@ -14,7 +14,8 @@ GROUP BY t."code"
 HAVING count(*) > 1
 LIMIT 5;
 -- 5. audit_finish: record success with the row count, in the write's transaction
-UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "main"."eu_countries"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "main"."eu_countries"
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'eu_countries' AND partition_key = '';
 -- 6. commit
 COMMIT;

@@ -31,7 +31,8 @@ DROP TABLE IF EXISTS `analytics`.`eu_countries__idemc_old`;
 -- 11. cleanup: or the previous view, when the model was a view
 DROP VIEW IF EXISTS `analytics`.`eu_countries__idemc_old`;
 -- 12. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`eu_countries`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`eu_countries`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'eu_countries' AND partition_key = '';
 -- 13. cleanup: release the destination's lock
 SELECT RELEASE_LOCK('idemc:analytics.eu_countries');

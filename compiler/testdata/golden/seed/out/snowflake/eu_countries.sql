@@ -23,7 +23,8 @@ GROUP BY t."CODE"
 HAVING count(*) > 1
 LIMIT 5;
 -- 7. audit_finish: record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ANALYTICS"."EU_COUNTRIES"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "ANALYTICS"."EU_COUNTRIES"
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'eu_countries' AND partition_key = '';
 -- 8. commit
 COMMIT;

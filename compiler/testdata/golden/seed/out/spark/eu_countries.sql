@@ -15,7 +15,8 @@ LIMIT 5;
 CREATE OR REPLACE TABLE `analytics`.`eu_countries` USING DELTA AS
 SELECT * FROM `analytics`.`eu_countries__idemc_stage_0c53fdac`;
 -- 5. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`eu_countries__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`eu_countries__idemc_stage_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'eu_countries' AND partition_key = '';
 -- 6. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`eu_countries__idemc_stage_0c53fdac`;

@@ -38,7 +38,8 @@ DROP TABLE IF EXISTS `analytics`.`user_totals__idemc_old`;
 -- 12. cleanup: or the previous view, when the model was a view
 DROP VIEW IF EXISTS `analytics`.`user_totals__idemc_old`;
 -- 13. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`user_totals`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`user_totals`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'user_totals' AND partition_key = '';
 -- 14. cleanup: release the destination's lock
 SELECT RELEASE_LOCK('idemc:analytics.user_totals');

@@ -20,7 +20,8 @@ LIMIT 5;
 CREATE OR REPLACE TABLE `analytics`.`user_totals` USING DELTA AS
 SELECT * FROM `analytics`.`user_totals__idemc_stage_0c53fdac`;
 -- 6. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `analytics`.`user_totals__idemc_stage_0c53fdac`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `analytics`.`user_totals__idemc_stage_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'user_totals' AND partition_key = '';
 -- 7. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`user_totals__idemc_stage_0c53fdac`;

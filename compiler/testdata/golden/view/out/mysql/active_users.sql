@@ -13,7 +13,7 @@ SELECT * FROM `analytics`.`active_users` AS t
 WHERE (t.`user_id` IS NULL)
 LIMIT 5;
 -- 5. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'active_users' AND partition_key = '';
 -- 6. cleanup: release the destination's lock
 SELECT RELEASE_LOCK('idemc:analytics.active_users');

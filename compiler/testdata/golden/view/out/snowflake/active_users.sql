@@ -13,7 +13,7 @@ SELECT * FROM "ANALYTICS"."ACTIVE_USERS" AS t
 WHERE (t."USER_ID" IS NULL)
 LIMIT 5;
 -- 5. audit_finish: record success with the row count
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'active_users' AND partition_key = '';
 -- 6. cleanup: untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;

@@ -38,7 +38,7 @@ DELETE FROM `analytics`.`idemc_state` WHERE job_name = 'orders_by_seq' AND EXIST
 INSERT INTO `analytics`.`idemc_state` (job_name, high_water, run_id, updated_at)
 SELECT 'orders_by_seq', CAST(max(`order_seq`) AS STRING), 'r1', NULL FROM `analytics`.`orders_by_seq__idemc_stage_0c53fdac` HAVING max(`order_seq`) IS NOT NULL;
 -- 10. audit_finish: record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = NULL, ended_at = NULL, error = NULL, checks = NULL
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_by_seq' AND partition_key = '';
 -- 11. state: the audit row's row_count, counted inside the script transaction
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`orders_by_seq__idemc_stage_0c53fdac`)

@@ -34,7 +34,8 @@ DELETE FROM "main"."idemc_state" WHERE job_name = 'orders_by_seq' AND EXISTS (SE
 INSERT INTO "main"."idemc_state" (job_name, high_water, run_id, updated_at)
 SELECT 'orders_by_seq', CAST(max("order_seq") AS VARCHAR), 'r1', NULL FROM "orders_by_seq__idemc_stage" HAVING max("order_seq") IS NOT NULL;
 -- 9. audit_finish: record success with the row count, in the write's transaction
-UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "orders_by_seq__idemc_stage"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "orders_by_seq__idemc_stage"
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_by_seq' AND partition_key = '';
 -- 10. cleanup: drop the batch
 DROP TABLE IF EXISTS "orders_by_seq__idemc_stage";

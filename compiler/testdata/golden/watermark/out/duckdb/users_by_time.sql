@@ -34,7 +34,8 @@ DELETE FROM "main"."idemc_state" WHERE job_name = 'users_by_time' AND EXISTS (SE
 INSERT INTO "main"."idemc_state" (job_name, high_water, run_id, updated_at)
 SELECT 'users_by_time', CAST(max("updated_at") AS VARCHAR), 'r1', NULL FROM "users_by_time__idemc_stage" HAVING max("updated_at") IS NOT NULL;
 -- 9. audit_finish: record success with the row count, in the write's transaction
-UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = (SELECT count(*) FROM "users_by_time__idemc_stage"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "users_by_time__idemc_stage"
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_by_time' AND partition_key = '';
 -- 10. cleanup: drop the batch
 DROP TABLE IF EXISTS "users_by_time__idemc_stage";

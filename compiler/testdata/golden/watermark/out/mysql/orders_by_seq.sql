@@ -38,7 +38,8 @@ DELETE FROM `analytics`.`idemc_state` WHERE job_name = 'orders_by_seq' AND EXIST
 INSERT INTO `analytics`.`idemc_state` (job_name, high_water, run_id, updated_at)
 SELECT 'orders_by_seq', CAST(max(`order_seq`) AS CHAR), 'r1', NULL FROM `orders_by_seq__idemc_stage` HAVING max(`order_seq`) IS NOT NULL;
 -- 11. audit_finish: record success with the row count, in the write's transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `orders_by_seq__idemc_stage`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `orders_by_seq__idemc_stage`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_by_seq' AND partition_key = '';
 -- 12. cleanup: drop the batch
 DROP TEMPORARY TABLE IF EXISTS `orders_by_seq__idemc_stage`;

@@ -38,7 +38,8 @@ DELETE FROM `analytics`.`idemc_state` WHERE job_name = 'users_by_time' AND EXIST
 INSERT INTO `analytics`.`idemc_state` (job_name, high_water, run_id, updated_at)
 SELECT 'users_by_time', CAST(max(`updated_at`) AS CHAR), 'r1', NULL FROM `users_by_time__idemc_stage` HAVING max(`updated_at`) IS NOT NULL;
 -- 11. audit_finish: record success with the row count, in the write's transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = (SELECT count(*) FROM `users_by_time__idemc_stage`), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM `users_by_time__idemc_stage`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_by_time' AND partition_key = '';
 -- 12. cleanup: drop the batch
 DROP TEMPORARY TABLE IF EXISTS `users_by_time__idemc_stage`;

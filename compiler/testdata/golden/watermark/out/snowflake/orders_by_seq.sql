@@ -36,7 +36,8 @@ DELETE FROM "ANALYTICS"."IDEMC_STATE" WHERE job_name = 'orders_by_seq' AND EXIST
 INSERT INTO "ANALYTICS"."IDEMC_STATE" (job_name, high_water, run_id, updated_at)
 SELECT 'orders_by_seq', CAST(max("ORDER_SEQ") AS VARCHAR), 'r1', NULL FROM "ORDERS_BY_SEQ__IDEMC_STAGE" HAVING max("ORDER_SEQ") IS NOT NULL;
 -- 10. audit_finish: record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "ORDERS_BY_SEQ__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "ORDERS_BY_SEQ__IDEMC_STAGE"
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_by_seq' AND partition_key = '';
 -- 11. commit
 COMMIT;

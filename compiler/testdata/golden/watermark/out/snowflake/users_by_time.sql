@@ -36,7 +36,8 @@ DELETE FROM "ANALYTICS"."IDEMC_STATE" WHERE job_name = 'users_by_time' AND EXIST
 INSERT INTO "ANALYTICS"."IDEMC_STATE" (job_name, high_water, run_id, updated_at)
 SELECT 'users_by_time', CAST(max("UPDATED_AT") AS VARCHAR), 'r1', NULL FROM "USERS_BY_TIME__IDEMC_STAGE" HAVING max("UPDATED_AT") IS NOT NULL;
 -- 10. audit_finish: record success with the row count, in the write's transaction
-UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = (SELECT count(*) FROM "USERS_BY_TIME__IDEMC_STAGE"), ended_at = NULL, error = NULL, checks = NULL
+-- count: SELECT count(*) FROM "USERS_BY_TIME__IDEMC_STAGE"
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_by_time' AND partition_key = '';
 -- 11. commit
 COMMIT;
