@@ -85,7 +85,9 @@ type Dialect interface {
 	EmptyQuery(rels []Relation) string
 	// RelationsQuery lists existing relations as (schema, name) rows.
 	RelationsQuery() string
-	// Rollback ends a failed transaction.
+	// Begin starts a unit's transaction ("" where there is none: Spark) and
+	// Rollback ends a failed one.
+	Begin() string
 	Rollback() string
 	// AddColumn and DropColumn change a destination's columns
 	// (on_schema_change).

@@ -27,24 +27,15 @@ func compiledPath(u *plan.Unit) string {
 	return filepath.Join("target", "compiled", unitFile(u))
 }
 
-// writeUnitSQL writes one unit's statements (with the columns the run saw,
-// and whether it recreated the relation) under dir.
-func writeUnitSQL(dir string, u *plan.Unit, ran *plan.Write, d adapters.Dialect) error {
-	steps := u.Steps
-	if ran.Columns != nil || ran.Recreate {
-		w := *u.Write
-		w.Columns, w.Recreate, w.Views = ran.Columns, ran.Recreate, ran.Views
-		steps = d.Recipe(&w)
-	}
+// recordRecipe writes a unit's recipe as it is about to run to
+// target/compiled (unless the file already holds it): the file is what
+// runs, but for the slots the runner fills (plan.Step.Slots). A file that
+// cannot be written does not fail the unit; its data is not at stake.
+func (r *run) recordRecipe(u *plan.Unit, w *plan.Write, steps []plan.Step) {
 	cu := *u
-	cu.Steps = steps
-	var b strings.Builder
-	plan.FormatUnit(&b, &cu, true)
-	path := filepath.Join(dir, unitFile(u))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return writeAtomic(path, []byte(strings.TrimLeft(b.String(), "\n")))
+	cu.Write, cu.Steps = w, steps
+	var buf []byte
+	_ = updateUnitSQL(filepath.Join(r.p.Root, "target", "compiled"), &cu, &buf)
 }
 
 // writeAtomic replaces the file at path with data: written to a temporary

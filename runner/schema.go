@@ -57,10 +57,8 @@ func diffColumns(dl adapters.Dialect, dest, batch []plan.Column) schemaDiff {
 // drops and retypes the destination's columns (DDL the dialect writes, in
 // the write's transaction where DDL is transactional, else before it:
 // schemaDDL), or marks the write to recreate the
-// relation. prepare are the unit's prepare steps, run again when a full
-// refresh has to recreate the table before writing. It returns the batch's
-// columns and a note for the unit's line.
-func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL, w *plan.Write, prepare []plan.Step) ([]string, string, error) {
+// relation. It returns the batch's columns and a note for the unit's line.
+func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL, w *plan.Write) ([]string, string, error) {
 	batch, err := s.Columns(ctx, r.d.DescribeQuery(w.Select))
 	if err != nil {
 		return nil, "", err
@@ -116,7 +114,7 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL
 		// when the types cannot change in place (old values that do not
 		// cast, a view), the table is recreated empty before any of its
 		// units writes (they all wait on this DDL phase).
-		note, err := r.recreateEmpty(ctx, ddl, w, prepare)
+		note, err := r.recreateEmpty(ctx, ddl, w)
 		if err != nil {
 			return nil, "", err
 		}
@@ -161,11 +159,12 @@ func (r *run) rebuildsAll(w *plan.Write) bool {
 	return rebuild && (w.Window == nil || c.Partition == "" && c.Start == "" && c.End == "")
 }
 
-// recreateEmpty drops the destination and runs the unit's prepare steps
-// again, which create it, empty, with the batch's columns; then it
-// recreates the views that read it (ViewBinder dialects), reporting those
-// that no longer compile in the note.
-func (r *run) recreateEmpty(ctx context.Context, ddl *schemaDDL, w *plan.Write, prepare []plan.Step) (string, error) {
+// recreateEmpty drops the destination, has the unit's prepare steps run
+// again after the drop (schemaDDL.withPrepare), which create it, empty,
+// with the batch's columns, then recreates the views that read it
+// (ViewBinder dialects), reporting those that no longer compile in the
+// note.
+func (r *run) recreateEmpty(ctx context.Context, ddl *schemaDDL, w *plan.Write) (string, error) {
 	views, err := r.dependentViews(ctx, ddl.sess, w.Target)
 	if err != nil {
 		return "", err
@@ -173,11 +172,7 @@ func (r *run) recreateEmpty(ctx context.Context, ddl *schemaDDL, w *plan.Write, 
 	if err := ddl.exec(ctx, r.d.DropTable(w.Target), "full refresh, column types changed: recreate the table"); err != nil {
 		return "", fmt.Errorf("model %s: full refresh: dropping the table to recreate it with the model's column types: %w", w.Model, err)
 	}
-	for _, st := range prepare {
-		if err := ddl.exec(ctx, st.SQL, st.Comment); err != nil {
-			return "", err
-		}
-	}
+	ddl.reprepare = len(ddl.steps)
 	var lost []string
 	for _, v := range views {
 		// In the unit's transaction a view that no longer compiles fails

@@ -20,14 +20,15 @@ import (
 // the swap leaves the destination as it was; a crash after it leaves the
 // new table and a running row, which the next run marks abandoned and
 // redoes (with nothing left to change).
-func (r *run) asideSteps(ab adapters.AsideBuilder, w *plan.Write, alters []plan.Step, copyRows bool) []plan.Step {
+// recipe is the unit's own recipe, for its destination.
+func (r *run) asideSteps(ab adapters.AsideBuilder, w *plan.Write, recipe, alters []plan.Step, copyRows bool) []plan.Step {
 	aside, old := r.asideOf(w.Target, "__idemc_new"), r.asideOf(w.Target, "__idemc_old")
 	var prelude []string
 	prelude = append(prelude, ab.CopyTable(aside, w.Target, copyRows)...)
 	for _, s := range alters {
 		prelude = append(prelude, s.SQL) // written for the copy (schemaDDL.target)
 	}
-	return r.swapSteps(w, prelude, []string{ab.SwapTable(w.Target, aside, old)}, r.d.DropTable(old), "")
+	return r.swapSteps(w, recipe, prelude, []string{ab.SwapTable(w.Target, aside, old)}, r.d.DropTable(old), "")
 }
 
 // asideOf names a relation beside rel (the copy, the previous table): the
@@ -40,17 +41,17 @@ func (r *run) asideOf(rel plan.Relation, suffix string) plan.Relation {
 }
 
 // swapSteps is asideSteps' recipe around prelude, the statements that make
-// the copy; publish puts the checked copy in the destination's place, and
+// the copy, from real, the unit's recipe for its destination; publish puts the checked copy in the destination's place, and
 // dropOld drops the previous relation once swapped out (restore: see
 // swapSequence). A recipe with a
 // transaction publishes after its COMMIT and records the unit in a second
 // one; a recipe without (Spark, BigQuery's insert_overwrite) publishes
 // after its checks and its write to the copy, before its bookkeeping.
-func (r *run) swapSteps(w *plan.Write, prelude, publish []string, dropOld, restore string) []plan.Step {
+func (r *run) swapSteps(w *plan.Write, real []plan.Step, prelude, publish []string, dropOld, restore string) []plan.Step {
 	aside := r.asideOf(w.Target, "__idemc_new")
 	wa := *w
 	wa.Target = aside
-	real, body := r.d.Recipe(w), r.d.Recipe(&wa)
+	body := r.d.Recipe(&wa)
 
 	var out, unlock []plan.Step
 	done := false
@@ -142,7 +143,8 @@ func (r *run) kindSwapSteps(ks adapters.KindSwapper, w *plan.Write, fromView boo
 	// unit's own recipe, so that the audit row's job carries them too.
 	var settings []plan.Step
 	var prelude []string
-	for _, s := range r.d.Recipe(&wa) {
+	body := r.d.Recipe(&wa)
+	for _, s := range body {
 		switch {
 		case s.Purpose != plan.Prepare:
 		case !strings.Contains(s.SQL, r.d.Qualify(aside)):
@@ -152,13 +154,13 @@ func (r *run) kindSwapSteps(ks adapters.KindSwapper, w *plan.Write, fromView boo
 		}
 	}
 	if w.Materialized != plan.View {
-		return append(settings, r.swapSteps(w, append(clear, prelude...), publish, dropOld, restore)...)
+		return append(settings, r.swapSteps(w, r.d.Recipe(w), append(clear, prelude...), publish, dropOld, restore)...)
 	}
 	out := append(settings, plan.Step{Purpose: plan.SchemaStep, Comment: "a previous relation left by a run that died after its swap", SQL: dropOld})
 	for _, q := range clear {
 		out = append(out, plan.Step{Purpose: plan.SchemaStep, Comment: "a leftover view or table from a dead run", SQL: q})
 	}
-	for _, s := range r.d.Recipe(&wa) {
+	for _, s := range body {
 		switch s.Purpose {
 		case plan.Prepare:
 			if strings.Contains(s.SQL, r.d.Qualify(aside)) {

@@ -28,21 +28,33 @@ type schemaDDL struct {
 	begin     string // the recipe's BEGIN, for trial transactions
 	rollback  string
 	steps     []plan.Step
+	// reprepare is where among steps the recipe's prepare steps go
+	// (withPrepare); -1 for nowhere.
+	reprepare int
 }
 
-func (r *run) newSchemaDDL(sess adapters.Session, w *plan.Write, recipe []plan.Step) *schemaDDL {
-	k := &schemaDDL{sess: sess, rollback: r.d.Rollback()}
-	for _, s := range recipe {
-		if s.Purpose == plan.Begin {
-			k.begin = s.SQL
-			break
-		}
-	}
+func (r *run) newSchemaDDL(sess adapters.Session, w *plan.Write) *schemaDDL {
+	k := &schemaDDL{sess: sess, begin: r.d.Begin(), rollback: r.d.Rollback(), reprepare: -1}
 	k.deferred = r.ad.Capabilities.TransactionalDDL && k.begin != "" && k.rollback != ""
 	if _, ok := r.d.(adapters.AsideBuilder); ok && !k.deferred && w.Materialized != plan.View {
 		k.aside, k.asideName = true, r.asideOf
 	}
 	return k
+}
+
+// withPrepare is the schema steps with the recipe's prepare steps where a
+// full refresh that recreates the table needs them (recreateEmpty): after
+// the DROP, they create it again, empty, with the batch's columns.
+func (k *schemaDDL) withPrepare(recipe []plan.Step) []plan.Step {
+	if k.reprepare < 0 {
+		return k.steps
+	}
+	out := append([]plan.Step(nil), k.steps[:k.reprepare]...)
+	for _, s := range recipe[:leadingPrepare(recipe)] {
+		s.Purpose = plan.SchemaStep
+		out = append(out, s)
+	}
+	return append(out, k.steps[k.reprepare:]...)
 }
 
 // target is the relation the schema statements change: the destination,

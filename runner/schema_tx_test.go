@@ -53,7 +53,7 @@ func TestAsideSteps(t *testing.T) {
 		Window: &plan.Window{Key: "2026-07-01", Granularity: "day"}, Checks: []*plan.Check{{Name: "c", Kind: plan.CheckMinRows, MinRows: 1}},
 		State: plan.StateIn("s")}
 	alter := plan.Step{Purpose: plan.SchemaStep, SQL: d.AddColumn(plan.Relation{Schema: "s", Name: "daily__idemc_new"}, plan.Column{Name: "y", Type: "INT"})}
-	steps := r.asideSteps(d, w, []plan.Step{alter}, true)
+	steps := r.asideSteps(d, w, d.Recipe(w), []plan.Step{alter}, true)
 	got := purposes(steps)
 	want := "audit_start begin lock schema schema schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish commit cleanup cleanup"
 	if got != want {

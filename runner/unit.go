@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -126,7 +125,10 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *plan.Unit,
 	ur.Status = StatusFailed
 	ur.Error = e.Error()
 	ur.SQLFile = compiledPath(u)
-	_ = writeUnitSQL(filepath.Join(r.p.Root, "target", "compiled"), u, w, r.d)
+	if steps == nil {
+		// It failed before its recipe was built: the file shows the plan's.
+		r.recordRecipe(u, u.Write, u.Steps)
+	}
 	if !st.audited {
 		// The unit failed before its running row: record it now, so
 		// every attempt has its row.
@@ -157,32 +159,17 @@ func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *plan.Unit,
 	return steps, i, lock.Unlock, nil
 }
 
-// ddlSteps is ddlPhase under the relation's lock; hold says the unit's
-// steps change its schema, so the lock is kept until it ends.
+// ddlSteps is ddlPhase under the relation's lock: it resolves what the
+// unit's recipe depends on and builds it once (resolveRecipe), writes it to
+// target/compiled (what runs is what the file says), then runs its prepare
+// steps; hold says the recipe changes the relation's schema, so the lock is
+// kept until the unit ends.
 func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *plan.Unit, w *plan.Write, ur *UnitResult) ([]plan.Step, int, bool, *unitError) {
-	steps := r.d.Recipe(w)
-	ddl := r.newSchemaDDL(sess, w, steps)
-	if ddl.deferred {
-		if done, i, ue := r.replaceIfKindChanged(ctx, sess, ddl, w, steps); done || ue != nil {
-			return spliceSchema(r.d.Recipe(w), i, ddl.steps), i, ue == nil, ue
-		}
-	} else if ks, ok := r.d.(adapters.KindSwapper); ok && (w.Materialized != plan.Table || r.ad.Capabilities.TableInPlace || r.ad.Capabilities.ReplaceDefinition) {
-		// (A table recipe that rebuilds in place, or replaces with CREATE OR
-		// REPLACE (Spark), finds the view in its way; MySQL's builds every
-		// table aside and swaps it in with a RENAME that takes views.)
-		have, err := r.destKind(ctx, sess, ks, w)
-		if err != nil {
-			return steps, 0, false, &unitError{step: 1, purp: plan.SchemaStep, err: err}
-		}
-		if drop := r.kindChangeFrom(have, w); drop != "" {
-			old := r.asideOf(w.Target, "__idemc_old")
-			dropOld := r.d.DropTable(old)
-			if have == "view" {
-				dropOld = "DROP VIEW IF EXISTS " + r.d.Qualify(old)
-			}
-			return r.kindSwapSteps(ks, w, have == "view", dropOld), 0, true, nil
-		}
+	steps, hold, ue := r.resolveRecipe(ctx, sess, w, ur)
+	if ue != nil {
+		return steps, 0, false, ue
 	}
+	r.recordRecipe(u, w, steps)
 	i := 0
 	for ; i < len(steps) && steps[i].Purpose == plan.Prepare; i++ {
 		err := execIdempotent(ctx, r.eng, sess, steps[i].SQL)
@@ -193,68 +180,124 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *plan.Unit,
 			return steps, i, false, &unitError{step: i + 1, purp: steps[i].Purpose, err: err}
 		}
 	}
-	if w.Materialized == plan.Incremental || w.Materialized == plan.Table && r.ad.Capabilities.TableInPlace {
-		cols, note, err := r.syncSchema(ctx, sess, ddl, w, steps[:i])
+	return steps, i, hold, nil
+}
+
+// resolveRecipe reads what a unit's recipe depends on — whether the
+// destination changes kind, the batch's columns and how on_schema_change
+// changes the destination's, whether a view's columns changed — and then
+// builds the recipe, once. Reading comes first, before any of the recipe
+// runs: its prepare steps create a missing destination with the batch's
+// columns, which leaves nothing to change. hold says the recipe changes
+// the relation's schema.
+func (r *run) resolveRecipe(ctx context.Context, sess adapters.Session, w *plan.Write, ur *UnitResult) ([]plan.Step, bool, *unitError) {
+	schemaErr := func(err error) ([]plan.Step, bool, *unitError) {
+		return nil, false, &unitError{step: 1, purp: plan.SchemaStep, err: err}
+	}
+	ddl := r.newSchemaDDL(sess, w)
+	if steps, err := r.kindChangeRecipe(ctx, sess, ddl, w); steps != nil || err != nil {
 		if err != nil {
-			return steps, i, false, &unitError{step: i + 1, purp: plan.SchemaStep, err: err}
+			return schemaErr(err)
+		}
+		return steps, true, nil
+	}
+	if w.Materialized == plan.Incremental || w.Materialized == plan.Table && r.ad.Capabilities.TableInPlace {
+		cols, note, err := r.syncSchema(ctx, sess, ddl, w)
+		if err != nil {
+			return schemaErr(err)
 		}
 		w.Columns = cols
-		steps = r.d.Recipe(w) // now with the batch's real columns
-		if note != "" {
-			ur.Note = note
-		}
+		ur.Note = cmp.Or(note, ur.Note)
 	}
 	if w.Materialized == plan.View && r.views != nil {
 		note, err := r.syncView(ctx, sess, w)
 		if err != nil {
-			return steps, i, false, &unitError{step: i + 1, purp: plan.SchemaStep, err: err}
+			return schemaErr(err)
 		}
-		if note != "" {
-			steps, ur.Note = r.d.Recipe(w), note
-		}
+		ur.Note = cmp.Or(note, ur.Note)
 	}
+	recipe := r.d.Recipe(w)
 	switch ab, _ := r.d.(adapters.AsideBuilder); {
 	case len(ddl.steps) == 0:
-		return steps, i, false, nil
+		return recipe, false, nil
 	case ddl.aside:
 		// An unpartitioned full refresh rewrites every row: its copy
 		// starts empty, so a type its old values cannot take is no error.
 		copyRows := !ddl.emptyCopy && !(w.FullRefresh && w.Window == nil)
-		return append(steps[:i:i], r.asideSteps(ab, w, ddl.steps, copyRows)...), i, true, nil
+		np := leadingPrepare(recipe)
+		return append(recipe[:np:np], r.asideSteps(ab, w, recipe, ddl.steps, copyRows)...), true, nil
 	default:
-		return spliceSchema(steps, i, ddl.steps), i, true, nil
+		return spliceSchema(recipe, leadingPrepare(recipe), ddl.withPrepare(recipe)), true, nil
 	}
 }
 
-// replaceIfKindChanged replaces a view by a table or a table by a view in
-// the unit's transaction (schemaDDL deferred): the prepare steps, which
-// would find the old relation, run there too. done says it did.
-func (r *run) replaceIfKindChanged(ctx context.Context, sess adapters.Session, ddl *schemaDDL, w *plan.Write, steps []plan.Step) (bool, int, *unitError) {
-	drop, err := r.kindChange(ctx, sess, w)
-	if err != nil || drop == "" {
-		if err != nil {
-			return false, 0, &unitError{step: 1, purp: plan.SchemaStep, err: err}
+// kindChangeRecipe is the recipe of a unit whose destination changes kind
+// (a view becomes a table or the other way round, or the planner's
+// Write.Replace), nil when it does not: replaced inside the unit's
+// transaction where DDL is transactional, its prepare steps moved there
+// too; built aside and swapped in on a KindSwapper dialect.
+func (r *run) kindChangeRecipe(ctx context.Context, sess adapters.Session, ddl *schemaDDL, w *plan.Write) ([]plan.Step, error) {
+	if ddl.deferred {
+		drop, err := r.kindChange(ctx, sess, w)
+		if err != nil || drop == "" {
+			return nil, err
 		}
-		return false, 0, nil
+		if w.Materialized != plan.View {
+			if err := r.describeBatch(ctx, sess, w); err != nil {
+				return nil, err
+			}
+		}
+		recipe := r.d.Recipe(w)
+		np := leadingPrepare(recipe)
+		if err := r.replaceKind(ctx, sess, ddl, w, drop, recipe[:np]); err != nil {
+			return nil, err
+		}
+		return spliceSchema(recipe[np:], 0, ddl.steps), nil
 	}
+	ks, ok := r.d.(adapters.KindSwapper)
+	// (A table recipe that rebuilds in place, or replaces with CREATE OR
+	// REPLACE (Spark), finds the view in its way; MySQL's builds every
+	// table aside and swaps it in with a RENAME that takes views.)
+	if !ok || w.Materialized == plan.Table && !r.ad.Capabilities.TableInPlace && !r.ad.Capabilities.ReplaceDefinition {
+		return nil, nil
+	}
+	have, err := r.destKind(ctx, sess, ks, w)
+	if err != nil {
+		return nil, err
+	}
+	drop := r.kindChangeFrom(have, w)
+	if drop == "" {
+		return nil, nil
+	}
+	old := r.asideOf(w.Target, "__idemc_old")
+	dropOld := r.d.DropTable(old)
+	if have == "view" {
+		dropOld = "DROP VIEW IF EXISTS " + r.d.Qualify(old)
+	}
+	return r.kindSwapSteps(ks, w, have == "view", dropOld), nil
+}
+
+// describeBatch sets the write's columns to the batch's, as the engine
+// describes the model's SELECT.
+func (r *run) describeBatch(ctx context.Context, sess adapters.Session, w *plan.Write) error {
+	batch, err := sess.Columns(ctx, r.d.DescribeQuery(w.Select))
+	if err != nil {
+		return err
+	}
+	w.Columns = make([]string, len(batch))
+	for j, c := range batch {
+		w.Columns[j] = c.Name
+	}
+	return nil
+}
+
+// leadingPrepare counts a recipe's prepare steps, which come first.
+func leadingPrepare(steps []plan.Step) int {
 	i := 0
 	for i < len(steps) && steps[i].Purpose == plan.Prepare {
 		i++
 	}
-	if w.Materialized != plan.View {
-		batch, err := sess.Columns(ctx, r.d.DescribeQuery(w.Select))
-		if err != nil {
-			return false, i, &unitError{step: i + 1, purp: plan.SchemaStep, err: err}
-		}
-		w.Columns = make([]string, len(batch))
-		for j, c := range batch {
-			w.Columns[j] = c.Name
-		}
-	}
-	if err := r.replaceKind(ctx, sess, ddl, w, drop, steps[:i]); err != nil {
-		return false, i, &unitError{step: i + 1, purp: plan.SchemaStep, err: err}
-	}
-	return true, i, nil
+	return i
 }
 
 // maxTxAttempts bounds retries of a unit's transaction after conflicts.

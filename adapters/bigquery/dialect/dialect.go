@@ -103,6 +103,9 @@ const (
 // Rollback ends a failed transaction (the Session discards its buffer).
 func (d Dialect) Rollback() string { return RollbackSQL }
 
+// Begin opens the buffered script transaction.
+func (d Dialect) Begin() string { return BeginSQL }
+
 // RelationsQuery lists tables and views. Unqualified, INFORMATION_SCHEMA is
 // the default dataset's; the engine's Session reads it region-wide
 // (`region-<location>`.INFORMATION_SCHEMA.TABLES) when the target has a

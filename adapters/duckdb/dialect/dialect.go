@@ -83,7 +83,7 @@ func (d Dialect) Recipe(w *plan.Write) []plan.Step {
 
 func (d Dialect) hooks() sqlgen.Hooks {
 	return sqlgen.Hooks{
-		Begin:  "BEGIN TRANSACTION",
+		Begin:  beginSQL,
 		Commit: "COMMIT",
 		CreateStage: func(stage, sql string) string {
 			return fmt.Sprintf("CREATE OR REPLACE TEMP TABLE %s AS\n%s", stage, sql)
@@ -127,3 +127,9 @@ func init() {
 }
 
 var _ adapters.Dialect = Dialect{}
+
+// beginSQL starts the write's transaction.
+const beginSQL = "BEGIN TRANSACTION"
+
+// Begin is the statement that starts a unit's transaction.
+func (d Dialect) Begin() string { return beginSQL }

@@ -87,7 +87,7 @@ func hash(s string) uint32 {
 
 func (d Dialect) hooks() sqlgen.Hooks {
 	return sqlgen.Hooks{
-		Begin:  "START TRANSACTION",
+		Begin:  beginSQL,
 		Commit: "COMMIT",
 		Lock:   d.lock,
 		Unlock: d.unlock,
@@ -278,3 +278,9 @@ func init() {
 		Docs:     "DDL before START TRANSACTION; partition replace, checks and audit in one InnoDB transaction under GET_LOCK; tables built aside and swapped with RENAME TABLE",
 	})
 }
+
+// beginSQL starts the write's transaction.
+const beginSQL = "START TRANSACTION"
+
+// Begin is the statement that starts a unit's transaction.
+func (d Dialect) Begin() string { return beginSQL }

@@ -89,7 +89,7 @@ func (d Dialect) LockKey(w *plan.Write) string {
 
 func (d Dialect) hooks() sqlgen.Hooks {
 	return sqlgen.Hooks{
-		Begin:  "BEGIN",
+		Begin:  beginSQL,
 		Commit: "COMMIT",
 		Lock: func(w *plan.Write) string {
 			return fmt.Sprintf("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", d.String(d.LockKey(w)))
@@ -257,3 +257,9 @@ func init() {
 }
 
 var _ adapters.Dialect = Dialect{}
+
+// beginSQL starts the write's transaction.
+const beginSQL = "BEGIN"
+
+// Begin is the statement that starts a unit's transaction.
+func (d Dialect) Begin() string { return beginSQL }

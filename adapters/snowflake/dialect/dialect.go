@@ -192,7 +192,7 @@ func outsideTransaction(steps []plan.Step) []plan.Step {
 
 func (d Dialect) hooks() sqlgen.Hooks {
 	return sqlgen.Hooks{
-		Begin:  "BEGIN TRANSACTION",
+		Begin:  beginSQL,
 		Commit: "COMMIT",
 		CreateStage: func(stage, sql string) string {
 			// Session-scoped and created before BEGIN (DDL commits).
@@ -311,3 +311,9 @@ func init() {
 		Docs:     "DDL (destination, temporary stage) before BEGIN; delete/insert or MERGE, checks and audit in one transaction on one session; full rebuilds INSERT OVERWRITE inside it; QUERY_TAG = run id",
 	})
 }
+
+// beginSQL starts the write's transaction.
+const beginSQL = "BEGIN TRANSACTION"
+
+// Begin is the statement that starts a unit's transaction.
+func (d Dialect) Begin() string { return beginSQL }

@@ -84,6 +84,9 @@ func (d Dialect) SurrogateKey(exprs []string) string {
 // (the recipes have no BEGIN), and the Session treats "" as nothing to do.
 func (d Dialect) Rollback() string { return "" }
 
+// Begin: Spark has no transaction to open.
+func (d Dialect) Begin() string { return "" }
+
 // StateDDL creates the audit and state tables as Delta tables.
 func (d Dialect) StateDDL(s plan.State) []string {
 	out := d.Gen.StateDDL(s)
