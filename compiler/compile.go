@@ -43,6 +43,9 @@ type Options struct {
 	Models bool
 	// RunID and GitCommit fill the audit rows of the recipes.
 	RunID, GitCommit string
+	// NoRecipes leaves every unit's Steps empty: the runner builds each
+	// unit's recipe itself, once it has read what the recipe depends on.
+	NoRecipes bool
 	// LintOnly leaves error findings in Plan.Findings instead of failing.
 	LintOnly bool
 	// Units, when not nil, plans exactly these unit ids ("model" or

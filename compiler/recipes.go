@@ -87,7 +87,9 @@ func (cc *compilation) fillSQL() {
 			defer wg.Done()
 			for u := range next {
 				u.Write.Select = cc.expand(cc.models[u.Model], u.Write.Window)
-				u.Steps = cc.d.Recipe(u.Write)
+				if !cc.opts.NoRecipes {
+					u.Steps = cc.d.Recipe(u.Write)
+				}
 			}
 		}()
 	}

@@ -130,6 +130,7 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 	started := time.Now()
 	// Compile once without a connection first: bad input must be reported
 	// before anything is written.
+	o.Compile.NoRecipes = true // built per unit, after its resolve phase
 	pre, err := compiler.Compile(p, o.Compile)
 	if err != nil {
 		return nil, err

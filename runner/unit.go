@@ -126,8 +126,9 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *plan.Unit,
 	ur.Error = e.Error()
 	ur.SQLFile = compiledPath(u)
 	if steps == nil {
-		// It failed before its recipe was built: the file shows the plan's.
-		r.recordRecipe(u, u.Write, u.Steps)
+		// It failed before its recipe was built: the file shows the
+		// recipe it would have run.
+		r.recordRecipe(u, w, r.d.Recipe(w))
 	}
 	if !st.audited {
 		// The unit failed before its running row: record it now, so
@@ -169,6 +170,7 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *plan.Unit,
 	if ue != nil {
 		return steps, 0, false, ue
 	}
+	u.Steps = steps
 	r.recordRecipe(u, w, steps)
 	i := 0
 	for ; i < len(steps) && steps[i].Purpose == plan.Prepare; i++ {
