@@ -171,7 +171,8 @@ type run struct {
 	pl    *plan.Plan
 	state plan.State
 	db    *dbState
-	trace io.Writer // Options.Trace
+	trace io.Writer       // Options.Trace
+	files *compiledWriter // writes target/compiled while the units run
 
 	release func() // releases the run lock (engines with RunLocks)
 
@@ -253,7 +254,11 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	if err := writeManifest(r.p.Root, pl, r.d); err != nil {
 		return nil, err
 	}
-	if err := r.walk(ctx, pl); err != nil {
+	r.files = startCompiledWriter()
+	err = r.walk(ctx, pl)
+	r.files.flush()
+	r.files = nil
+	if err != nil {
 		return nil, err
 	}
 	r.res.Seconds = time.Since(r.res.Started).Seconds()
