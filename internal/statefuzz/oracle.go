@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -19,6 +20,8 @@ type Outcome struct {
 	// Units maps a node (model or seed) to its units' statuses in this run,
 	// by partition ("" for unpartitioned), from target/run_results.json.
 	Units map[string]map[string]string
+	// RunID is the run's id, from target/run_results.json.
+	RunID string
 }
 
 // OracleResult is a from-scratch build of one version of the files.
@@ -107,20 +110,22 @@ func (o *Oracle) build(ctx context.Context, p *Project) (*OracleResult, error) {
 	return &OracleResult{Outcome: out, Dump: d}, nil
 }
 
-// runResults reads the units of the last run from target/run_results.json
-// (absent after a configuration or compile error: no units).
-func runResults(dir string) map[string]map[string]string {
+// runResults reads the units of the last run and its id from
+// target/run_results.json (absent after a configuration or compile error:
+// no units).
+func runResults(dir string) (map[string]map[string]string, string) {
 	data, err := os.ReadFile(filepath.Join(dir, "target", "run_results.json"))
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	var rr struct {
+		RunID string `json:"run_id"`
 		Units []struct {
 			Model, Partition, Status string
 		} `json:"units"`
 	}
 	if json.Unmarshal(data, &rr) != nil {
-		return nil
+		return nil, ""
 	}
 	units := map[string]map[string]string{}
 	for _, u := range rr.Units {
@@ -129,5 +134,30 @@ func runResults(dir string) map[string]map[string]string {
 		}
 		units[u.Model][u.Partition] = u.Status
 	}
-	return units
+	return units, rr.RunID
+}
+
+// compiledDiffs checks that every model unit the run attempted has its file
+// under target/compiled written by this run (the file holds what ran, its
+// run id included): a file left from an earlier run is a difference.
+func compiledDiffs(dir string, p *Project, out Outcome) []Difference {
+	var diffs []Difference
+	for _, m := range p.Models {
+		for part, status := range out.Units[m.Name] {
+			if status != "succeeded" && status != "failed" {
+				continue
+			}
+			name := part
+			if name == "" {
+				name = m.Name
+			}
+			path := filepath.Join(dir, "target", "compiled", m.Name, name+".sql")
+			b, err := os.ReadFile(path)
+			if err != nil || !strings.Contains(string(b), "'"+out.RunID+"'") {
+				diffs = append(diffs, Difference{Node: m.Name, What: "compiled",
+					Detail: fmt.Sprintf("%s (%s in run %s) does not hold what the run ran", path, status, out.RunID)})
+			}
+		}
+	}
+	return diffs
 }

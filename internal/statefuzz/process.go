@@ -36,7 +36,8 @@ func runIdemc(ctx context.Context, bin string, w *Warehouse, env []string, args 
 }
 
 func outcome(w *Warehouse, cmd *exec.Cmd, out *bytes.Buffer, err error) Outcome {
-	o := Outcome{Output: out.String(), Units: runResults(w.Dir)}
+	o := Outcome{Output: out.String()}
+	o.Units, o.RunID = runResults(w.Dir)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

@@ -148,7 +148,11 @@ func (s *sequenceRun) compare(ctx context.Context, prev Dump, out Outcome) ([]Di
 		return nil, out.Output, err
 	}
 	s.remember(o)
-	return Compare(s.p, got, prev, out.Exit, o, s.seen), out.Output, nil
+	diffs := Compare(s.p, got, prev, out.Exit, o, s.seen)
+	if out.RunID != "" {
+		diffs = append(diffs, compiledDiffs(s.w.Dir, s.p, out)...)
+	}
+	return diffs, out.Output, nil
 }
 
 // previous is the warehouse now: the last comparison's reading when
