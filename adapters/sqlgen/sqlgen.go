@@ -519,22 +519,19 @@ func (g Gen) strOrNull(s string) string {
 	return g.String(s)
 }
 
-// AuditStart inserts the running row. The attempt is the row's when known
-// (the runner reads every unit's last attempt in bulk before it starts);
-// otherwise it counts the unit's earlier rows.
+// AuditStart inserts the running row. The attempt and the start are the
+// row's (the runner reads every unit's last attempt in bulk before it
+// starts); a plan printed before any run shows them as <attempt> and
+// <started_at>, values only a run knows.
 func (g Gen) AuditStart(s plan.State, r *plan.AuditRow) string {
-	if r.Attempt > 0 {
-		return fmt.Sprintf(`INSERT INTO %s (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-VALUES (%s, %s, %s, 'running', NULL, %s, NULL, %d, %s, %s, %s, %s, NULL, NULL, %s, %s)`,
-			g.Qualify(s.Audit), g.String(r.RunID), g.String(r.Job), g.String(r.Partition), g.tsOrNull(r.Started), r.Attempt,
-			g.String(r.CodeHash), g.strOrNull(r.GitCommit), g.String(r.Target), g.tsOrNull(r.AsOf), g.strOrNull(r.Inputs), g.strOrNull(r.DataVersion))
+	attempt, started := fmt.Sprint(r.Attempt), g.tsOrNull(r.Started)
+	if r.Attempt <= 0 {
+		attempt, started = "<attempt>", "<started_at>"
 	}
 	return fmt.Sprintf(`INSERT INTO %s (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT %s, %s, %s, 'running', NULL, %s, NULL, coalesce(max(attempt), 0) + 1, %s, %s, %s, %s, NULL, NULL, %s, %s
-FROM %s WHERE job_name = %s AND partition_key = %s`,
-		g.Qualify(s.Audit), g.String(r.RunID), g.String(r.Job), g.String(r.Partition), g.tsOrNull(r.Started),
-		g.String(r.CodeHash), g.strOrNull(r.GitCommit), g.String(r.Target), g.tsOrNull(r.AsOf), g.strOrNull(r.Inputs), g.strOrNull(r.DataVersion),
-		g.Qualify(s.Audit), g.String(r.Job), g.String(r.Partition))
+VALUES (%s, %s, %s, 'running', NULL, %s, NULL, %s, %s, %s, %s, %s, NULL, NULL, %s, %s)`,
+		g.Qualify(s.Audit), g.String(r.RunID), g.String(r.Job), g.String(r.Partition), started, attempt,
+		g.String(r.CodeHash), g.strOrNull(r.GitCommit), g.String(r.Target), g.tsOrNull(r.AsOf), g.strOrNull(r.Inputs), g.strOrNull(r.DataVersion))
 }
 
 // AttemptsQuery lists every unit's latest attempt number.

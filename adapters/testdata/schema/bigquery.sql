@@ -47,8 +47,7 @@ SELECT id, d, amount FROM raw.events
 ) AS idemc_shape LIMIT 0;
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT '<run_id>', 'events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
-FROM `analytics`.`idemc_audit` WHERE job_name = 'events' AND partition_key = '';
+VALUES ('<run_id>', 'events', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
 -- [stage] the batch, in a staging table (expires in a day if a run dies)
 /* idemc: job=stage */
 CREATE OR REPLACE TABLE `analytics`.`events__idemc_stage_c2ded2c6`
@@ -87,8 +86,7 @@ SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id
 ) AS idemc_shape LIMIT 0;
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT '<run_id>', 'totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
-FROM `analytics`.`idemc_audit` WHERE job_name = 'totals' AND partition_key = '';
+VALUES ('<run_id>', 'totals', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
 -- [begin] the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
 -- [delete] rebuild: empty the table inside the transaction (keeps its options and grants)

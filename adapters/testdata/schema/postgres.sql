@@ -20,8 +20,7 @@ SELECT id, d, amount FROM raw.events
 ) AS idemc_shape LIMIT 0;
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT '<run_id>', 'events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
-FROM "analytics"."idemc_audit" WHERE job_name = 'events' AND partition_key = '';
+VALUES ('<run_id>', 'events', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
 -- [begin] 
 BEGIN;
 -- [lock] serialize writers of this unit until commit
@@ -62,8 +61,7 @@ ORDER BY max(deps.depth), n.nspname, c.relname;
 -- table model whose column types changed (recreate in the write: true)
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT '<run_id>', 'totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
-FROM "analytics"."idemc_audit" WHERE job_name = 'totals' AND partition_key = '';
+VALUES ('<run_id>', 'totals', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
 -- [begin] 
 BEGIN;
 -- [lock] serialize writers of this unit until commit
@@ -87,8 +85,7 @@ COMMIT;
 -- view model whose columns changed in a way CREATE OR REPLACE VIEW cannot take
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT '<run_id>', 'totals_v', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
-FROM "analytics"."idemc_audit" WHERE job_name = 'totals_v' AND partition_key = '';
+VALUES ('<run_id>', 'totals_v', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
 -- [begin] 
 BEGIN;
 -- [lock] serialize writers of this unit until commit

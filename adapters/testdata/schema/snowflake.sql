@@ -43,8 +43,7 @@ SELECT id, d, amount FROM raw.events
 ) AS idemc_shape LIMIT 0;
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT '<run_id>', 'events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'events' AND partition_key = '';
+VALUES ('<run_id>', 'events', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
 -- [stage] the batch
 CREATE OR REPLACE TEMPORARY TABLE "EVENTS__IDEMC_STAGE" AS
 SELECT id, d, amount FROM raw.events;
@@ -80,8 +79,7 @@ SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id
 ) AS idemc_shape LIMIT 0;
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT '<run_id>', 'totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'totals' AND partition_key = '';
+VALUES ('<run_id>', 'totals', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
 -- [begin] 
 BEGIN TRANSACTION;
 -- [publish] replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)

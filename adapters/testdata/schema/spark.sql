@@ -44,8 +44,7 @@ SELECT id, d, amount FROM raw.events
 ) AS idemc_shape LIMIT 0;
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT '<run_id>', 'events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
-FROM `analytics`.`idemc_audit` WHERE job_name = 'events' AND partition_key = '';
+VALUES ('<run_id>', 'events', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
 -- [stage] materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`events__idemc_stage_c2ded2c6` USING DELTA AS
 SELECT id, d, amount FROM raw.events;
@@ -74,8 +73,7 @@ DROP TABLE IF EXISTS `analytics`.`events__idemc_stage_c2ded2c6`;
 -- table model whose column types changed (recreate in the write: false)
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT '<run_id>', 'totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL
-FROM `analytics`.`idemc_audit` WHERE job_name = 'totals' AND partition_key = '';
+VALUES ('<run_id>', 'totals', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
 -- [stage] materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`totals__idemc_stage_c2ded2c6` USING DELTA AS
 SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id;

@@ -8,8 +8,7 @@ SELECT event_id, event_at, kind FROM `raw`.`events`
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'event_log', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '13ef8ca8e2c1de73', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7ced13d2d57425814d6bf3aa', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'event_log' AND partition_key = '';
+VALUES ('r1', 'event_log', '', 'running', NULL, <started_at>, NULL, <attempt>, '13ef8ca8e2c1de73', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7ced13d2d57425814d6bf3aa', 'r:r1');
 -- 4. stage: the batch, in a staging table (expires in a day if a run dies)
 /* idemc: job=stage */
 CREATE OR REPLACE TABLE `analytics`.`event_log__idemc_stage_0c53fdac`

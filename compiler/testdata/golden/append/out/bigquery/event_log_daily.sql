@@ -11,8 +11,7 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'event_log_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'd9fa778eaf45b575', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '2e30999bfe7f70ca96cb8ad3', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'event_log_daily' AND partition_key = '2026-07-02';
+VALUES ('r1', 'event_log_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'd9fa778eaf45b575', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '2e30999bfe7f70ca96cb8ad3', 'r:r1');
 -- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
 -- 5. insert: append the batch (allow_append: a rerun adds the rows again)

@@ -6,8 +6,7 @@ SELECT event_id, event_at, kind FROM "raw"."events"
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'event_log', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'd6c52d8e2560b090', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'd84801400161ac1f20eb431a', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'event_log' AND partition_key = '';
+VALUES ('r1', 'event_log', '', 'running', NULL, <started_at>, NULL, <attempt>, 'd6c52d8e2560b090', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'd84801400161ac1f20eb431a', 'r:r1');
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. stage: the batch

@@ -6,8 +6,7 @@ SELECT event_id, event_at, kind FROM `raw`.`events`
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'event_log', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '1d0bc10c1a440cb8', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7dba5263f77cc34217a6a24a', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'event_log' AND partition_key = '';
+VALUES ('r1', 'event_log', '', 'running', NULL, <started_at>, NULL, <attempt>, '1d0bc10c1a440cb8', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7dba5263f77cc34217a6a24a', 'r:r1');
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit

@@ -10,8 +10,7 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 CREATE INDEX IF NOT EXISTS "event_log_daily__idemc_event_date" ON "analytics"."event_log_daily" ("event_date");
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'event_log_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '1a9fbb512f4bf285', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'fd81663cd0a59393e1da105b', 'r:r1'
-FROM "analytics"."idemc_audit" WHERE job_name = 'event_log_daily' AND partition_key = '2026-07-02';
+VALUES ('r1', 'event_log_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '1a9fbb512f4bf285', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'fd81663cd0a59393e1da105b', 'r:r1');
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit

@@ -8,8 +8,7 @@ SELECT event_id, event_at, kind FROM "RAW"."EVENTS"
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'event_log', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '04ea322d1f666596', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'a431b4fbcc17db6ccf0d767a', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'event_log' AND partition_key = '';
+VALUES ('r1', 'event_log', '', 'running', NULL, <started_at>, NULL, <attempt>, '04ea322d1f666596', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'a431b4fbcc17db6ccf0d767a', 'r:r1');
 -- 4. stage: the batch
 CREATE OR REPLACE TEMPORARY TABLE "EVENT_LOG__IDEMC_STAGE" AS
 SELECT event_id, event_at, kind FROM "RAW"."EVENTS";

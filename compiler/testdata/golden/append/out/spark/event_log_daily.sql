@@ -8,8 +8,7 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'event_log_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '97563b22411c599a', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'efb8da43ec66105d3828abf9', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'event_log_daily' AND partition_key = '2026-07-02';
+VALUES ('r1', 'event_log_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '97563b22411c599a', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'efb8da43ec66105d3828abf9', 'r:r1');
 -- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`event_log_daily__idemc_stage_20260702_0c53fdac` USING DELTA AS
 SELECT * FROM (

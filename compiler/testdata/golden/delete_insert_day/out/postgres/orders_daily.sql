@@ -10,8 +10,7 @@ WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 CREATE INDEX IF NOT EXISTS "orders_daily__idemc_order_date" ON "analytics"."orders_daily" ("order_date");
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '69b5dac6492e4a3e', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'cf56abca21888ebda60584c2', 'r:r1'
-FROM "analytics"."idemc_audit" WHERE job_name = 'orders_daily' AND partition_key = '2026-07-02';
+VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '69b5dac6492e4a3e', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'cf56abca21888ebda60584c2', 'r:r1');
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit

@@ -9,8 +9,7 @@ FROM `raw`.`orders`
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'order_status', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '825fb0685c62cdf8', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '573aada28845923a8791b7ee', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'order_status' AND partition_key = '';
+VALUES ('r1', 'order_status', '', 'running', NULL, <started_at>, NULL, <attempt>, '825fb0685c62cdf8', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '573aada28845923a8791b7ee', 'r:r1');
 -- 4. stage: the batch, in a staging table (expires in a day if a run dies)
 /* idemc: job=stage */
 CREATE OR REPLACE TABLE `analytics`.`order_status__idemc_stage_0c53fdac`

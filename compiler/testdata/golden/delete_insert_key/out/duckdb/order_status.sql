@@ -7,8 +7,7 @@ FROM "raw"."orders"
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'order_status', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'bb2adb72283e609f', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '0787e40210a9750c08319bfd', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'order_status' AND partition_key = '';
+VALUES ('r1', 'order_status', '', 'running', NULL, <started_at>, NULL, <attempt>, 'bb2adb72283e609f', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '0787e40210a9750c08319bfd', 'r:r1');
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. stage: the batch

@@ -7,8 +7,7 @@ FROM "raw"."orders"
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'order_status', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '5f6df39988869d75', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'e213f3a81739babe674c66e7', 'r:r1'
-FROM "analytics"."idemc_audit" WHERE job_name = 'order_status' AND partition_key = '';
+VALUES ('r1', 'order_status', '', 'running', NULL, <started_at>, NULL, <attempt>, '5f6df39988869d75', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'e213f3a81739babe674c66e7', 'r:r1');
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit

@@ -9,8 +9,7 @@ FROM "RAW"."ORDERS"
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'order_status', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '9321fa0bf3e42f8e', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '5055b5c9b1020aba676759bb', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'order_status' AND partition_key = '';
+VALUES ('r1', 'order_status', '', 'running', NULL, <started_at>, NULL, <attempt>, '9321fa0bf3e42f8e', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '5055b5c9b1020aba676759bb', 'r:r1');
 -- 4. stage: the batch
 CREATE OR REPLACE TEMPORARY TABLE "ORDER_STATUS__IDEMC_STAGE" AS
 SELECT source_system, order_id, status, amount

@@ -3,8 +3,7 @@
 SET @@query_label = 'idemc_attempt:0,idemc_model:stg_events,idemc_run:r1';
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '3302493049971f05', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f3ebbcd8e67651d7251922bc', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'stg_events' AND partition_key = '';
+VALUES ('r1', 'stg_events', '', 'running', NULL, <started_at>, NULL, <attempt>, '3302493049971f05', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f3ebbcd8e67651d7251922bc', 'r:r1');
 -- 3. publish: replace the view (DDL: not allowed inside a transaction; a failing check leaves the new view, marked failed)
 CREATE OR REPLACE VIEW `analytics`.`stg_events` AS
 -- The latest version of every event; late rows arrive with a later loaded_at.

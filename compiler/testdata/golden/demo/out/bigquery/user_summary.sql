@@ -23,8 +23,7 @@ ORDER BY u.user_id
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'user_summary', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'af946fc3ce2337fd', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b25bba1c7d83a75da36bdb15', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'user_summary' AND partition_key = '';
+VALUES ('r1', 'user_summary', '', 'running', NULL, <started_at>, NULL, <attempt>, 'af946fc3ce2337fd', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b25bba1c7d83a75da36bdb15', 'r:r1');
 -- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
 -- 5. delete: rebuild: empty the table inside the transaction (keeps its options and grants)

@@ -13,8 +13,7 @@ WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'dim_users', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '6ea97f7dae073806', 'g1', 'databricks', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'a0bb77ca96da194e27d1b2d7', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'dim_users' AND partition_key = '';
+VALUES ('r1', 'dim_users', '', 'running', NULL, <started_at>, NULL, <attempt>, '6ea97f7dae073806', 'g1', 'databricks', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'a0bb77ca96da194e27d1b2d7', 'r:r1');
 -- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`dim_users__idemc_stage_0c53fdac` USING DELTA AS
 SELECT

@@ -13,8 +13,7 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'events_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '9d9a0cc8566a42e9', 'g1', 'databricks', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'd83873b590493d5b2f1d4179', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'events_daily' AND partition_key = '2026-07-02';
+VALUES ('r1', 'events_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '9d9a0cc8566a42e9', 'g1', 'databricks', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'd83873b590493d5b2f1d4179', 'r:r1');
 -- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`events_daily__idemc_stage_20260702_0c53fdac` USING DELTA AS
 SELECT * FROM (

@@ -1,8 +1,7 @@
 -- unit stg_events  partition -  (view)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '7971cc969513fee7', 'g1', 'databricks', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '2130b6e5f0137e9ba63b40ea', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'stg_events' AND partition_key = '';
+VALUES ('r1', 'stg_events', '', 'running', NULL, <started_at>, NULL, <attempt>, '7971cc969513fee7', 'g1', 'databricks', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '2130b6e5f0137e9ba63b40ea', 'r:r1');
 -- 2. publish: replace the view (no transaction: a failing check leaves the new view, marked failed)
 CREATE OR REPLACE VIEW `analytics`.`stg_events` AS
 -- The latest version of every event; late rows arrive with a later loaded_at.

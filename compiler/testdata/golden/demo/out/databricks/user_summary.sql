@@ -1,8 +1,7 @@
 -- unit user_summary  partition -  (table)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'user_summary', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '6f015012031a4569', 'g1', 'databricks', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '3ce5459ef01d7dd9722bf5e9', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'user_summary' AND partition_key = '';
+VALUES ('r1', 'user_summary', '', 'running', NULL, <started_at>, NULL, <attempt>, '6f015012031a4569', 'g1', 'databricks', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '3ce5459ef01d7dd9722bf5e9', 'r:r1');
 -- 2. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`user_summary__idemc_stage_0c53fdac` USING DELTA AS
 WITH `__idemc_eph_valid_events` AS (

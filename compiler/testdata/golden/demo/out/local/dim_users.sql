@@ -13,8 +13,7 @@ WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'dim_users', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '16c1a1eff662b215', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '4b9159b4f1d834ec73d47163', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'dim_users' AND partition_key = '';
+VALUES ('r1', 'dim_users', '', 'running', NULL, <started_at>, NULL, <attempt>, '16c1a1eff662b215', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '4b9159b4f1d834ec73d47163', 'r:r1');
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. stage: the batch

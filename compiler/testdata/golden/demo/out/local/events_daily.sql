@@ -13,8 +13,7 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'events_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'f66727feb0e8e8ba', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '27bb2b966e4131e674d50928', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'events_daily' AND partition_key = '2026-07-02';
+VALUES ('r1', 'events_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'f66727feb0e8e8ba', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '27bb2b966e4131e674d50928', 'r:r1');
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. delete: replace the partition window 2026-07-02

@@ -1,8 +1,7 @@
 -- unit stg_events  partition -  (view)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'c1cd0359afd39de2', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'ef0acdc0cba699bdb94731c8', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'stg_events' AND partition_key = '';
+VALUES ('r1', 'stg_events', '', 'running', NULL, <started_at>, NULL, <attempt>, 'c1cd0359afd39de2', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'ef0acdc0cba699bdb94731c8', 'r:r1');
 -- 2. begin
 BEGIN TRANSACTION;
 -- 3. publish: replace the view

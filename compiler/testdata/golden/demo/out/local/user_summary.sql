@@ -1,8 +1,7 @@
 -- unit user_summary  partition -  (table)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'user_summary', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'c8223ea4b21bb750', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f625c021a4e637c634ab396b', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'user_summary' AND partition_key = '';
+VALUES ('r1', 'user_summary', '', 'running', NULL, <started_at>, NULL, <attempt>, 'c8223ea4b21bb750', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f625c021a4e637c634ab396b', 'r:r1');
 -- 2. begin
 BEGIN TRANSACTION;
 -- 3. publish: rebuild the table inside the transaction

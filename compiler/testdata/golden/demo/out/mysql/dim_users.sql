@@ -13,8 +13,7 @@ WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'dim_users', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '573dd4e99f6c0b4d', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '1814e76b7cc89b123a67af08', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'dim_users' AND partition_key = '';
+VALUES ('r1', 'dim_users', '', 'running', NULL, <started_at>, NULL, <attempt>, '573dd4e99f6c0b4d', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '1814e76b7cc89b123a67af08', 'r:r1');
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit

@@ -1,8 +1,7 @@
 -- unit stg_events  partition -  (view)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'c41a81c5d00f1ef1', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b4e7a99f821fabd2b48b75e3', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'stg_events' AND partition_key = '';
+VALUES ('r1', 'stg_events', '', 'running', NULL, <started_at>, NULL, <attempt>, 'c41a81c5d00f1ef1', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b4e7a99f821fabd2b48b75e3', 'r:r1');
 -- 2. lock: serialize writers of this view until its checks are recorded
 SELECT GET_LOCK('idemc:analytics.stg_events', 600);
 -- 3. publish: replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)

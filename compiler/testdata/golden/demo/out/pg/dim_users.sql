@@ -13,8 +13,7 @@ WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'dim_users', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '334bc6642be6cf2b', 'g1', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7562798cd105ff456e13046f', 'r:r1'
-FROM "analytics"."idemc_audit" WHERE job_name = 'dim_users' AND partition_key = '';
+VALUES ('r1', 'dim_users', '', 'running', NULL, <started_at>, NULL, <attempt>, '334bc6642be6cf2b', 'g1', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7562798cd105ff456e13046f', 'r:r1');
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit

@@ -1,8 +1,7 @@
 -- unit stg_events  partition -  (view)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'cf8ef769a805925f', 'g1', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'ad7d02c5c93dee68cd14ba1f', 'r:r1'
-FROM "analytics"."idemc_audit" WHERE job_name = 'stg_events' AND partition_key = '';
+VALUES ('r1', 'stg_events', '', 'running', NULL, <started_at>, NULL, <attempt>, 'cf8ef769a805925f', 'g1', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'ad7d02c5c93dee68cd14ba1f', 'r:r1');
 -- 2. begin
 BEGIN;
 -- 3. lock: serialize writers of this unit until commit

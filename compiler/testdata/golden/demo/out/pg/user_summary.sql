@@ -1,8 +1,7 @@
 -- unit user_summary  partition -  (table)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'user_summary', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'b6013b3bb65dbdc7', 'g1', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '26aec65f6dcb2016b761185d', 'r:r1'
-FROM "analytics"."idemc_audit" WHERE job_name = 'user_summary' AND partition_key = '';
+VALUES ('r1', 'user_summary', '', 'running', NULL, <started_at>, NULL, <attempt>, 'b6013b3bb65dbdc7', 'g1', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '26aec65f6dcb2016b761185d', 'r:r1');
 -- 2. begin
 BEGIN;
 -- 3. lock: serialize writers of this unit until commit

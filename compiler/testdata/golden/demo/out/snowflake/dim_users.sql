@@ -15,8 +15,7 @@ WHERE updated_at >= '1970-01-01 00:00:00'::TIMESTAMP_NTZ AND updated_at < '2026-
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'dim_users', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'cfd56844d4d52cc1', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '562c7c696e485b60568d660c', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'dim_users' AND partition_key = '';
+VALUES ('r1', 'dim_users', '', 'running', NULL, <started_at>, NULL, <attempt>, 'cfd56844d4d52cc1', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '562c7c696e485b60568d660c', 'r:r1');
 -- 4. stage: the batch
 CREATE OR REPLACE TEMPORARY TABLE "DIM_USERS__IDEMC_STAGE" AS
 SELECT

@@ -15,8 +15,7 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'events_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'b2eae3e82c774551', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '92fa263d419af978f7f0e86b', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'events_daily' AND partition_key = '2026-07-02';
+VALUES ('r1', 'events_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'b2eae3e82c774551', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '92fa263d419af978f7f0e86b', 'r:r1');
 -- 4. begin
 BEGIN TRANSACTION;
 -- 5. delete: replace the partition window 2026-07-02

@@ -3,8 +3,7 @@
 ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"stg_events"}';
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'stg_events', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '5f8a2741efd7c82d', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '5c8d4ff23f62c4e89edc0e27', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'stg_events' AND partition_key = '';
+VALUES ('r1', 'stg_events', '', 'running', NULL, <started_at>, NULL, <attempt>, '5f8a2741efd7c82d', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '5c8d4ff23f62c4e89edc0e27', 'r:r1');
 -- 3. publish: replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)
 CREATE OR REPLACE VIEW "ANALYTICS"."STG_EVENTS" AS
 -- The latest version of every event; late rows arrive with a later loaded_at.

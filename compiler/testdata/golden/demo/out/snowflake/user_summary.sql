@@ -23,8 +23,7 @@ ORDER BY u.user_id
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'user_summary', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '65020bf77c74cdac', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'a2a576f1940cdee52945a389', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'user_summary' AND partition_key = '';
+VALUES ('r1', 'user_summary', '', 'running', NULL, <started_at>, NULL, <attempt>, '65020bf77c74cdac', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'a2a576f1940cdee52945a389', 'r:r1');
 -- 4. begin
 BEGIN TRANSACTION;
 -- 5. publish: replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)

@@ -8,8 +8,7 @@ SELECT country, sum(amount) AS amount FROM `raw`.`orders` GROUP BY country
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'revenue', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'dbe9fee1caa6ca3e', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7b265eea3d08211576d26538', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'revenue' AND partition_key = '';
+VALUES ('r1', 'revenue', '', 'running', NULL, <started_at>, NULL, <attempt>, 'dbe9fee1caa6ca3e', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7b265eea3d08211576d26538', 'r:r1');
 -- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
 -- 5. delete: rebuild: empty the table inside the transaction (keeps its options and grants)

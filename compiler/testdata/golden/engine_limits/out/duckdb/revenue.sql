@@ -1,8 +1,7 @@
 -- unit revenue  partition -  (table)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'revenue', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '674135215cc3f2b8', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'a08a7b8a6b679dc3d2a3817e', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'revenue' AND partition_key = '';
+VALUES ('r1', 'revenue', '', 'running', NULL, <started_at>, NULL, <attempt>, '674135215cc3f2b8', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'a08a7b8a6b679dc3d2a3817e', 'r:r1');
 -- 2. begin
 BEGIN TRANSACTION;
 -- 3. publish: rebuild the table inside the transaction

@@ -6,8 +6,7 @@ SELECT country, sum(amount) AS amount FROM `raw`.`orders` GROUP BY country
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'revenue', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '4ca49fa96532750e', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f05158c99d44b012acd922df', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'revenue' AND partition_key = '';
+VALUES ('r1', 'revenue', '', 'running', NULL, <started_at>, NULL, <attempt>, '4ca49fa96532750e', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f05158c99d44b012acd922df', 'r:r1');
 -- 3. lock: serialize writers of this table across build, check and publish
 SELECT GET_LOCK('idemc:analytics.daily_revenue_by_country_and_pro#5dd6a54b', 600);
 -- 4. stage: a leftover build from a dead run

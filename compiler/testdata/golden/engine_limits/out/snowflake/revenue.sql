@@ -8,8 +8,7 @@ SELECT country, sum(amount) AS amount FROM "RAW"."ORDERS" GROUP BY country
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'revenue', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '21798be12b868c4c', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '2a56c3fd1c7c49b0c57600dd', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'revenue' AND partition_key = '';
+VALUES ('r1', 'revenue', '', 'running', NULL, <started_at>, NULL, <attempt>, '21798be12b868c4c', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '2a56c3fd1c7c49b0c57600dd', 'r:r1');
 -- 4. begin
 BEGIN TRANSACTION;
 -- 5. publish: replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)

@@ -1,8 +1,7 @@
 -- unit revenue  partition -  (table)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'revenue', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '26acfd7afd1b0115', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7ada3a4142013e887baa960b', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'revenue' AND partition_key = '';
+VALUES ('r1', 'revenue', '', 'running', NULL, <started_at>, NULL, <attempt>, '26acfd7afd1b0115', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7ada3a4142013e887baa960b', 'r:r1');
 -- 2. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`daily_revenue_by_country_and_product_cate_4b8be76f__idemc_stage_0c53fdac` USING DELTA AS
 SELECT country, sum(amount) AS amount FROM `raw`.`orders` GROUP BY country;

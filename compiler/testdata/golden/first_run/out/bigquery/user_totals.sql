@@ -10,8 +10,7 @@ GROUP BY user_id
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'user_totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '2262f282c198ada3', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'a0cf4eb1119826ad2c7bf616', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'user_totals' AND partition_key = '';
+VALUES ('r1', 'user_totals', '', 'running', NULL, <started_at>, NULL, <attempt>, '2262f282c198ada3', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'a0cf4eb1119826ad2c7bf616', 'r:r1');
 -- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
 -- 5. delete: rebuild: empty the table inside the transaction (keeps its options and grants)

@@ -8,8 +8,7 @@ GROUP BY user_id
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'user_totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '20d982433d61c3c7', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b171952b1754fab2a8f1516d', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'user_totals' AND partition_key = '';
+VALUES ('r1', 'user_totals', '', 'running', NULL, <started_at>, NULL, <attempt>, '20d982433d61c3c7', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b171952b1754fab2a8f1516d', 'r:r1');
 -- 3. lock: serialize writers of this table across build, check and publish
 SELECT GET_LOCK('idemc:analytics.user_totals', 600);
 -- 4. stage: a leftover build from a dead run

@@ -7,8 +7,7 @@ FROM "raw"."users"
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'users_latest', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '163245096f93a239', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '2508e0d4c1b4cae92742aa1a', 'r:r1'
-FROM "analytics"."idemc_audit" WHERE job_name = 'users_latest' AND partition_key = '';
+VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, '163245096f93a239', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '2508e0d4c1b4cae92742aa1a', 'r:r1');
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit

@@ -10,8 +10,7 @@ GROUP BY user_id
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'user_totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '7d14a36bc621f437', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '9a5ab91151e4fa304dba96f6', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'user_totals' AND partition_key = '';
+VALUES ('r1', 'user_totals', '', 'running', NULL, <started_at>, NULL, <attempt>, '7d14a36bc621f437', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '9a5ab91151e4fa304dba96f6', 'r:r1');
 -- 4. begin
 BEGIN TRANSACTION;
 -- 5. publish: replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)

@@ -1,8 +1,7 @@
 -- unit user_totals  partition -  (table)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'user_totals', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'dd36e8ba5297e183', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '55f4c89c22ecaad6c4d76479', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'user_totals' AND partition_key = '';
+VALUES ('r1', 'user_totals', '', 'running', NULL, <started_at>, NULL, <attempt>, 'dd36e8ba5297e183', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '55f4c89c22ecaad6c4d76479', 'r:r1');
 -- 2. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`user_totals__idemc_stage_0c53fdac` USING DELTA AS
 SELECT user_id, count(*) AS orders, sum(amount) AS amount

@@ -7,8 +7,7 @@ FROM `raw`.`users`
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'users_latest', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '1e4f68d22a8b5036', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '3907b971bdbc7e9e567c931b', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'users_latest' AND partition_key = '';
+VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, '1e4f68d22a8b5036', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '3907b971bdbc7e9e567c931b', 'r:r1');
 -- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`users_latest__idemc_stage_0c53fdac` USING DELTA AS
 SELECT user_id, name, updated_at

@@ -8,8 +8,7 @@ WHERE order_date >= DATE '2026-07-01' AND order_date < DATE '2026-07-02'
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_daily', '2026-07-01', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '288cd34f400728ac', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '8227b1265abe7bc67d7689be', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'orders_daily' AND partition_key = '2026-07-01';
+VALUES ('r1', 'orders_daily', '2026-07-01', 'running', NULL, <started_at>, NULL, <attempt>, '288cd34f400728ac', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '8227b1265abe7bc67d7689be', 'r:r1');
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. delete: replace the partition window 2026-07-01
@@ -56,8 +55,7 @@ WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '288cd34f400728ac', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '8227b1265abe7bc67d7689be', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'orders_daily' AND partition_key = '2026-07-02';
+VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '288cd34f400728ac', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '8227b1265abe7bc67d7689be', 'r:r1');
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. delete: replace the partition window 2026-07-02
@@ -104,8 +102,7 @@ WHERE order_date >= DATE '2026-07-03' AND order_date < DATE '2026-07-04'
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_daily', '2026-07-03', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '288cd34f400728ac', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '8227b1265abe7bc67d7689be', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'orders_daily' AND partition_key = '2026-07-03';
+VALUES ('r1', 'orders_daily', '2026-07-03', 'running', NULL, <started_at>, NULL, <attempt>, '288cd34f400728ac', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '8227b1265abe7bc67d7689be', 'r:r1');
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. delete: replace the partition window 2026-07-03

@@ -7,8 +7,7 @@ FROM `raw`.`users`
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'customers', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '6b9a09a417cdca27', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7101c479b74812f54f3a4f94', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'customers' AND partition_key = '';
+VALUES ('r1', 'customers', '', 'running', NULL, <started_at>, NULL, <attempt>, '6b9a09a417cdca27', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7101c479b74812f54f3a4f94', 'r:r1');
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit

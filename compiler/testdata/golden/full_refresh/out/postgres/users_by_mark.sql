@@ -8,8 +8,7 @@ WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'users_by_mark', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '0e268604ef2098ad', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'd3a9230176c140db1d79b85a', 'r:r1'
-FROM "analytics"."idemc_audit" WHERE job_name = 'users_by_mark' AND partition_key = '';
+VALUES ('r1', 'users_by_mark', '', 'running', NULL, <started_at>, NULL, <attempt>, '0e268604ef2098ad', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'd3a9230176c140db1d79b85a', 'r:r1');
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit

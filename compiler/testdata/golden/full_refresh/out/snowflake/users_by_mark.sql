@@ -10,8 +10,7 @@ WHERE updated_at >= '1970-01-01 00:00:00'::TIMESTAMP_NTZ AND updated_at < '2026-
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'users_by_mark', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '48f4f95fe913f89d', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '7d00e846f0d0e70815183009', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'users_by_mark' AND partition_key = '';
+VALUES ('r1', 'users_by_mark', '', 'running', NULL, <started_at>, NULL, <attempt>, '48f4f95fe913f89d', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '7d00e846f0d0e70815183009', 'r:r1');
 -- 4. stage: the batch
 CREATE OR REPLACE TEMPORARY TABLE "USERS_BY_MARK__IDEMC_STAGE" AS
 SELECT user_id, name, updated_at

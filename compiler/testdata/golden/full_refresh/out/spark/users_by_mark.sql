@@ -8,8 +8,7 @@ WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'users_by_mark', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '432332b8bc5273fb', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '0873f4c41f82940d3fa9a9fe', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'users_by_mark' AND partition_key = '';
+VALUES ('r1', 'users_by_mark', '', 'running', NULL, <started_at>, NULL, <attempt>, '432332b8bc5273fb', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '0873f4c41f82940d3fa9a9fe', 'r:r1');
 -- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`users_by_mark__idemc_stage_0c53fdac` USING DELTA AS
 SELECT user_id, name, updated_at

@@ -8,8 +8,7 @@ WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_daily', '2026-07-02', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'fb6f595c1ef17832', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '99912a8b8e23962fb1a4ab89', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'orders_daily' AND partition_key = '2026-07-02';
+VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'fb6f595c1ef17832', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '99912a8b8e23962fb1a4ab89', 'r:r1');
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit

@@ -10,8 +10,7 @@ WHERE updated_at > (SELECT max(updated_at) FROM `analytics`.`users_latest`)
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'users_latest', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'a2cc3bbd7de8a8ae', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'bdddea2772b419e2f7f801c2', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'users_latest' AND partition_key = '';
+VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, 'a2cc3bbd7de8a8ae', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'bdddea2772b419e2f7f801c2', 'r:r1');
 -- 4. stage: the batch, in a staging table (expires in a day if a run dies)
 /* idemc: job=stage */
 CREATE OR REPLACE TABLE `analytics`.`users_latest__idemc_stage_0c53fdac`

@@ -8,8 +8,7 @@ WHERE updated_at > (SELECT max(updated_at) FROM "main"."users_latest")
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'users_latest', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'a0f1b493d5eeb7eb', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'd9133d717d0ea2b49dff643a', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'users_latest' AND partition_key = '';
+VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, 'a0f1b493d5eeb7eb', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'd9133d717d0ea2b49dff643a', 'r:r1');
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. stage: the batch

@@ -8,8 +8,7 @@ WHERE updated_at > (SELECT max(updated_at) FROM `analytics`.`users_latest`)
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'users_latest', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'ff70fa6e0a98b542', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '24e2ad24361ff395e804d3cf', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'users_latest' AND partition_key = '';
+VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, 'ff70fa6e0a98b542', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '24e2ad24361ff395e804d3cf', 'r:r1');
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit

@@ -9,8 +9,7 @@ FROM `raw`.`users`
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'customers', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '7809c9043356a44f', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'c30b8945166287ea51c67623', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'customers' AND partition_key = '';
+VALUES ('r1', 'customers', '', 'running', NULL, <started_at>, NULL, <attempt>, '7809c9043356a44f', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'c30b8945166287ea51c67623', 'r:r1');
 -- 4. stage: the batch, in a staging table (expires in a day if a run dies)
 /* idemc: job=stage */
 CREATE OR REPLACE TABLE `analytics`.`customers__idemc_stage_0c53fdac`

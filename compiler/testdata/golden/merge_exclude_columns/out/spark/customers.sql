@@ -7,8 +7,7 @@ FROM `raw`.`users`
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'customers', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '8e46a0105e301e36', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '85cba6ee650ef55ec2c15893', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'customers' AND partition_key = '';
+VALUES ('r1', 'customers', '', 'running', NULL, <started_at>, NULL, <attempt>, '8e46a0105e301e36', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '85cba6ee650ef55ec2c15893', 'r:r1');
 -- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`customers__idemc_stage_0c53fdac` USING DELTA AS
 SELECT user_id, name, country, created_at

@@ -7,8 +7,7 @@ FROM "raw"."users"
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'customers', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '1c01232edb5115eb', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '81c394f1e83c99783c0b2de8', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'customers' AND partition_key = '';
+VALUES ('r1', 'customers', '', 'running', NULL, <started_at>, NULL, <attempt>, '1c01232edb5115eb', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '81c394f1e83c99783c0b2de8', 'r:r1');
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. stage: the batch

@@ -9,8 +9,7 @@ FROM "RAW"."USERS"
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'customers', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '134dcff70b80829e', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'e6271f6df1e29216b361a085', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'customers' AND partition_key = '';
+VALUES ('r1', 'customers', '', 'running', NULL, <started_at>, NULL, <attempt>, '134dcff70b80829e', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'e6271f6df1e29216b361a085', 'r:r1');
 -- 4. stage: the batch
 CREATE OR REPLACE TEMPORARY TABLE "CUSTOMERS__IDEMC_STAGE" AS
 SELECT user_id, name, country, created_at

@@ -11,8 +11,7 @@ WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'events_hourly', '2026-07-02T13', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '8c179e81177e2704', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'a5d0d9c39a3902c12bd200e5', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'events_hourly' AND partition_key = '2026-07-02T13';
+VALUES ('r1', 'events_hourly', '2026-07-02T13', 'running', NULL, <started_at>, NULL, <attempt>, '8c179e81177e2704', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'a5d0d9c39a3902c12bd200e5', 'r:r1');
 -- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
 -- 5. delete: replace the partition window 2026-07-02T13

@@ -11,8 +11,7 @@ WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'events_hourly_overwrite', '2026-07-02T13', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '1ff1d2ef8f6b9b33', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '723393dc9824d64eb113b065', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'events_hourly_overwrite' AND partition_key = '2026-07-02T13';
+VALUES ('r1', 'events_hourly_overwrite', '2026-07-02T13', 'running', NULL, <started_at>, NULL, <attempt>, '1ff1d2ef8f6b9b33', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '723393dc9824d64eb113b065', 'r:r1');
 -- 4. stage: build the partition in a staging table (expires in a day if a run dies)
 /* idemc: job=stage */
 CREATE OR REPLACE TABLE `analytics`.`events_hourly_overwrite__idemc_stage_2026070213_0c53fdac`

@@ -8,8 +8,7 @@ WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'events_hourly', '2026-07-02T13', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '609ad34f99e7c5b2', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '0bb07686d96b2000b3317481', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'events_hourly' AND partition_key = '2026-07-02T13';
+VALUES ('r1', 'events_hourly', '2026-07-02T13', 'running', NULL, <started_at>, NULL, <attempt>, '609ad34f99e7c5b2', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '0bb07686d96b2000b3317481', 'r:r1');
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. delete: replace the partition window 2026-07-02T13

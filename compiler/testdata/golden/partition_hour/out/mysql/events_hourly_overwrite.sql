@@ -8,8 +8,7 @@ WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'events_hourly_overwrite', '2026-07-02T13', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '458bf736099077ed', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '2a8b648679b670bd9c9040f9', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'events_hourly_overwrite' AND partition_key = '2026-07-02T13';
+VALUES ('r1', 'events_hourly_overwrite', '2026-07-02T13', 'running', NULL, <started_at>, NULL, <attempt>, '458bf736099077ed', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '2a8b648679b670bd9c9040f9', 'r:r1');
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit

@@ -10,8 +10,7 @@ WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026
 CREATE INDEX IF NOT EXISTS "events_hourly_overwrite__idemc_event_at" ON "analytics"."events_hourly_overwrite" ("event_at");
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'events_hourly_overwrite', '2026-07-02T13', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'b6ab144cf7d166ac', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '6d3f1f3349445fb97da31c08', 'r:r1'
-FROM "analytics"."idemc_audit" WHERE job_name = 'events_hourly_overwrite' AND partition_key = '2026-07-02T13';
+VALUES ('r1', 'events_hourly_overwrite', '2026-07-02T13', 'running', NULL, <started_at>, NULL, <attempt>, 'b6ab144cf7d166ac', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '6d3f1f3349445fb97da31c08', 'r:r1');
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit

@@ -10,8 +10,7 @@ WHERE event_at >= '2026-07-02 13:00:00'::TIMESTAMP_NTZ AND event_at < '2026-07-0
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'events_hourly', '2026-07-02T13', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'ba88ed4b83ec24fb', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'bfd32539b7e5b6a0a1f70a3b', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'events_hourly' AND partition_key = '2026-07-02T13';
+VALUES ('r1', 'events_hourly', '2026-07-02T13', 'running', NULL, <started_at>, NULL, <attempt>, 'ba88ed4b83ec24fb', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'bfd32539b7e5b6a0a1f70a3b', 'r:r1');
 -- 4. begin
 BEGIN TRANSACTION;
 -- 5. delete: replace the partition window 2026-07-02T13

@@ -11,8 +11,7 @@ WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_monthly', '2026-06', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '1fc5ec69e8057b3f', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b04e8480606c262dcbb29b57', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'orders_monthly' AND partition_key = '2026-06';
+VALUES ('r1', 'orders_monthly', '2026-06', 'running', NULL, <started_at>, NULL, <attempt>, '1fc5ec69e8057b3f', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b04e8480606c262dcbb29b57', 'r:r1');
 -- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
 -- 5. delete: replace the partition window 2026-06

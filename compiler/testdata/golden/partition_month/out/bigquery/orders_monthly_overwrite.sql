@@ -11,8 +11,7 @@ WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_monthly_overwrite', '2026-06', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'bc25d1dcc71b8990', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'aa1fc54636fcc491bac79d4e', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'orders_monthly_overwrite' AND partition_key = '2026-06';
+VALUES ('r1', 'orders_monthly_overwrite', '2026-06', 'running', NULL, <started_at>, NULL, <attempt>, 'bc25d1dcc71b8990', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'aa1fc54636fcc491bac79d4e', 'r:r1');
 -- 4. stage: build the partition in a staging table (expires in a day if a run dies)
 /* idemc: job=stage */
 CREATE OR REPLACE TABLE `analytics`.`orders_monthly_overwrite__idemc_stage_202606_0c53fdac`

@@ -8,8 +8,7 @@ WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_monthly_overwrite', '2026-06', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '70b698e5713baf83', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '6a79d0325068b47ed1f73132', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'orders_monthly_overwrite' AND partition_key = '2026-06';
+VALUES ('r1', 'orders_monthly_overwrite', '2026-06', 'running', NULL, <started_at>, NULL, <attempt>, '70b698e5713baf83', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '6a79d0325068b47ed1f73132', 'r:r1');
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. delete: replace the partition window 2026-06 (insert_overwrite is delete + insert on this engine)

@@ -8,8 +8,7 @@ WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_monthly_overwrite', '2026-06', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '57a942a08f24ef3e', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7d3a23974822f1495e84a0c3', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'orders_monthly_overwrite' AND partition_key = '2026-06';
+VALUES ('r1', 'orders_monthly_overwrite', '2026-06', 'running', NULL, <started_at>, NULL, <attempt>, '57a942a08f24ef3e', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7d3a23974822f1495e84a0c3', 'r:r1');
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit

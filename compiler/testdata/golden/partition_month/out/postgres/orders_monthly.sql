@@ -10,8 +10,7 @@ WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
 CREATE INDEX IF NOT EXISTS "orders_monthly__idemc_order_month" ON "analytics"."orders_monthly" ("order_month");
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_monthly', '2026-06', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '59cd7a438e3d5230', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '3645388812f1422ac9c81936', 'r:r1'
-FROM "analytics"."idemc_audit" WHERE job_name = 'orders_monthly' AND partition_key = '2026-06';
+VALUES ('r1', 'orders_monthly', '2026-06', 'running', NULL, <started_at>, NULL, <attempt>, '59cd7a438e3d5230', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '3645388812f1422ac9c81936', 'r:r1');
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit

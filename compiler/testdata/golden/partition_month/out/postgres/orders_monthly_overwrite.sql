@@ -10,8 +10,7 @@ WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
 CREATE INDEX IF NOT EXISTS "orders_monthly_overwrite__idemc_order_month" ON "analytics"."orders_monthly_overwrite" ("order_month");
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_monthly_overwrite', '2026-06', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '6454dcd9d978197a', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '51bad9da0387e78a7c8734ed', 'r:r1'
-FROM "analytics"."idemc_audit" WHERE job_name = 'orders_monthly_overwrite' AND partition_key = '2026-06';
+VALUES ('r1', 'orders_monthly_overwrite', '2026-06', 'running', NULL, <started_at>, NULL, <attempt>, '6454dcd9d978197a', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '51bad9da0387e78a7c8734ed', 'r:r1');
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit

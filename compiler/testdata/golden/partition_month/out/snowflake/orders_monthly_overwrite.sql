@@ -10,8 +10,7 @@ WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_monthly_overwrite', '2026-06', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '3e5802acd6e68856', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '838f090267d85c75515039b4', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'orders_monthly_overwrite' AND partition_key = '2026-06';
+VALUES ('r1', 'orders_monthly_overwrite', '2026-06', 'running', NULL, <started_at>, NULL, <attempt>, '3e5802acd6e68856', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '838f090267d85c75515039b4', 'r:r1');
 -- 4. begin
 BEGIN TRANSACTION;
 -- 5. delete: replace the partition window 2026-06 (insert_overwrite is delete + insert on this engine)

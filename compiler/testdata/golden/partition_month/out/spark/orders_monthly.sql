@@ -8,8 +8,7 @@ WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_monthly', '2026-06', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '771db847f1a34620', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '99341ed9dbe2523b242a0484', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'orders_monthly' AND partition_key = '2026-06';
+VALUES ('r1', 'orders_monthly', '2026-06', 'running', NULL, <started_at>, NULL, <attempt>, '771db847f1a34620', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '99341ed9dbe2523b242a0484', 'r:r1');
 -- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`orders_monthly__idemc_stage_202606_0c53fdac` USING DELTA AS
 SELECT * FROM (

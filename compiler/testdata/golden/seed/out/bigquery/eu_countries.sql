@@ -8,8 +8,7 @@ SELECT code, name, population FROM `raw`.`countries` WHERE eu
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'eu_countries', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '8d8e033bc33fef72', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'c9ab4a4f16002c0f2e81be6a', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'eu_countries' AND partition_key = '';
+VALUES ('r1', 'eu_countries', '', 'running', NULL, <started_at>, NULL, <attempt>, '8d8e033bc33fef72', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'c9ab4a4f16002c0f2e81be6a', 'r:r1');
 -- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
 -- 5. delete: rebuild: empty the table inside the transaction (keeps its options and grants)

@@ -6,8 +6,7 @@ SELECT code, name, population FROM `raw`.`countries` WHERE eu
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'eu_countries', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'f8a933e07511bcae', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '5c5ba7e0fa0cf68b5545c1ca', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'eu_countries' AND partition_key = '';
+VALUES ('r1', 'eu_countries', '', 'running', NULL, <started_at>, NULL, <attempt>, 'f8a933e07511bcae', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '5c5ba7e0fa0cf68b5545c1ca', 'r:r1');
 -- 3. lock: serialize writers of this table across build, check and publish
 SELECT GET_LOCK('idemc:analytics.eu_countries', 600);
 -- 4. stage: a leftover build from a dead run

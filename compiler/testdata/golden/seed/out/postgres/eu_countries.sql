@@ -1,8 +1,7 @@
 -- unit eu_countries  partition -  (table)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'eu_countries', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '8beb80227116b1c2', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'eee84a8f045eadbc7d1356db', 'r:r1'
-FROM "analytics"."idemc_audit" WHERE job_name = 'eu_countries' AND partition_key = '';
+VALUES ('r1', 'eu_countries', '', 'running', NULL, <started_at>, NULL, <attempt>, '8beb80227116b1c2', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'eee84a8f045eadbc7d1356db', 'r:r1');
 -- 2. begin
 BEGIN;
 -- 3. lock: serialize writers of this unit until commit

@@ -1,8 +1,7 @@
 -- unit eu_countries  partition -  (table)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'eu_countries', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'eb411be2c7e4ed8c', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '149e136730677a8e88a0905a', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'eu_countries' AND partition_key = '';
+VALUES ('r1', 'eu_countries', '', 'running', NULL, <started_at>, NULL, <attempt>, 'eb411be2c7e4ed8c', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '149e136730677a8e88a0905a', 'r:r1');
 -- 2. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`eu_countries__idemc_stage_0c53fdac` USING DELTA AS
 SELECT code, name, population FROM `raw`.`countries` WHERE eu;

@@ -1,8 +1,7 @@
 -- unit active_users  partition -  (view)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'active_users', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'b537e16613d26537', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f045fd42acb3f7e6418440b2', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'active_users' AND partition_key = '';
+VALUES ('r1', 'active_users', '', 'running', NULL, <started_at>, NULL, <attempt>, 'b537e16613d26537', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f045fd42acb3f7e6418440b2', 'r:r1');
 -- 2. begin
 BEGIN TRANSACTION;
 -- 3. publish: replace the view

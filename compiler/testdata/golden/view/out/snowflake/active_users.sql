@@ -3,8 +3,7 @@
 ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"active_users"}';
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'active_users', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'd7d3889ead3a23d2', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'ecf1d971cc57c95f9d411adf', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'active_users' AND partition_key = '';
+VALUES ('r1', 'active_users', '', 'running', NULL, <started_at>, NULL, <attempt>, 'd7d3889ead3a23d2', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'ecf1d971cc57c95f9d411adf', 'r:r1');
 -- 3. publish: replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)
 CREATE OR REPLACE VIEW "ANALYTICS"."ACTIVE_USERS" AS
 SELECT user_id, name, country FROM "RAW"."USERS" WHERE active;

@@ -1,8 +1,7 @@
 -- unit active_users  partition -  (view)
 -- 1. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'active_users', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'cb0160999975776c', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'c7b76fd83e546ff15fe703e3', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'active_users' AND partition_key = '';
+VALUES ('r1', 'active_users', '', 'running', NULL, <started_at>, NULL, <attempt>, 'cb0160999975776c', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'c7b76fd83e546ff15fe703e3', 'r:r1');
 -- 2. publish: replace the view (no transaction: a failing check leaves the new view, marked failed)
 CREATE OR REPLACE VIEW `analytics`.`active_users` AS
 SELECT user_id, name, country FROM `raw`.`users` WHERE active;

@@ -10,8 +10,7 @@ WHERE order_seq > 41 AND order_seq <= 9223372036854775807
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_by_seq', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '8bdd95dc14d98177', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '81f13224c2492243b2019a18', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'orders_by_seq' AND partition_key = '';
+VALUES ('r1', 'orders_by_seq', '', 'running', NULL, <started_at>, NULL, <attempt>, '8bdd95dc14d98177', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '81f13224c2492243b2019a18', 'r:r1');
 -- 4. stage: the batch, in a staging table (expires in a day if a run dies)
 /* idemc: job=stage */
 CREATE OR REPLACE TABLE `analytics`.`orders_by_seq__idemc_stage_0c53fdac`

@@ -10,8 +10,7 @@ WHERE updated_at >= TIMESTAMP '2026-07-02 11:00:00' AND updated_at < TIMESTAMP '
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'users_by_time', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '760b0f3bc92b7df5', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '2c945fe7bee9204ca09d3acb', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'users_by_time' AND partition_key = '';
+VALUES ('r1', 'users_by_time', '', 'running', NULL, <started_at>, NULL, <attempt>, '760b0f3bc92b7df5', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '2c945fe7bee9204ca09d3acb', 'r:r1');
 -- 4. stage: the batch, in a staging table (expires in a day if a run dies)
 /* idemc: job=stage */
 CREATE OR REPLACE TABLE `analytics`.`users_by_time__idemc_stage_0c53fdac`

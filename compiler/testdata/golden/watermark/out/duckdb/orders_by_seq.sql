@@ -8,8 +8,7 @@ WHERE order_seq > 41 AND order_seq <= 9223372036854775807
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_by_seq', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'afcf1e04eeac83f1', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'cba73f2ee6b60f549e6b66f5', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'orders_by_seq' AND partition_key = '';
+VALUES ('r1', 'orders_by_seq', '', 'running', NULL, <started_at>, NULL, <attempt>, 'afcf1e04eeac83f1', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'cba73f2ee6b60f549e6b66f5', 'r:r1');
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. stage: the batch

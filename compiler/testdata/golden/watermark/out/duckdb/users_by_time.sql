@@ -8,8 +8,7 @@ WHERE updated_at >= TIMESTAMP '2026-07-02 11:00:00' AND updated_at < TIMESTAMP '
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'users_by_time', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'e766454661d32d93', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '21ccbb3bca3013f302e41e12', 'r:r1'
-FROM "main"."idemc_audit" WHERE job_name = 'users_by_time' AND partition_key = '';
+VALUES ('r1', 'users_by_time', '', 'running', NULL, <started_at>, NULL, <attempt>, 'e766454661d32d93', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '21ccbb3bca3013f302e41e12', 'r:r1');
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. stage: the batch

@@ -8,8 +8,7 @@ WHERE order_seq > 41 AND order_seq <= 9223372036854775807
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_by_seq', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'b11d711b70fab51c', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '05a28b45257380645634b3c7', 'r:r1'
-FROM "analytics"."idemc_audit" WHERE job_name = 'orders_by_seq' AND partition_key = '';
+VALUES ('r1', 'orders_by_seq', '', 'running', NULL, <started_at>, NULL, <attempt>, 'b11d711b70fab51c', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '05a28b45257380645634b3c7', 'r:r1');
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit

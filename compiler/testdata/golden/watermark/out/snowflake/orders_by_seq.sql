@@ -10,8 +10,7 @@ WHERE order_seq > 41 AND order_seq <= 9223372036854775807
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'orders_by_seq', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'f78ebc1fc70c8048', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'fcd870f190e5590a87ec8475', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'orders_by_seq' AND partition_key = '';
+VALUES ('r1', 'orders_by_seq', '', 'running', NULL, <started_at>, NULL, <attempt>, 'f78ebc1fc70c8048', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'fcd870f190e5590a87ec8475', 'r:r1');
 -- 4. stage: the batch
 CREATE OR REPLACE TEMPORARY TABLE "ORDERS_BY_SEQ__IDEMC_STAGE" AS
 SELECT order_id, order_seq, amount

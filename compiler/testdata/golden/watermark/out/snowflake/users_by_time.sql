@@ -10,8 +10,7 @@ WHERE updated_at >= '2026-07-02 11:00:00'::TIMESTAMP_NTZ AND updated_at < '2026-
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'users_by_time', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '4568c9544d63e329', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '2aa6b55b555a105a39e38788', 'r:r1'
-FROM "ANALYTICS"."IDEMC_AUDIT" WHERE job_name = 'users_by_time' AND partition_key = '';
+VALUES ('r1', 'users_by_time', '', 'running', NULL, <started_at>, NULL, <attempt>, '4568c9544d63e329', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '2aa6b55b555a105a39e38788', 'r:r1');
 -- 4. stage: the batch
 CREATE OR REPLACE TEMPORARY TABLE "USERS_BY_TIME__IDEMC_STAGE" AS
 SELECT user_id, name, updated_at

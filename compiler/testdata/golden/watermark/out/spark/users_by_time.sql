@@ -8,8 +8,7 @@ WHERE updated_at >= TIMESTAMP '2026-07-02 11:00:00' AND updated_at < TIMESTAMP '
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'users_by_time', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, '521a7ae940f6e237', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'a17131175dede44997336c4d', 'r:r1'
-FROM `analytics`.`idemc_audit` WHERE job_name = 'users_by_time' AND partition_key = '';
+VALUES ('r1', 'users_by_time', '', 'running', NULL, <started_at>, NULL, <attempt>, '521a7ae940f6e237', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'a17131175dede44997336c4d', 'r:r1');
 -- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`users_by_time__idemc_stage_0c53fdac` USING DELTA AS
 SELECT user_id, name, updated_at
