@@ -1,15 +1,14 @@
 package runner
 
 import (
-	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -33,11 +32,17 @@ func (st *unitState) release(q string) bool {
 	return false
 }
 
+// rollback ends a failed unit's transaction (a step of its own purpose:
+// BigQuery discards its buffered script instead of running anything).
+func rollback(ctx context.Context, sess adapters.Session, d adapters.Dialect) {
+	_, _ = sess.Exec(ctx, &plan.Step{Purpose: plan.Rollback, SQL: d.Rollback()})
+}
+
 // isRelease reports whether a cleanup step releases a session lock: those
 // run only through unitState, once per take.
 func isRelease(steps []plan.Step, s plan.Step) bool {
 	for _, l := range steps {
-		if l.Purpose == plan.Lock && l.Release != "" && l.Release == s.SQL {
+		if l.Purpose == plan.Lock && l.Lock != nil && l.Lock.Release != "" && l.Lock.Release == s.SQL {
 			return true
 		}
 	}
@@ -50,37 +55,19 @@ func releaseLocks(ctx context.Context, sess adapters.Session, st *unitState) {
 	for len(st.held) > 0 {
 		q := st.held[len(st.held)-1]
 		st.held = st.held[:len(st.held)-1]
-		_, _ = sess.Exec(context.WithoutCancel(ctx), q)
+		_, _ = sess.Exec(context.WithoutCancel(ctx), &plan.Step{Purpose: plan.Cleanup, Comment: "release the unit's lock", SQL: q})
 	}
 }
 
 // cleanup runs a failed unit's cleanup steps (temporary tables) and
 // releases the session locks it took.
 func cleanup(ctx context.Context, sess adapters.Session, steps []plan.Step, st *unitState) {
-	for _, s := range steps {
-		if s.Purpose == plan.Cleanup && !isRelease(steps, s) {
-			_, _ = sess.Exec(ctx, s.SQL)
+	for i := range steps {
+		if steps[i].Purpose == plan.Cleanup && !isRelease(steps, steps[i]) {
+			_, _ = sess.Exec(ctx, &steps[i])
 		}
 	}
 	releaseLocks(ctx, sess, st)
-}
-
-// lockResult reads a lock query's answer. A session lock (GET_LOCK) must
-// answer 1: 0 is a timed-out wait, and NULL an error in which the lock was
-// not taken. A transaction lock that waits returns nothing to read, unless
-// it is a try-lock answering false.
-func lockResult(s plan.Step, rows [][]string) error {
-	v := ""
-	if len(rows) > 0 && len(rows[0]) > 0 {
-		v = rows[0][0]
-	}
-	switch {
-	case v == "0" || v == "false":
-		return fmt.Errorf("timed out waiting for the lock: the unit is %w", adapters.ErrLocked)
-	case s.Release != "" && v != "1":
-		return fmt.Errorf("the lock was not taken (%s returned %s, not 1): nothing was written; run again", firstLine(s.SQL), cmp.Or(v, "no row"))
-	}
-	return nil
 }
 
 // execSteps runs steps[from:] on the session and returns the first failure.
@@ -118,18 +105,23 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 			}
 			ur.Rows = n
 			frow := *row
-			frow.Status, frow.Ended, frow.Checks = "succeeded", time.Now().UTC(), checksJSON(ur.Checks)
+			frow.Status, frow.Ended, frow.Checks = "succeeded", time.Now().UTC(), checksJSON(committed(ur.Checks))
 			s.SQL = r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))
 		}
-		var affected int64
+		var res plan.Result
 		var err error
 		if s.Purpose == plan.Cleanup && isRelease(steps, s) {
 			// Released once per take, and only when this unit took it.
 			if st.release(s.SQL) {
-				_, _ = sess.Exec(context.WithoutCancel(ctx), s.SQL)
+				_, _ = sess.Exec(context.WithoutCancel(ctx), &s)
 			}
 		} else {
-			affected, err = sess.Exec(ctx, s.SQL)
+			res, err = sess.Exec(ctx, &s)
+		}
+		if s.Purpose == plan.Commit {
+			if ue := settleDeferred(ur, err, i); ue != nil {
+				return ue
+			}
 		}
 		if err != nil {
 			if s.Purpose == plan.Cleanup && !st.inTx {
@@ -142,8 +134,8 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 		}
 		switch s.Purpose {
 		case plan.Insert, plan.Merge:
-			if affected >= 0 && w.Materialized == plan.Incremental {
-				written = max(written, 0) + affected
+			if res.Affected >= 0 && w.Materialized == plan.Incremental {
+				written = max(written, 0) + res.Affected
 			}
 		case plan.Begin:
 			st.inTx = true
@@ -159,20 +151,20 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 	return nil
 }
 
-// takeLock runs a lock step. A lock that waits says so; one that times out
-// fails the unit as locked by another run; a session lock is remembered
-// for its release.
+// takeLock runs a lock step. The engine takes the lock: an error wrapping
+// adapters.ErrLocked (a timed-out wait, a lock not taken) fails the unit as
+// locked by another run, with nothing written. A lock that waits says so;
+// a session lock is remembered for its release.
 func (r *run) takeLock(ctx context.Context, sess adapters.Session, u *plan.Unit, s plan.Step, i int, ur *UnitResult, st *unitState) *unitError {
 	t1 := time.Now()
-	_, rows, err := sess.Query(ctx, s.SQL, 1)
-	if err == nil {
-		err = lockResult(s, rows)
-	}
-	if err != nil {
+	if _, err := sess.Exec(ctx, &s); err != nil {
+		if errors.Is(err, adapters.ErrLocked) {
+			err = fmt.Errorf("nothing was written; run it again once the other run is done: %w", err)
+		}
 		return &unitError{step: i + 1, purp: s.Purpose, err: err}
 	}
-	if s.Release != "" {
-		st.held = append(st.held, s.Release)
+	if s.Lock != nil && s.Lock.Release != "" {
+		st.held = append(st.held, s.Lock.Release)
 	}
 	if waited := time.Since(t1); waited > time.Second {
 		ur.Note = fmt.Sprintf("waited %.1fs for another run holding this unit", waited.Seconds())
@@ -181,6 +173,54 @@ func (r *run) takeLock(ctx context.Context, sess adapters.Session, u *plan.Unit,
 		return &unitError{step: i + 1, purp: s.Purpose, err: err}
 	}
 	return nil
+}
+
+// settleDeferred gives the checks buffered into a script (Step.Deferred)
+// their outcome once the script ran: every one passed when it committed;
+// when it failed on a check's assertion (adapters.CheckFailed), the checks
+// before that one passed, it failed, and the unit fails with it; the ones
+// after it never ran and stay deferred. A commit that failed otherwise
+// leaves them deferred: the unit fails with the commit's error.
+func settleDeferred(ur *UnitResult, err error, i int) *unitError {
+	var cf *adapters.CheckFailed
+	if err != nil && !errors.As(err, &cf) {
+		return nil
+	}
+	var failed *CheckResult
+	for j := range ur.Checks {
+		c := &ur.Checks[j]
+		if c.Status != CheckDeferred || failed != nil {
+			continue
+		}
+		if cf != nil && c.Name == cf.Check {
+			c.Status, failed = CheckFail, c
+			if len(cf.Sample) > 0 {
+				c.Sample = cf.Sample
+			}
+			continue
+		}
+		c.Status = CheckPass
+	}
+	switch {
+	case cf == nil:
+		return nil
+	case failed == nil:
+		return &unitError{step: i + 1, purp: plan.Commit, err: err} // an assertion no step of this unit made
+	}
+	return &unitError{step: i + 1, purp: plan.Commit, check: failed}
+}
+
+// committed is the checks as a succeeded unit's audit row records them: a
+// deferred check is in the script's own audit row, which commits only if
+// its assertion held.
+func committed(cs []CheckResult) []CheckResult {
+	out := append([]CheckResult(nil), cs...)
+	for i := range out {
+		if out[i].Status == CheckDeferred {
+			out[i].Status = CheckPass
+		}
+	}
+	return out
 }
 
 // scalar evaluates a count query ("" means no rows were written).
@@ -195,25 +235,31 @@ func scalar(ctx context.Context, s adapters.Session, q string) (int64, error) {
 	return strconv.ParseInt(rows[0][0], 10, 64)
 }
 
-// runCheck runs a check query; any row is a failure.
+// runCheck runs a check step; any row the engine returns is a failure. A
+// deferred check (an assertion buffered into a script) has no verdict yet:
+// settleDeferred gives it one when the script ran.
 func runCheck(ctx context.Context, s adapters.Session, step plan.Step) (*CheckResult, error) {
 	c := step.Check
-	cols, rows, err := s.Query(ctx, step.SQL, sqlgen.SampleLimit)
+	res, err := s.Exec(ctx, &step)
 	if err != nil {
 		return nil, fmt.Errorf("check %s: %w", c.Name, err)
 	}
 	cr := &CheckResult{Name: c.Name, Severity: c.Severity, Status: CheckPass}
-	if len(rows) == 0 {
+	switch {
+	case step.Deferred:
+		cr.Status = CheckDeferred
+		return cr, nil
+	case len(res.Rows) == 0:
 		return cr, nil
 	}
 	cr.Status = CheckFail
 	if c.Severity == "warn" {
 		cr.Status = CheckWarn
 	}
-	for _, row := range rows {
+	for _, row := range res.Rows {
 		parts := make([]string, len(row))
 		for i, v := range row {
-			parts[i] = cols[i] + "=" + v
+			parts[i] = res.Columns[i] + "=" + v
 		}
 		cr.Sample = append(cr.Sample, "("+strings.Join(parts, ", ")+")")
 	}

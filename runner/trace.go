@@ -24,12 +24,16 @@ func (t *tracing) log(start time.Time, kind, q string) {
 	if len(q) > 100 {
 		q = q[:97] + "..."
 	}
-	fmt.Fprintf(t.w, "trace %-30s %-7s %8.1fms  %s\n", t.unit, kind, float64(time.Since(start).Microseconds())/1000, q)
+	fmt.Fprintf(t.w, "trace %-30s %-12s %8.1fms  %s\n", t.unit, kind, float64(time.Since(start).Microseconds())/1000, q)
 }
 
-func (t *tracing) Exec(ctx context.Context, q string) (int64, error) {
-	defer t.log(time.Now(), "exec", q)
-	return t.Session.Exec(ctx, q)
+func (t *tracing) Exec(ctx context.Context, s *plan.Step) (plan.Result, error) {
+	kind := "exec"
+	if s.Purpose != "" {
+		kind = string(s.Purpose)
+	}
+	defer t.log(time.Now(), kind, s.SQL)
+	return t.Session.Exec(ctx, s)
 }
 
 func (t *tracing) Query(ctx context.Context, q string, limit int) ([]string, [][]string, error) {
@@ -53,9 +57,9 @@ type counting struct {
 	n *atomic.Int64
 }
 
-func (c *counting) Exec(ctx context.Context, q string) (int64, error) {
+func (c *counting) Exec(ctx context.Context, s *plan.Step) (plan.Result, error) {
 	c.n.Add(1)
-	return c.Session.Exec(ctx, q)
+	return c.Session.Exec(ctx, s)
 }
 
 // counted wraps a session so its statements are counted (and traced with

@@ -87,7 +87,7 @@ func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 		}
 		if attempt < maxTxAttempts && ue.check == nil && ctx.Err() == nil && retryable(r.eng, ue.err) {
 			if st.inTx {
-				_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.Rollback())
+				rollback(context.WithoutCancel(ctx), sess, r.d)
 				st.inTx = false
 			}
 			// The retry takes its locks again: session locks count
@@ -116,7 +116,7 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *plan.Unit,
 		return
 	}
 	if st.inTx {
-		_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.Rollback())
+		rollback(context.WithoutCancel(ctx), sess, r.d)
 	}
 	// Session locks and temporary tables must not outlive the unit on
 	// a pooled connection.
@@ -128,12 +128,12 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *plan.Unit,
 	if !st.audited {
 		// The unit failed before its running row: record it now, so
 		// every attempt has its row.
-		_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.AuditStart(r.state, row))
+		_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), sess, r.d.AuditStart(r.state, row))
 	}
 	frow := *row
 	frow.Status, frow.Ended, frow.Error = "failed", time.Now().UTC(), ur.Error
 	frow.Checks = checksJSON(ur.Checks)
-	_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.AuditFinish(r.state, &frow, ""))
+	_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), sess, r.d.AuditFinish(r.state, &frow, ""))
 }
 
 // ddlPhase runs a unit's idempotent statements before its transaction,
@@ -183,7 +183,7 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *plan.Unit,
 	}
 	i := 0
 	for ; i < len(steps) && steps[i].Purpose == plan.Prepare; i++ {
-		err := execIdempotent(ctx, r.eng, sess, steps[i].SQL)
+		err := execIdempotent(ctx, r.eng, sess, &steps[i])
 		if err == nil {
 			err = r.o.AfterStep.after(ctx, u.ID, steps[i].Purpose)
 		}
@@ -291,7 +291,7 @@ func checksJSON(cs []CheckResult) string {
 func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *plan.Unit, ur *UnitResult) {
 	row := &plan.AuditRow{RunID: r.res.RunID, Job: u.Model, CodeHash: u.CodeHash, Target: r.pl.Target, AsOf: r.pl.AsOf, Started: time.Now().UTC(),
 		Attempt: r.db.nextAttempt(u.Model, ""), Inputs: u.Inputs, DataVersion: u.DataVersion}
-	if _, err := sess.Exec(ctx, r.d.AuditStart(r.state, row)); err != nil {
+	if _, err := adapters.ExecSQL(ctx, sess, r.d.AuditStart(r.state, row)); err != nil {
 		ur.Status, ur.Error = StatusFailed, err.Error()
 		if ctx.Err() != nil {
 			r.interrupted(ctx, sess, nil, row, &unitState{}, ur)
@@ -316,11 +316,11 @@ func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *plan.Unit, 
 	if err != nil {
 		ur.Status, ur.Error = StatusFailed, fmt.Sprintf("loading %s: %v", u.SeedPath, err)
 		frow.Status, frow.Error = "failed", ur.Error
-		_, _ = sess.Exec(context.WithoutCancel(ctx), r.d.AuditFinish(r.state, &frow, ""))
+		_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), sess, r.d.AuditFinish(r.state, &frow, ""))
 		return
 	}
 	frow.Status = "succeeded"
-	if _, err := sess.Exec(ctx, r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))); err != nil {
+	if _, err := adapters.ExecSQL(ctx, sess, r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))); err != nil {
 		ur.Status, ur.Error = StatusFailed, err.Error()
 		return
 	}

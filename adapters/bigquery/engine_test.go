@@ -22,11 +22,11 @@ func runUnit(t *testing.T, s adapters.Session, steps []plan.Step) error {
 	inTx := false
 	fail := func(err error) error {
 		if inTx {
-			_, _ = s.Exec(ctx, dialect.NewDialect().Rollback())
+			_, _ = s.Exec(ctx, &plan.Step{Purpose: plan.Rollback, SQL: dialect.NewDialect().Rollback()})
 		}
 		for _, st := range steps {
 			if st.Purpose == plan.Cleanup {
-				_, _ = s.Exec(ctx, st.SQL)
+				_, _ = s.Exec(ctx, &st)
 			}
 		}
 		return err
@@ -34,7 +34,8 @@ func runUnit(t *testing.T, s adapters.Session, steps []plan.Step) error {
 	for _, st := range steps {
 		switch st.Purpose {
 		case plan.Validate, plan.CheckStep:
-			_, rows, err := s.Query(ctx, st.SQL, 5)
+			res, err := s.Exec(ctx, &st)
+			rows := res.Rows
 			if err != nil {
 				return fail(err)
 			}
@@ -43,7 +44,7 @@ func runUnit(t *testing.T, s adapters.Session, steps []plan.Step) error {
 			}
 			continue
 		}
-		if _, err := s.Exec(ctx, st.SQL); err != nil {
+		if _, err := s.Exec(ctx, &st); err != nil {
 			if st.Purpose == plan.Cleanup {
 				continue
 			}
@@ -83,7 +84,7 @@ func partitionWrite(strategy string) *plan.Write {
 func kinds(jobs []*fakeJob) string {
 	out := make([]string, len(jobs))
 	for i, j := range jobs {
-		q := strings.ToUpper(strings.TrimSpace(stripDirective(j.SQL)))
+		q := strings.ToUpper(strings.TrimSpace(j.SQL))
 		switch {
 		case strings.HasPrefix(q, "BEGIN TRANSACTION"):
 			out[i] = "SCRIPT"
@@ -130,7 +131,7 @@ func TestScriptTransactionIsOneJob(t *testing.T) {
 	if got, want := strings.Join(heads, " | "), "BEGIN TRANSACTION | DELETE FROM | INSERT INTO | ASSERT NOT | ASSERT NOT | UPDATE `analytics`.`idemc_audit` | UPDATE `analytics`.`idemc_audit` | COMMIT TRANSACTION;"; got != want {
 		t.Fatalf("script statements:\n got %s\nwant %s\n%s", got, want, script.SQL)
 	}
-	if !strings.Contains(script.SQL, "AS 'idemc: check unique(event_key) failed'") || !strings.Contains(script.SQL, "AS 'idemc: check not_null(event_date) failed'") {
+	if !strings.Contains(script.SQL, "AS 'idemc check unique(event_key)'") || !strings.Contains(script.SQL, "AS 'idemc check not_null(event_date)'") {
 		t.Errorf("the error checks must be ASSERTs in the script:\n%s", script.SQL)
 	}
 	if strings.Contains(script.SQL, "min_rows") {
@@ -156,7 +157,7 @@ func TestScriptTransactionIsOneJob(t *testing.T) {
 	// The same unit and attempt derive the same id in another session
 	// (a resubmission finds the job).
 	s2, _ := e.Session(context.Background())
-	s2.(*Session).setLabels("idemc_attempt:2,idemc_model:events_daily,idemc_partition:2026-07-02,idemc_run:other")
+	s2.(*Session).setLabels(map[string]string{"idemc_attempt": "2", "idemc_model": "events_daily", "idemc_partition": "2026-07-02", "idemc_run": "other"})
 	if id := s2.(*Session).JobID("script", 1); id != wantID {
 		t.Errorf("job id not deterministic: %s vs %s", id, wantID)
 	}
@@ -167,7 +168,7 @@ func TestFailingAssertRollsBackTheScript(t *testing.T) {
 	e := f.engine(t, "EU")
 	f.fail = func(sql string) string {
 		if strings.HasPrefix(sql, "BEGIN TRANSACTION") {
-			return "idemc: check unique(event_key) failed at [9:1]"
+			return "idemc check unique(event_key) at [9:1]"
 		}
 		return ""
 	}
@@ -267,10 +268,8 @@ func TestResubmissionFindsTheJob(t *testing.T) {
 	s, _ := e.Session(context.Background())
 	sess := s.(*Session)
 	steps := dialect.NewDialect().Recipe(partitionWrite("delete_insert"))
-	// The label step names the unit; derive its script id.
-	if _, err := s.Exec(context.Background(), steps[0].SQL); err != nil {
-		t.Fatal(err)
-	}
+	// The steps' labels name the unit; derive its script id.
+	sess.setLabels(steps[0].Job.Labels)
 	id := sess.JobID("script", 1)
 	// A job with that id exists already and carries this run's label: an
 	// earlier send of this very submission (the answer was lost).
@@ -291,9 +290,7 @@ func TestOtherRunsJobDoesNotStandIn(t *testing.T) {
 	s, _ := e.Session(context.Background())
 	sess := s.(*Session)
 	steps := dialect.NewDialect().Recipe(partitionWrite("delete_insert"))
-	if _, err := s.Exec(context.Background(), steps[0].SQL); err != nil {
-		t.Fatal(err)
-	}
+	sess.setLabels(steps[0].Job.Labels)
 	id := sess.JobID("script", 1)
 	// Same unit and attempt, but another run's finished job (an audit table
 	// reset, or a concurrent run): this unit must still write, under _r2.
@@ -357,7 +354,7 @@ func TestPreviousAttemptStillRunningIsWaitedFor(t *testing.T) {
 	e := f.engine(t, "EU")
 	s, _ := e.Session(context.Background())
 	sess := s.(*Session)
-	sess.setLabels("idemc_attempt:1,idemc_model:events_daily,idemc_partition:2026-07-02,idemc_run:dead-run")
+	sess.setLabels(map[string]string{"idemc_attempt": "1", "idemc_model": "events_daily", "idemc_partition": "2026-07-02", "idemc_run": "dead-run"})
 	prev := sess.JobID("script", 1)
 	f.preJob(prev, "dead-run", "RUNNING")
 	if err := runUnit(t, s, dialect.NewDialect().Recipe(partitionWrite("delete_insert"))); err != nil {
@@ -376,16 +373,17 @@ func TestQueriesInsideTheScriptAreRefused(t *testing.T) {
 	e := f.engine(t, "")
 	s, _ := e.Session(context.Background())
 	ctx := context.Background()
-	if _, err := s.Exec(ctx, dialect.BeginSQL); err != nil {
+	if _, err := s.Exec(ctx, &plan.Step{Purpose: plan.Begin, SQL: dialect.BeginSQL}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := s.Query(ctx, "SELECT count(*) FROM t", 1); err == nil {
 		t.Fatal("a SELECT inside the buffered transaction cannot see its writes and must be refused")
 	}
-	if _, rows, err := s.Query(ctx, "ASSERT (SELECT count(*) FROM t) > 0 AS 'x'", 1); err != nil || rows != nil {
-		t.Fatalf("an ASSERT is buffered: %v %v", rows, err)
+	check := &plan.Check{Name: "min_rows(1)", Kind: plan.CheckMinRows, Severity: "error", MinRows: 1}
+	if res, err := s.Exec(ctx, &plan.Step{Purpose: plan.CheckStep, Check: check, Deferred: true, SQL: "ASSERT (SELECT count(*) FROM t) > 0 AS 'x'"}); err != nil || res.Rows != nil {
+		t.Fatalf("an ASSERT is buffered: %v %v", res.Rows, err)
 	}
-	if _, err := s.Exec(ctx, dialect.RollbackSQL); err != nil {
+	if _, err := s.Exec(ctx, &plan.Step{Purpose: plan.Rollback, SQL: dialect.RollbackSQL}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(f.submitted()); n != 0 {
@@ -423,7 +421,7 @@ func TestSessionReadsAndDescribes(t *testing.T) {
 	if !ok || err != nil || len(rc) != 2 {
 		t.Fatalf("table: %v %v %v", rc, ok, err)
 	}
-	n, err := s.Exec(ctx, "DELETE FROM `analytics`.`t` AS t WHERE true")
+	n, err := adapters.ExecSQL(ctx, s, "DELETE FROM `analytics`.`t` AS t WHERE true")
 	if err != nil || n != 3 {
 		t.Fatalf("DML outside a transaction reports its rows: %d %v", n, err)
 	}
@@ -443,7 +441,9 @@ func TestAsideSwapJobs(t *testing.T) {
 	wa := *w
 	wa.Target = aside
 	body := d.Recipe(&wa)
-	steps := []plan.Step{body[0], {Purpose: plan.SchemaStep, SQL: d.CopyTable(aside, w.Target, true)[0]},
+	// The runner's steps carry no job: the labels a recipe step set stay
+	// on the session (here the copy's, standing for the unit's earlier steps).
+	steps := []plan.Step{{Purpose: plan.SchemaStep, SQL: d.CopyTable(aside, w.Target, true)[0], Job: &plan.JobSpec{Labels: body[0].Job.Labels}},
 		{Purpose: plan.SchemaStep, SQL: d.AddColumn(aside, plan.Column{Name: "note", Type: "STRING"})}}
 	in := false
 	for _, s := range body {
@@ -463,7 +463,7 @@ func TestAsideSwapJobs(t *testing.T) {
 		if fail {
 			f.fail = func(sql string) string {
 				if strings.HasPrefix(sql, dialect.BeginSQL) && strings.Contains(sql, "ASSERT") {
-					return "idemc: check unique(event_key) failed at [9:1]"
+					return "idemc check unique(event_key) at [9:1]"
 				}
 				return ""
 			}
@@ -472,7 +472,7 @@ func TestAsideSwapJobs(t *testing.T) {
 		err := runUnit(t, s, steps)
 		var got []string
 		for _, j := range f.submitted() {
-			q := stripDirective(j.SQL)
+			q := j.SQL
 			switch {
 			case strings.HasPrefix(q, "CREATE OR REPLACE TABLE `analytics`.`events_daily` CLONE"):
 				got = append(got, "SWAP")

@@ -3,6 +3,7 @@ package sqlgen
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/idemc/idemc/plan"
 )
@@ -16,6 +17,9 @@ type Hooks struct {
 	// Lock returns a statement run right after Begin that serializes writers
 	// of the same unit ("" when the engine needs none).
 	Lock func(w *plan.Write) string
+	// LockTimeout is how long Lock waits before the engine reports the
+	// unit locked by another run (0: it waits until it gets the lock).
+	LockTimeout time.Duration
 	// CreateStage materializes the guarded batch as a relation named stage.
 	CreateStage func(stage, sql string) string
 	// DropStage removes the stage before commit ("" when commit drops it).
@@ -65,9 +69,11 @@ func (g Gen) Recipe(h Hooks, w *plan.Write) []plan.Step {
 	if h.Lock != nil {
 		if l := h.Lock(w); l != "" {
 			add(plan.Lock, "serialize writers of this unit until commit", l)
+			spec := &plan.LockSpec{Key: dest, Timeout: h.LockTimeout}
 			if h.Unlock != nil {
-				steps[len(steps)-1].Release = h.Unlock(w)
+				spec.Release = h.Unlock(w)
 			}
+			steps[len(steps)-1].Lock = spec
 		}
 	}
 	stage := g.Quote(StageName(w))

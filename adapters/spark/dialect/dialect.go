@@ -26,6 +26,7 @@ func NewDialect() Dialect {
 		DateLit:      func(s string) string { return "DATE '" + s + "'" },
 		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
 		BigInt:       "BIGINT", Timestamp: "TIMESTAMP", Text: "STRING",
+		TableOptions: "USING DELTA", // the state tables are Delta tables, whatever the default format
 		// Spark reads '' as two adjacent literals; escape with a backslash.
 		StringLit: func(s string) string {
 			return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\r", `\r`).Replace(s) + "'"
@@ -83,17 +84,6 @@ func (d Dialect) SurrogateKey(exprs []string) string {
 // Rollback: Spark has no transaction to end; the runner never opens one
 // (the recipes have no BEGIN), and the Session treats "" as nothing to do.
 func (d Dialect) Rollback() string { return "" }
-
-// StateDDL creates the audit and state tables as Delta tables.
-func (d Dialect) StateDDL(s plan.State) []string {
-	out := d.Gen.StateDDL(s)
-	for i, q := range out {
-		if strings.HasPrefix(q, "CREATE TABLE") {
-			out[i] = q + " USING DELTA"
-		}
-	}
-	return out
-}
 
 // RelationsQuery lists tables and views of the current catalog.
 func (d Dialect) RelationsQuery() string {

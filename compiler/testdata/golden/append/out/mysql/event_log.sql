@@ -11,6 +11,7 @@ FROM `analytics`.`idemc_audit` WHERE job_name = 'event_log' AND partition_key = 
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`event_log`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.event_log')
 SELECT GET_LOCK('idemc:analytics.event_log', 600);
 -- 5. stage: the batch
 CREATE TEMPORARY TABLE `event_log__idemc_stage` AS

@@ -12,6 +12,7 @@ FROM `analytics`.`idemc_audit` WHERE job_name = 'order_status' AND partition_key
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`order_status`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.order_status')
 SELECT GET_LOCK('idemc:analytics.order_status', 600);
 -- 5. stage: the batch
 CREATE TEMPORARY TABLE `order_status__idemc_stage` AS

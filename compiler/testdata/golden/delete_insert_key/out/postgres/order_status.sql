@@ -12,6 +12,7 @@ FROM "analytics"."idemc_audit" WHERE job_name = 'order_status' AND partition_key
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit
+--    lock "analytics"."order_status"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."order_status"', 0));
 -- 5. stage: the batch
 CREATE TEMP TABLE "order_status__idemc_stage" ON COMMIT DROP AS

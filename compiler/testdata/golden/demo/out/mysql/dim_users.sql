@@ -18,6 +18,7 @@ FROM `analytics`.`idemc_audit` WHERE job_name = 'dim_users' AND partition_key = 
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`dim_users`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.dim_users')
 SELECT GET_LOCK('idemc:analytics.dim_users', 600);
 -- 5. stage: the batch
 CREATE TEMPORARY TABLE `dim_users__idemc_stage` AS

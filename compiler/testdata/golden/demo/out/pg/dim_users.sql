@@ -18,6 +18,7 @@ FROM "analytics"."idemc_audit" WHERE job_name = 'dim_users' AND partition_key = 
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit
+--    lock "analytics"."dim_users"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."dim_users"', 0));
 -- 5. stage: the batch
 CREATE TEMP TABLE "dim_users__idemc_stage" ON COMMIT DROP AS

@@ -20,6 +20,7 @@ FROM "analytics"."idemc_audit" WHERE job_name = 'events_daily' AND partition_key
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit
+--    lock "analytics"."events_daily"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."events_daily"/2026-07-02', 0));
 -- 6. delete: replace the partition window 2026-07-02
 DELETE FROM "analytics"."events_daily" AS t

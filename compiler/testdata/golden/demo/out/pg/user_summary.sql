@@ -6,6 +6,7 @@ FROM "analytics"."idemc_audit" WHERE job_name = 'user_summary' AND partition_key
 -- 2. begin
 BEGIN;
 -- 3. lock: serialize writers of this unit until commit
+--    lock "analytics"."user_summary"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."user_summary"', 0));
 -- 4. prepare: the table, empty, if it does not exist yet
 CREATE TABLE IF NOT EXISTS "analytics"."user_summary" AS

@@ -12,6 +12,7 @@ FROM "analytics"."idemc_audit" WHERE job_name = 'users_latest' AND partition_key
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit
+--    lock "analytics"."users_latest"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."users_latest"', 0));
 -- 5. stage: the batch
 CREATE TEMP TABLE "users_latest__idemc_stage" ON COMMIT DROP AS

@@ -15,6 +15,7 @@ FROM "analytics"."idemc_audit" WHERE job_name = 'orders_daily' AND partition_key
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit
+--    lock "analytics"."orders_daily"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."orders_daily"/2026-07-01', 0));
 -- 6. delete: replace the partition window 2026-07-01
 DELETE FROM "analytics"."orders_daily" AS t
@@ -66,6 +67,7 @@ FROM "analytics"."idemc_audit" WHERE job_name = 'orders_daily' AND partition_key
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit
+--    lock "analytics"."orders_daily"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."orders_daily"/2026-07-02', 0));
 -- 6. delete: replace the partition window 2026-07-02
 DELETE FROM "analytics"."orders_daily" AS t
@@ -117,6 +119,7 @@ FROM "analytics"."idemc_audit" WHERE job_name = 'orders_daily' AND partition_key
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit
+--    lock "analytics"."orders_daily"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."orders_daily"/2026-07-03', 0));
 -- 6. delete: replace the partition window 2026-07-03
 DELETE FROM "analytics"."orders_daily" AS t

@@ -12,6 +12,7 @@ FROM "analytics"."idemc_audit" WHERE job_name = 'customers' AND partition_key = 
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit
+--    lock "analytics"."customers"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."customers"', 0));
 -- 5. stage: the batch
 CREATE TEMP TABLE "customers__idemc_stage" ON COMMIT DROP AS

@@ -9,6 +9,7 @@ INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, 
 SELECT 'r1', 'eu_countries', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'f8a933e07511bcae', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '5c5ba7e0fa0cf68b5545c1ca', 'r:r1'
 FROM `analytics`.`idemc_audit` WHERE job_name = 'eu_countries' AND partition_key = '';
 -- 3. lock: serialize writers of this table across build, check and publish
+--    lock `analytics`.`eu_countries`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.eu_countries')
 SELECT GET_LOCK('idemc:analytics.eu_countries', 600);
 -- 4. stage: a leftover build from a dead run
 DROP TABLE IF EXISTS `analytics`.`eu_countries__idemc_new`;

@@ -4,6 +4,7 @@ INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, 
 SELECT 'r1', 'active_users', '', 'running', NULL, NULL, NULL, coalesce(max(attempt), 0) + 1, 'ba2718e285f669a1', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f1ee694a017c2db4edad73c4', 'r:r1'
 FROM `analytics`.`idemc_audit` WHERE job_name = 'active_users' AND partition_key = '';
 -- 2. lock: serialize writers of this view until its checks are recorded
+--    lock `analytics`.`active_users`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.active_users')
 SELECT GET_LOCK('idemc:analytics.active_users', 600);
 -- 3. publish: replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)
 CREATE OR REPLACE VIEW `analytics`.`active_users` AS

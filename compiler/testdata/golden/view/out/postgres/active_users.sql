@@ -6,6 +6,7 @@ FROM "analytics"."idemc_audit" WHERE job_name = 'active_users' AND partition_key
 -- 2. begin
 BEGIN;
 -- 3. lock: serialize writers of this unit until commit
+--    lock "analytics"."active_users"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."active_users"', 0));
 -- 4. publish: replace the view
 CREATE OR REPLACE VIEW "analytics"."active_users" AS

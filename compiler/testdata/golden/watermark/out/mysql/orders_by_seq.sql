@@ -13,6 +13,7 @@ FROM `analytics`.`idemc_audit` WHERE job_name = 'orders_by_seq' AND partition_ke
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`orders_by_seq`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.orders_by_seq')
 SELECT GET_LOCK('idemc:analytics.orders_by_seq', 600);
 -- 5. stage: the batch
 CREATE TEMPORARY TABLE `orders_by_seq__idemc_stage` AS

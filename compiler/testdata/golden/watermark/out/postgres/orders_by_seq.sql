@@ -13,6 +13,7 @@ FROM "analytics"."idemc_audit" WHERE job_name = 'orders_by_seq' AND partition_ke
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit
+--    lock "analytics"."orders_by_seq"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."orders_by_seq"', 0));
 -- 5. stage: the batch
 CREATE TEMP TABLE "orders_by_seq__idemc_stage" ON COMMIT DROP AS

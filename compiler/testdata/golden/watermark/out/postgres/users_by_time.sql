@@ -13,6 +13,7 @@ FROM "analytics"."idemc_audit" WHERE job_name = 'users_by_time' AND partition_ke
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit
+--    lock "analytics"."users_by_time"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."users_by_time"', 0));
 -- 5. stage: the batch
 CREATE TEMP TABLE "users_by_time__idemc_stage" ON COMMIT DROP AS
