@@ -3,6 +3,7 @@ package bigquery
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -496,4 +497,54 @@ func TestAsideSwapJobs(t *testing.T) {
 			t.Errorf("failing check %v: jobs %s (err %v), want %s", fail, strings.Join(got, " | "), err, want)
 		}
 	}
+}
+
+// TestJobSpecComesFromTheStep: a job's labels, kind (its derived id),
+// destination and disposition come from Step.Job alone; SQL that looks
+// like the old in-band settings (SET @@query_label, a /* idemc: … */
+// directive, BEGIN TRANSACTION text) is sent as it is, never read.
+func TestJobSpecComesFromTheStep(t *testing.T) {
+	f := newFakeBigQuery(t)
+	s, _ := f.engine(t, "EU").Session(context.Background())
+	ctx := context.Background()
+	labels := map[string]string{"idemc_run": "r1", "idemc_model": "m", "idemc_partition": "2026-07-02", "idemc_attempt": "1"}
+	dst := plan.Relation{Schema: "analytics", Name: "m$20260702"}
+	steps := []*plan.Step{
+		{Purpose: plan.Publish, SQL: "SELECT 1 AS x", Job: &plan.JobSpec{Kind: "publish", Destination: &dst, Disposition: "WRITE_TRUNCATE", Labels: labels}},
+		{Purpose: plan.Prepare, SQL: "SET @@query_label = 'idemc_model:other,idemc_attempt:9'"},
+		{Purpose: plan.Insert, SQL: "/* idemc: job=stage destination=analytics.t write_disposition=WRITE_APPEND */\nINSERT INTO t SELECT 1"},
+		{Purpose: plan.Insert, SQL: "BEGIN TRANSACTION"},
+	}
+	for _, st := range steps {
+		if _, err := s.Exec(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jobs := f.submitted()
+	if len(jobs) != len(steps) {
+		t.Fatalf("%d jobs for %d steps (a BEGIN TRANSACTION text opened a script?)", len(jobs), len(steps))
+	}
+	pub := jobs[0]
+	if d, _ := pub.Config["destinationTable"].(map[string]any); d["projectId"] != "proj" || d["datasetId"] != "analytics" || d["tableId"] != "m$20260702" {
+		t.Errorf("destination %v, want proj.analytics.m$20260702", d)
+	}
+	if pub.Config["writeDisposition"] != "WRITE_TRUNCATE" || !strings.HasPrefix(pub.ID, "idemc_m_2026-07-02_a1_publish_") {
+		t.Errorf("publish job %s: disposition %v", pub.ID, pub.Config["writeDisposition"])
+	}
+	for i, j := range jobs {
+		if !maps.Equal(j.Labels, labels) {
+			t.Errorf("job %d (%s) labels %v, want the step's %v", i, firstWords(j.SQL), j.Labels, labels)
+		}
+		if i > 0 && (j.Config["destinationTable"] != nil || j.Config["writeDisposition"] != nil || strings.Contains(j.ID, "_stage_")) {
+			t.Errorf("job %d (%s) took settings from its text: %s %v", i, firstWords(j.SQL), j.ID, j.Config)
+		}
+		if j.SQL != steps[i].SQL {
+			t.Errorf("job %d sent %q, want the step's SQL unchanged", i, j.SQL)
+		}
+	}
+}
+
+func firstWords(q string) string {
+	f := strings.Fields(q)
+	return strings.Join(f[:min(3, len(f))], " ")
 }
