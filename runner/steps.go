@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -186,26 +187,25 @@ func settleDeferred(ur *UnitResult, err error, i int) *unitError {
 	if err != nil && !errors.As(err, &cf) {
 		return nil
 	}
-	var failed *CheckResult
-	for j := range ur.Checks {
-		c := &ur.Checks[j]
-		if c.Status != CheckDeferred || failed != nil {
-			continue
+	stop := len(ur.Checks) // the failed check's index; all of them when committed
+	if cf != nil {
+		stop = slices.IndexFunc(ur.Checks, func(c CheckResult) bool { return c.Status == CheckDeferred && c.Name == cf.Check })
+		if stop < 0 {
+			return &unitError{step: i + 1, purp: plan.Commit, err: err} // an assertion no check of this unit made
 		}
-		if cf != nil && c.Name == cf.Check {
-			c.Status, failed = CheckFail, c
-			if len(cf.Sample) > 0 {
-				c.Sample = cf.Sample
-			}
-			continue
-		}
-		c.Status = CheckPass
 	}
-	switch {
-	case cf == nil:
+	for j := range ur.Checks[:stop] {
+		if ur.Checks[j].Status == CheckDeferred {
+			ur.Checks[j].Status = CheckPass
+		}
+	}
+	if cf == nil {
 		return nil
-	case failed == nil:
-		return &unitError{step: i + 1, purp: plan.Commit, err: err} // an assertion no step of this unit made
+	}
+	failed := &ur.Checks[stop]
+	failed.Status = CheckFail
+	if len(cf.Sample) > 0 {
+		failed.Sample = cf.Sample
 	}
 	return &unitError{step: i + 1, purp: plan.Commit, check: failed}
 }
