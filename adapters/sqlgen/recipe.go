@@ -31,6 +31,10 @@ type Hooks struct {
 	View func(w *plan.Write) []plan.Step
 	// Upsert returns the write steps of the merge strategy.
 	Upsert func(w *plan.Write, stage string) []plan.Step
+	// EmptyTable, when set, is a full refresh's statement that removes every
+	// row of dest (BigQuery's TRUNCATE TABLE keeps its options); DELETE FROM
+	// otherwise.
+	EmptyTable func(dest string) string
 	// Recreate, when set, replaces the destination's definition and rows
 	// with the staged batch inside the transaction: a full refresh whose
 	// column types changed (Write.Recreate; Capabilities.ReplaceDefinition).
@@ -161,7 +165,11 @@ func (g Gen) writeSteps(h Hooks, w *plan.Write, stage string) []plan.Step {
 	case w.FullRefresh && w.Recreate && h.Recreate != nil:
 		return h.Recreate(w, stage)
 	case w.FullRefresh:
-		return []plan.Step{{Purpose: plan.Delete, Comment: "full refresh: replace every row", SQL: "DELETE FROM " + dest}, ins}
+		empty := "DELETE FROM " + dest
+		if h.EmptyTable != nil {
+			empty = h.EmptyTable(dest)
+		}
+		return []plan.Step{{Purpose: plan.Delete, Comment: "full refresh: replace every row", SQL: empty}, ins}
 	case w.Strategy == "append":
 		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
 		return []plan.Step{ins}
@@ -170,6 +178,16 @@ func (g Gen) writeSteps(h Hooks, w *plan.Write, stage string) []plan.Step {
 	default: // delete_insert by key
 		return []plan.Step{{Purpose: plan.Delete, Comment: "delete the batch's keys (null-safe)", SQL: g.DeleteRegion(w, stage)}, ins}
 	}
+}
+
+// PartitionSteps and WriteSteps are the shared write steps, for dialects
+// with a recipe of their own shape (BigQuery's script): a window replaced
+// (or appended to) straight from the guarded query, and a staged batch
+// written by key, by merge (h.Upsert), appended, or replacing every row.
+func (g Gen) PartitionSteps(w *plan.Write) []plan.Step { return g.partitionSteps(w) }
+
+func (g Gen) WriteSteps(h Hooks, w *plan.Write, stage string) []plan.Step {
+	return g.writeSteps(h, w, stage)
 }
 
 // Validate is a step refusing a bad batch.

@@ -293,7 +293,7 @@ func (d Dialect) scriptRecipe(w *plan.Write) []plan.Step {
 		count = "SELECT count(*) FROM " + dest
 	case partition:
 		begin()
-		steps = append(steps, d.partitionSteps(w)...)
+		steps = append(steps, d.PartitionSteps(w)...)
 		steps = append(steps, d.Assert(sqlgen.PartitionNullCheck(w.PartitionBy), w, ""))
 		count = fmt.Sprintf("SELECT count(*) FROM %s AS t WHERE %s", dest, d.Window(w, "t"))
 	default:
@@ -306,7 +306,7 @@ func (d Dialect) scriptRecipe(w *plan.Write) []plan.Step {
 			steps = append(steps, plan.Step{Purpose: plan.Validate, Comment: "refuse a batch that repeats a key before writing anything", SQL: d.checkQuery(bk, w, stage), Check: bk})
 		}
 		begin()
-		steps = append(steps, d.writeSteps(w, stage)...)
+		steps = append(steps, d.WriteSteps(d.writeHooks(), w, stage)...)
 		count = "SELECT count(*) FROM " + stage
 	}
 	var warn []plan.Step
@@ -372,40 +372,10 @@ func auditKey(w *plan.Write) plan.AuditRow {
 	return r
 }
 
-// partitionSteps replace (or append to) the window straight from the
-// guarded query.
-func (d Dialect) partitionSteps(w *plan.Write) []plan.Step {
-	dest := d.Qualify(w.Target)
-	batch := "(\n" + d.Guarded(w) + "\n) AS idemc_batch"
-	ins := plan.Step{Purpose: plan.Insert, Comment: "write the partition"}
-	if w.Columns == nil {
-		ins.SQL = fmt.Sprintf("INSERT INTO %s\nSELECT * FROM %s", dest, batch)
-	} else {
-		cols := d.ColumnList(w.Columns, "")
-		ins.SQL = fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s", dest, cols, cols, batch)
-	}
-	if w.Strategy == "append" {
-		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
-		return []plan.Step{ins}
-	}
-	return []plan.Step{{Purpose: plan.Delete, Comment: "replace the partition window " + w.Window.Key, SQL: d.DeleteRegion(w, "")}, ins}
-}
-
-// writeSteps write a staged batch by key, by merge, appended, or replacing
-// every row on a full refresh.
-func (d Dialect) writeSteps(w *plan.Write, stage string) []plan.Step {
-	dest := d.Qualify(w.Target)
-	ins := plan.Step{Purpose: plan.Insert, Comment: "write the batch", SQL: d.InsertFromStage(w, stage)}
-	switch {
-	case w.FullRefresh:
-		return []plan.Step{{Purpose: plan.Delete, Comment: "full refresh: replace every row", SQL: "TRUNCATE TABLE " + dest}, ins}
-	case w.Strategy == "append":
-		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
-		return []plan.Step{ins}
-	case w.Strategy == "merge":
-		return d.MergeSteps(w, stage)
-	}
-	return []plan.Step{{Purpose: plan.Delete, Comment: "delete the batch's keys (null-safe)", SQL: d.DeleteRegion(w, stage)}, ins}
+// writeHooks are BigQuery's parts of the shared write steps: MERGE, and
+// TRUNCATE TABLE for a full refresh (it keeps the table's options).
+func (d Dialect) writeHooks() sqlgen.Hooks {
+	return sqlgen.Hooks{Upsert: d.MergeSteps, EmptyTable: func(dest string) string { return "TRUNCATE TABLE " + dest }}
 }
 
 // StageRelation is the staging table of a unit's batch (insert_overwrite
