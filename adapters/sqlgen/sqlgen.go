@@ -340,7 +340,17 @@ const SampleLimit = 5
 // CheckQuery renders a check as a query returning failing rows. rel is the
 // relation checked (the destination or, for batch checks, the stage).
 func (g Gen) CheckQuery(c *plan.Check, w *plan.Write, whole bool) string {
-	stage := g.Quote(StageName(w))
+	return g.CheckQueryOn(c, w, whole, "")
+}
+
+// CheckQueryOn is CheckQuery with the unit's batch read from stage, a
+// relation's SQL name ("" for the shared recipe's stage, StageName): the
+// staging tables of BigQuery and Spark are real tables with names of
+// their own.
+func (g Gen) CheckQueryOn(c *plan.Check, w *plan.Write, whole bool, stage string) string {
+	if stage == "" {
+		stage = g.Quote(StageName(w))
+	}
 	from := g.Qualify(w.Target) + " AS t"
 	where := ""
 	if !whole {

@@ -347,11 +347,7 @@ func (d Dialect) insertByName(w *plan.Write) string {
 // checkQuery is the check's query with the batch read from the unit's
 // staging table (stage; "" when the unit has none).
 func (d Dialect) checkQuery(c *plan.Check, w *plan.Write, stage string) string {
-	q := d.CheckQuery(c, w, false)
-	if stage != "" {
-		q = strings.ReplaceAll(q, d.Quote(sqlgen.StageName(w)), stage)
-	}
-	return q
+	return d.CheckQueryOn(c, w, false, stage)
 }
 
 // auditCount sets the unit's row_count from a count evaluated in the script.
