@@ -24,15 +24,11 @@ func (t *tracing) log(start time.Time, kind, q string) {
 	if len(q) > 100 {
 		q = q[:97] + "..."
 	}
-	fmt.Fprintf(t.w, "trace %-30s %-12s %8.1fms  %s\n", t.unit, kind, float64(time.Since(start).Microseconds())/1000, q)
+	fmt.Fprintf(t.w, "trace %-30s %-7s %8.1fms  %s\n", t.unit, kind, float64(time.Since(start).Microseconds())/1000, q)
 }
 
 func (t *tracing) Exec(ctx context.Context, s *plan.Step) (plan.Result, error) {
-	kind := "exec"
-	if s.Purpose != "" {
-		kind = string(s.Purpose)
-	}
-	defer t.log(time.Now(), kind, s.SQL)
+	defer t.log(time.Now(), "exec", s.SQL)
 	return t.Session.Exec(ctx, s)
 }
 
@@ -51,14 +47,17 @@ func (t *tracing) Relation(ctx context.Context, r plan.Relation) ([]plan.Column,
 	return t.Session.Relation(ctx, r)
 }
 
-// counting counts the statements a session executes.
+// counting counts the statements a session executes that could write
+// (Result.Statements).
 type counting struct {
 	adapters.Session
 	n *atomic.Int64
 }
 
 func (c *counting) Exec(ctx context.Context, s *plan.Step) (plan.Result, error) {
-	c.n.Add(1)
+	if s.Check == nil && s.Lock == nil { // checks and locks are queries: they write nothing
+		c.n.Add(1)
+	}
 	return c.Session.Exec(ctx, s)
 }
 
