@@ -28,7 +28,11 @@ func (t *tracing) log(start time.Time, kind, q string) {
 }
 
 func (t *tracing) Exec(ctx context.Context, s *plan.Step) (plan.Result, error) {
-	defer t.log(time.Now(), "exec", s.SQL)
+	kind := "exec"
+	if s.Check != nil || s.Lock != nil {
+		kind = "query" // as they were traced when they went through Query
+	}
+	defer t.log(time.Now(), kind, s.SQL)
 	return t.Session.Exec(ctx, s)
 }
 
