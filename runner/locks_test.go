@@ -122,8 +122,10 @@ func lockRun(t *testing.T, srv *lockServer) (*run, *plan.Unit) {
 // TestUnitReleasesSessionLocks: whatever way a unit ends, every GET_LOCK
 // it took is released as many times as it was taken (a pooled connection
 // kept holding the table's lock after a retried deadlock, and the table's
-// other partitions then waited 600 s), and a GET_LOCK answering NULL or 0
-// means the unit did not get the lock and writes nothing.
+// other partitions then waited 600 s), and a lock step whose error wraps
+// adapters.ErrLocked (the fake, as MySQL's session, returns it for a
+// GET_LOCK answering NULL or 0; the runner reads no lock rows) fails the
+// unit as locked by another run, writing nothing.
 func TestUnitReleasesSessionLocks(t *testing.T) {
 	cases := []struct {
 		name       string

@@ -180,12 +180,14 @@ func (g Gen) writeSteps(h Hooks, w *plan.Write, stage string) []plan.Step {
 	}
 }
 
-// PartitionSteps and WriteSteps are the shared write steps, for dialects
-// with a recipe of their own shape (BigQuery's script): a window replaced
-// (or appended to) straight from the guarded query, and a staged batch
-// written by key, by merge (h.Upsert), appended, or replacing every row.
+// PartitionSteps are the shared steps that replace (or append to) a window
+// straight from the guarded query, for dialects with a recipe of their own
+// shape (BigQuery's script).
 func (g Gen) PartitionSteps(w *plan.Write) []plan.Step { return g.partitionSteps(w) }
 
+// WriteSteps are the shared steps that write a staged batch by key, by
+// merge (h.Upsert), appended, or replacing every row (h.EmptyTable), for
+// dialects with a recipe of their own shape.
 func (g Gen) WriteSteps(h Hooks, w *plan.Write, stage string) []plan.Step {
 	return g.writeSteps(h, w, stage)
 }
