@@ -2,8 +2,10 @@ package adapters
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/idemc/idemc/adapters/seed"
+	"github.com/idemc/idemc/plan"
 )
 
 // Engine is a live connection to a target. One Engine serves a whole run;
@@ -29,10 +31,16 @@ type Engine interface {
 
 // Session is one pinned connection.
 type Session interface {
-	// Exec runs a statement and returns the rows it affected (-1 if unknown).
-	Exec(ctx context.Context, sql string) (int64, error)
+	// Exec runs one step and returns the rows it affected (-1 if unknown).
+	// The step says what its SQL cannot: a check step's failing rows (at
+	// most sqlgen.SampleLimit) come back in the result; a lock step's lock
+	// is taken by the engine, which returns an error wrapping ErrLocked
+	// when it was not (a timed-out wait, MySQL's GET_LOCK answering 0 or
+	// NULL); a job spec or a deferred step is for engines that submit jobs
+	// or buffer scripts (BigQuery). Ad-hoc statements go through ExecSQL.
+	Exec(ctx context.Context, s *plan.Step) (plan.Result, error)
 	// Query runs a query and returns at most limit rows as text (NULL as
-	// "NULL"), with the column names.
+	// "NULL"), with the column names. It reads: state, catalogs, counts.
 	Query(ctx context.Context, sql string, limit int) (cols []string, rows [][]string, err error)
 	// Columns runs a query that returns no rows and reports its columns.
 	Columns(ctx context.Context, sql string) ([]Column, error)
@@ -40,6 +48,26 @@ type Session interface {
 	Relation(ctx context.Context, r Relation) (cols []Column, ok bool, err error)
 	Close() error
 }
+
+// ExecSQL runs one ad-hoc statement (state DDL, audit rows, test
+// helpers) as a step with no purpose and returns the rows it affected.
+func ExecSQL(ctx context.Context, sess Session, sql string) (int64, error) {
+	res, err := sess.Exec(ctx, &plan.Step{SQL: sql})
+	return res.Affected, err
+}
+
+// CheckFailed is the error of a script that stopped on a check's assertion
+// (BigQuery's ASSERT … AS 'idemc check NAME'): the engine names the check
+// so that the runner records it failed, not passed.
+type CheckFailed struct {
+	Check  string   // the check's name (plan.Check.Name)
+	Sample []string // failing rows, when the engine can tell
+	Err    error
+}
+
+func (e *CheckFailed) Error() string { return fmt.Sprintf("check %s failed: %v", e.Check, e.Err) }
+
+func (e *CheckFailed) Unwrap() error { return e.Err }
 
 // DDLRacer is implemented by engines on which an idempotent DDL statement
 // (CREATE … IF NOT EXISTS) can fail when another session creates the same

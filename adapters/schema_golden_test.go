@@ -52,6 +52,11 @@ func schemaSQL(ad *adapters.Adapter) string {
 		}
 		b.WriteString("\n")
 	}
+	// The state tables, as the runner creates them (Spark's are Delta
+	// tables by their DDL: the engine sends it unchanged).
+	all := state
+	all.Runs = adapters.Relation{Schema: "analytics", Name: "idemc_runs"}
+	section("the state tables", d.StateDDL(all)...)
 	section(fmt.Sprintf("sync_all_columns: retype id %s → %s and amount %s → %s in place (rows kept)", ty[0], ty[1], ty[2], ty[3]), d.RetypeColumns(part, dest, changes)...)
 	section(fmt.Sprintf("append_new_columns / sync_all_columns: add a column (batch type %s)", ty[3]), d.AddColumn(part.Target, adapters.Column{Name: "note", Type: ty[3]}))
 	section("sync_all_columns: drop a column", d.DropColumn(part.Target, "old"))

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -122,16 +123,75 @@ func FormatUnit(b *strings.Builder, u *Unit, withSQL bool) {
 		fmt.Fprintf(b, "-- load %s in bulk, replacing the table\n", u.SeedPath)
 		return
 	}
+	var labels map[string]string
 	for i, s := range u.Steps {
 		c := ""
 		if s.Comment != "" {
 			c = ": " + s.Comment
 		}
 		fmt.Fprintf(b, "-- %d. %s%s\n", i+1, s.Purpose, c)
+		if n := stepNotes(&s, labels); n != "" {
+			fmt.Fprintf(b, "--    %s\n", n)
+		}
+		if s.Job != nil && s.Job.Labels != nil {
+			labels = s.Job.Labels
+		}
 		if s.Count != "" {
 			// Sent as a query only when the write did not report its rows.
 			fmt.Fprintf(b, "-- count: %s\n", strings.Join(strings.Fields(s.Count), " "))
 		}
 		fmt.Fprintf(b, "%s;\n", s.SQL)
 	}
+}
+
+// stepNotes is what a step carries besides its SQL, for the printed plan:
+// its lock, its job (labels only where they change) and whether it is
+// deferred to a script's end.
+func stepNotes(s *Step, labels map[string]string) string {
+	var notes []string
+	if l := s.Lock; l != nil {
+		n := "lock " + l.Key
+		if l.Timeout > 0 {
+			n += ", waiting at most " + l.Timeout.String()
+		}
+		if l.Release != "" {
+			n += ", released by " + l.Release
+		}
+		notes = append(notes, n)
+	}
+	if j := s.Job; j != nil {
+		if j.Kind != "" {
+			notes = append(notes, "job "+j.Kind)
+		}
+		if j.Destination != nil {
+			notes = append(notes, fmt.Sprintf("into %s.%s (%s)", j.Destination.Schema, j.Destination.Name, j.Disposition))
+		}
+		if j.Labels != nil && !sameLabels(j.Labels, labels) {
+			keys := make([]string, 0, len(j.Labels))
+			for k := range j.Labels {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for i, k := range keys {
+				keys[i] = k + "=" + j.Labels[k]
+			}
+			notes = append(notes, "labels "+strings.Join(keys, ","))
+		}
+	}
+	if s.Deferred {
+		notes = append(notes, "deferred to the script's commit")
+	}
+	return strings.Join(notes, "; ")
+}
+
+func sameLabels(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }

@@ -125,32 +125,53 @@ const (
 	StateStep   Purpose = "state"        // watermark update
 	AuditFinish Purpose = "audit_finish" // succeeded, in the same transaction
 	Commit      Purpose = "commit"
-	Cleanup     Purpose = "cleanup" // after commit; failures are ignored
+	Rollback    Purpose = "rollback" // the runner's, on a failed unit: never in a recipe
+	Cleanup     Purpose = "cleanup"  // after commit; failures are ignored
 )
 
-// Step is one statement of a unit. A check or validate step is a query whose
-// rows are failures.
+// Step is one statement of a unit, with what its SQL cannot say: what it is
+// for, the check whose failures it returns, the lock it takes, the job an
+// engine must submit it as and whether it is buffered into a script. An
+// engine's Session executes it (adapters.Session.Exec) without parsing SQL.
 type Step struct {
 	Purpose Purpose
 	SQL     string
 	Comment string
-	Check   *Check // for check and validate steps
+	// Check, on a check or validate step, is the check whose failing rows
+	// the query returns (no row: it passes).
+	Check *Check
 	// Count, on an audit_finish step, is the scalar query of the rows the
 	// unit wrote; the runner evaluates it inside the transaction.
 	Count string
-	// Release, on a lock step, releases a session lock that outlives COMMIT
-	// and ROLLBACK (MySQL's GET_LOCK, which counts re-entries): such a lock
-	// query returns 1 when it got the lock, 0 when its wait timed out and
-	// NULL on an error, and the runner runs Release once for every time it
-	// took the lock, on every exit (the recipe's cleanup step with the same
-	// SQL is that release on success). "" for a lock the transaction's end
-	// releases.
-	Release string
+	// Lock, on a lock step, says what the statement locks: the engine's
+	// Session takes it and returns an error wrapping adapters.ErrLocked
+	// when it was not taken (the wait timed out, a try-lock said no).
+	Lock *LockSpec
+	// Job, for engines that submit statements as jobs (BigQuery), says
+	// which job the statement is; nil elsewhere.
+	Job *JobSpec
+	// Deferred: the engine buffers the statement into a script that runs
+	// at the script's end (BigQuery's transaction), so a check's failures
+	// are known only then: the runner records it as deferred until the
+	// script commits (pass) or fails on its assertion (fail).
+	Deferred bool
 	// Slots name the run-time values the step's SQL holds as tokens
 	// (Token): known only once the unit's write ran (the rows it wrote,
 	// when it ended, its checks' results), they are all the runner fills
 	// in; everything else runs as the recipe says (DESIGN §7).
 	Slots []string
+}
+
+// LockSpec is the lock a lock step takes.
+type LockSpec struct {
+	Key     string        // what is locked, for messages
+	Timeout time.Duration // how long the statement waits for it (0: until the transaction gets it)
+	// Release releases a session lock that outlives COMMIT and ROLLBACK
+	// (MySQL's GET_LOCK, which counts re-entries): the runner runs it once
+	// for every time it took the lock, on every exit (the recipe's cleanup
+	// step with the same SQL is that release on success). "" for a lock
+	// the transaction's end releases.
+	Release string
 }
 
 // Run-time values of a step (Step.Slots).
@@ -174,6 +195,29 @@ func (s *Step) Fill(values map[string]string) string {
 		}
 	}
 	return q
+}
+
+// JobSpec describes the job a statement is submitted as.
+type JobSpec struct {
+	// Kind names the job in its deterministic id (one per unit, attempt
+	// and kind), so that a retried submission finds the job it made.
+	Kind string
+	// Destination and Disposition, when set, make the query job write its
+	// result into a table (WRITE_TRUNCATE, WRITE_APPEND) instead of running
+	// DML: a partition's replacement in one job.
+	Destination *Relation
+	Disposition string
+	// Labels are the job's labels (run id, model), for cost attribution.
+	Labels map[string]string
+}
+
+// Result is what executing a step returned.
+type Result struct {
+	Affected int64 // rows the statement affected; -1 unknown
+	// Columns and Rows, for a check step, are its failing rows (at most
+	// the sample limit), as text with NULL as "NULL".
+	Columns []string
+	Rows    [][]string
 }
 
 // Materialization kinds.

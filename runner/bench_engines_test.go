@@ -98,7 +98,7 @@ func liveSchema(b *testing.B, engine, env, dsn, schema string) (adapters.Dialect
 	}
 	d := ad.Dialect
 	exec := func(q string) {
-		if _, err := sess.Exec(context.Background(), q); err != nil {
+		if _, err := adapters.ExecSQL(context.Background(), sess, q); err != nil {
 			b.Fatalf("%v\n%s", err, q)
 		}
 	}

@@ -71,9 +71,9 @@ func (s *recordingSession) add(q string) {
 	s.rec.Unlock()
 }
 
-func (s *recordingSession) Exec(ctx context.Context, q string) (int64, error) {
-	s.add(q)
-	return s.Session.Exec(ctx, q)
+func (s *recordingSession) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) {
+	s.add(st.SQL)
+	return s.Session.Exec(ctx, st)
 }
 
 func (s *recordingSession) Query(ctx context.Context, q string, limit int) ([]string, [][]string, error) {
@@ -105,6 +105,7 @@ func compiledSteps(t *testing.T, path string) []expected {
 		case strings.HasPrefix(line, "-- unit "):
 		case header.MatchString(line):
 			flush()
+		case strings.HasPrefix(line, "--    "): // a step's lock, job or deferral
 		case strings.HasPrefix(line, "-- count: "):
 			out = append(out, expect(strings.TrimPrefix(line, "-- count: "), true))
 		default:

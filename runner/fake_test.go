@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/plan"
 )
@@ -100,7 +101,29 @@ func (e *fakeEngine) Retryable(err error) bool { return errors.Is(err, errFakeCo
 
 type fakeSession struct{ srv *fakeServer }
 
-func (s *fakeSession) Exec(_ context.Context, q string) (int64, error) {
+// stepRunner is a fake session's statements and queries.
+type stepRunner interface {
+	run(ctx context.Context, q string) (int64, error)
+	Query(ctx context.Context, q string, limit int) ([]string, [][]string, error)
+}
+
+// execStep runs a step on a fake as sqlgen.Session does: a check or a lock
+// as a query (a check's rows are its failures), anything else as a
+// statement.
+func execStep(ctx context.Context, f stepRunner, st *plan.Step) (plan.Result, error) {
+	if st.Check != nil || st.Lock != nil {
+		cols, rows, err := f.Query(ctx, st.SQL, sqlgen.SampleLimit)
+		return plan.Result{Affected: -1, Columns: cols, Rows: rows}, err
+	}
+	n, err := f.run(ctx, st.SQL)
+	return plan.Result{Affected: n}, err
+}
+
+func (s *fakeSession) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) {
+	return execStep(ctx, s, st)
+}
+
+func (s *fakeSession) run(_ context.Context, q string) (int64, error) {
 	if err := s.srv.record(q); err != nil {
 		return 0, err
 	}

@@ -41,6 +41,11 @@ const (
 	CheckPass CheckStatus = "pass"
 	CheckFail CheckStatus = "fail" // an error check found rows: the unit failed
 	CheckWarn CheckStatus = "warn" // a warn check found rows: recorded, not failed
+	// CheckDeferred: the check is an assertion buffered into a script
+	// (BigQuery's transaction) that has not run yet; it becomes pass or fail
+	// when the script does, and stays deferred when the script stopped
+	// before it.
+	CheckDeferred CheckStatus = "deferred"
 )
 
 // Outcomes of a run, in Result.Outcome and target/run_results.json.
@@ -76,7 +81,7 @@ func (r *run) interrupted(ctx context.Context, sess adapters.Session, steps []pl
 	gctx, cancel := graceContext(ctx)
 	defer cancel()
 	if st.inTx {
-		_, _ = sess.Exec(gctx, r.d.Rollback())
+		rollback(gctx, sess, r.d)
 		st.inTx = false
 	}
 	cleanup(gctx, sess, steps, st)
@@ -101,7 +106,7 @@ func (r *run) abandonRow(ctx context.Context, sess adapters.Session, row *plan.A
 		}
 	}()
 	for _, q := range stmts {
-		if _, err := sess.Exec(ctx, q); err == nil {
+		if _, err := adapters.ExecSQL(ctx, sess, q); err == nil {
 			continue
 		}
 		if fresh == nil {
@@ -111,7 +116,7 @@ func (r *run) abandonRow(ctx context.Context, sess adapters.Session, row *plan.A
 			}
 			sess = fresh
 		}
-		_, _ = sess.Exec(ctx, q)
+		_, _ = adapters.ExecSQL(ctx, sess, q)
 	}
 }
 

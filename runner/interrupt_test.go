@@ -16,6 +16,7 @@ import (
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 	"github.com/idemc/idemc/runner"
 )
 
@@ -67,24 +68,24 @@ type interruptingSession struct {
 
 var errBadConn = errors.New("driver: bad connection")
 
-func (s *interruptingSession) Exec(ctx context.Context, q string) (int64, error) {
+func (s *interruptingSession) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) {
 	if s.dead {
-		return 0, errBadConn
+		return plan.Result{}, errBadConn
 	}
 	stop.Lock()
-	hit := stop.match != "" && strings.Contains(q, stop.match)
+	hit := stop.match != "" && strings.Contains(st.SQL, stop.match)
 	cancel, breaks := stop.cancel, stop.breaks
 	if hit {
 		stop.match = "" // one interrupt
 	}
 	stop.Unlock()
 	if !hit {
-		return s.Session.Exec(ctx, q)
+		return s.Session.Exec(ctx, st)
 	}
 	cancel()
 	<-ctx.Done()
 	s.dead = breaks
-	return 0, ctx.Err()
+	return plan.Result{}, ctx.Err()
 }
 
 func (s *interruptingSession) Query(ctx context.Context, q string, limit int) ([]string, [][]string, error) {

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -50,7 +51,17 @@ func lockArg(q string) string {
 	return strings.TrimSpace(name)
 }
 
-func (s *lockSession) Exec(_ context.Context, q string) (int64, error) {
+// Exec is the engine's side of a lock step, as MySQL's: GET_LOCK
+// answering anything but 1 did not take the lock.
+func (s *lockSession) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) {
+	res, err := execStep(ctx, s, st)
+	if err == nil && st.Lock != nil && s.srv.answer != "1" {
+		return res, fmt.Errorf("GET_LOCK answered %s: %w", s.srv.answer, adapters.ErrLocked)
+	}
+	return res, err
+}
+
+func (s *lockSession) run(_ context.Context, q string) (int64, error) {
 	s.srv.mu.Lock()
 	defer s.srv.mu.Unlock()
 	s.srv.ran = append(s.srv.ran, q)
@@ -111,8 +122,10 @@ func lockRun(t *testing.T, srv *lockServer) (*run, *plan.Unit) {
 // TestUnitReleasesSessionLocks: whatever way a unit ends, every GET_LOCK
 // it took is released as many times as it was taken (a pooled connection
 // kept holding the table's lock after a retried deadlock, and the table's
-// other partitions then waited 600 s), and a GET_LOCK answering NULL or 0
-// means the unit did not get the lock and writes nothing.
+// other partitions then waited 600 s), and a lock step whose error wraps
+// adapters.ErrLocked (the fake, as MySQL's session, returns it for a
+// GET_LOCK answering NULL or 0; the runner reads no lock rows) fails the
+// unit as locked by another run, writing nothing.
 func TestUnitReleasesSessionLocks(t *testing.T) {
 	cases := []struct {
 		name       string
@@ -128,7 +141,7 @@ func TestUnitReleasesSessionLocks(t *testing.T) {
 		{name: "retried until it gives up", answer: "1", failOn: "INSERT INTO `s`.`daily`", failures: 10, wantStatus: "failed", wantErr: "Deadlock", wantRetry: true},
 		{name: "a step fails", answer: "1", wantStatus: "failed", wantErr: "doesn't exist"},
 		{name: "the lock wait times out", answer: "0", wantStatus: "failed", wantErr: "locked by another run"},
-		{name: "GET_LOCK returns NULL", answer: "NULL", wantStatus: "failed", wantErr: "the lock was not taken"},
+		{name: "GET_LOCK returns NULL", answer: "NULL", wantStatus: "failed", wantErr: "locked by another run"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -169,9 +182,13 @@ func (e *failingEngine) Session(context.Context) (adapters.Session, error) {
 
 type failingSession struct{ lockSession }
 
-func (s *failingSession) Exec(ctx context.Context, q string) (int64, error) {
+func (s *failingSession) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) {
+	return execStep(ctx, s, st)
+}
+
+func (s *failingSession) run(ctx context.Context, q string) (int64, error) {
 	if strings.HasPrefix(q, "DELETE") {
 		return 0, errors.New("Error 1146: Table 's.daily' doesn't exist")
 	}
-	return s.lockSession.Exec(ctx, q)
+	return s.lockSession.run(ctx, q)
 }

@@ -421,7 +421,7 @@ func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error 
 				continue
 			}
 		}
-		if _, err := sess.Exec(ctx, r.d.Abandon(r.state, other)); err != nil {
+		if _, err := adapters.ExecSQL(ctx, sess, r.d.Abandon(r.state, other)); err != nil {
 			return err
 		}
 	}
@@ -438,7 +438,7 @@ func createSchemas(ctx context.Context, e adapters.Engine, s adapters.Session, d
 			continue
 		}
 		done[key] = true
-		if err := execIdempotent(ctx, e, s, d.CreateSchema(rel)); err != nil {
+		if err := execIdempotent(ctx, e, s, &plan.Step{SQL: d.CreateSchema(rel)}); err != nil {
 			return err
 		}
 	}

@@ -44,14 +44,14 @@ func (r *run) prepareState(ctx context.Context, sess adapters.Session) error {
 	}
 	if !have {
 		for _, q := range r.d.StateDDL(r.state) {
-			if err := execIdempotent(ctx, r.eng, sess, q); err != nil {
+			if err := execIdempotent(ctx, r.eng, sess, &plan.Step{SQL: q}); err != nil {
 				return fmt.Errorf("runner: creating the audit table: %w", err)
 			}
 		}
 	}
 	if haveAudit {
 		for _, q := range r.d.AuditMigrations(r.state, cols) {
-			if _, err := sess.Exec(ctx, q); err != nil {
+			if _, err := adapters.ExecSQL(ctx, sess, q); err != nil {
 				return fmt.Errorf("runner: adding columns to the audit table: %w", err)
 			}
 		}
@@ -66,11 +66,11 @@ func (r *run) prepareState(ctx context.Context, sess adapters.Session) error {
 // pg_namespace, pg_type, pg_class); run again, the statement finds the
 // object and does nothing. Only errors the engine classifies as such a race
 // (adapters.DDLRacer) are tried again, a few times; any other fails at once.
-func execIdempotent(ctx context.Context, e adapters.Engine, sess adapters.Session, q string) error {
+func execIdempotent(ctx context.Context, e adapters.Engine, sess adapters.Session, s *plan.Step) error {
 	racer, _ := e.(adapters.DDLRacer)
 	var err error
 	for attempt := 1; attempt <= 4; attempt++ {
-		if _, err = sess.Exec(ctx, q); err == nil || ctx.Err() != nil || racer == nil || !racer.LostDDLRace(err) {
+		if _, err = sess.Exec(ctx, s); err == nil || ctx.Err() != nil || racer == nil || !racer.LostDDLRace(err) {
 			return err
 		}
 		time.Sleep(time.Duration(attempt) * 30 * time.Millisecond)
@@ -95,12 +95,12 @@ func (r *run) startRun(ctx context.Context, sess adapters.Session, pl *plan.Plan
 	}
 	r.runRow = &plan.RunRow{RunID: r.res.RunID, Command: cmd, Options: string(b), Target: pl.Target, AsOf: pl.AsOf,
 		GitCommit: o.GitCommit, Started: r.res.Started, RetryOf: r.res.RetryOf}
-	if _, err := sess.Exec(ctx, r.d.RunStart(r.state, r.runRow)); err != nil {
+	if _, err := adapters.ExecSQL(ctx, sess, r.d.RunStart(r.state, r.runRow)); err != nil {
 		return fmt.Errorf("runner: recording the run in idemc_runs: %w", err)
 	}
 	// Only a run with work: an up-to-date build writes nothing.
 	if q := r.d.AuditIndex(r.state); q != "" {
-		if err := execIdempotent(ctx, r.eng, sess, q); err != nil {
+		if err := execIdempotent(ctx, r.eng, sess, &plan.Step{SQL: q}); err != nil {
 			return fmt.Errorf("runner: indexing the audit table: %w", err)
 		}
 	}
@@ -122,7 +122,7 @@ func (r *run) finishRun(ctx context.Context, outcome string) {
 	row := *r.runRow
 	row.Ended, row.Outcome = time.Now().UTC(), outcome
 	row.Succeeded, row.Failed, row.Skipped = r.res.Succeeded, r.res.Failed, r.res.Skipped
-	_, _ = sess.Exec(ctx, r.d.RunFinish(r.state, &row))
+	_, _ = adapters.ExecSQL(ctx, sess, r.d.RunFinish(r.state, &row))
 }
 
 // retryPlan makes the plan options of the most recent run again: its

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
 )
 
 var (
@@ -21,7 +22,11 @@ type ddlSession struct {
 	runs int
 }
 
-func (s *ddlSession) Exec(context.Context, string) (int64, error) {
+func (s *ddlSession) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) {
+	return execStep(ctx, s, st)
+}
+
+func (s *ddlSession) run(context.Context, string) (int64, error) {
 	s.runs++
 	if len(s.errs) > 0 {
 		err := s.errs[0]
@@ -56,7 +61,7 @@ func TestExecIdempotentRetriesOnlyRaces(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &ddlSession{errs: tc.errs}
-			err := execIdempotent(context.Background(), tc.eng, s, "CREATE SCHEMA IF NOT EXISTS s")
+			err := execIdempotent(context.Background(), tc.eng, s, &plan.Step{SQL: "CREATE SCHEMA IF NOT EXISTS s"})
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
 				t.Errorf("error %v, want %v", err, tc.wantErr)
 			}

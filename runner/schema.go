@@ -302,9 +302,9 @@ func (r *run) retype(ctx context.Context, ddl *schemaDDL, w *plan.Write, dest []
 		return nil
 	}
 	for _, q := range stmts {
-		if _, err := ddl.sess.Exec(ctx, q); err != nil {
+		if _, err := adapters.ExecSQL(ctx, ddl.sess, q); err != nil {
 			if rb := r.d.Rollback(); rb != "" {
-				_, _ = ddl.sess.Exec(context.WithoutCancel(ctx), rb)
+				_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), ddl.sess, rb)
 			}
 			return retypeError(w.Model, changes, err, q)
 		}
@@ -332,14 +332,14 @@ func (r *run) retypeAside(ctx context.Context, ddl *schemaDDL, w *plan.Write, de
 	ab := r.d.(adapters.AsideBuilder)
 	tw := *w
 	tw.Target = r.asideOf(w.Target, "__idemc_try")
-	defer func() { _, _ = ddl.sess.Exec(context.WithoutCancel(ctx), r.d.DropTable(tw.Target)) }()
+	defer func() { _, _ = adapters.ExecSQL(context.WithoutCancel(ctx), ddl.sess, r.d.DropTable(tw.Target)) }()
 	for _, q := range ab.CopyTable(tw.Target, w.Target, true) {
-		if _, err := ddl.sess.Exec(ctx, q); err != nil {
+		if _, err := adapters.ExecSQL(ctx, ddl.sess, q); err != nil {
 			return err
 		}
 	}
 	for _, q := range r.d.RetypeColumns(&tw, dest, changes) {
-		if _, err := ddl.sess.Exec(ctx, q); err != nil {
+		if _, err := adapters.ExecSQL(ctx, ddl.sess, q); err != nil {
 			if !r.rebuildsAll(w) {
 				return retypeError(w.Model, changes, err, q)
 			}

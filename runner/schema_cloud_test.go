@@ -36,7 +36,11 @@ type recorder struct {
 func (e *recorder) Session(context.Context) (adapters.Session, error) { return e, nil }
 func (e *recorder) Close() error                                      { return nil }
 
-func (e *recorder) Exec(_ context.Context, q string) (int64, error) {
+func (e *recorder) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) {
+	return execStep(ctx, e, st)
+}
+
+func (e *recorder) run(_ context.Context, q string) (int64, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.killed {

@@ -110,7 +110,7 @@ func (r *run) repairKindSwap(ctx context.Context, s adapters.Session, ks adapter
 		return "", err
 	}
 	if have == "" {
-		if _, err := s.Exec(ctx, ks.RenameRelation(old, w.Target, oldKind == "view")); err != nil {
+		if _, err := adapters.ExecSQL(ctx, s, ks.RenameRelation(old, w.Target, oldKind == "view")); err != nil {
 			return "", fmt.Errorf("restoring %s, which a dead run renamed to %s: %w", r.d.Qualify(w.Target), r.d.Qualify(old), err)
 		}
 		return oldKind, nil
@@ -128,7 +128,7 @@ func (r *run) dropLeftover(ctx context.Context, s adapters.Session, rel plan.Rel
 	if kind == "view" {
 		drop = "DROP VIEW IF EXISTS " + r.d.Qualify(rel)
 	}
-	if _, err := s.Exec(ctx, drop); err != nil {
+	if _, err := adapters.ExecSQL(ctx, s, drop); err != nil {
 		return fmt.Errorf("dropping %s, left by a dead run: %w", r.d.Qualify(rel), err)
 	}
 	return nil

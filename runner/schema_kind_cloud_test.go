@@ -36,7 +36,8 @@ func TestCloudKindSwitch(t *testing.T) {
 // TestCloudKindSwapShapes: the recipe of a materialization switch on
 // BigQuery and Spark. BigQuery writes and checks the new table in one
 // script, swaps it in by three DDL jobs after COMMIT, then records the
-// unit in a second script; its labels come before the audit row. Spark
+// unit in a second script; its labels ride on the recipe's steps (the
+// audit row's is the first that runs, before any write job). Spark
 // stages, checks and writes the new table, then renames. A view is
 // created aside and checked there before the swap, on both.
 func TestCloudKindSwapShapes(t *testing.T) {
@@ -44,14 +45,14 @@ func TestCloudKindSwapShapes(t *testing.T) {
 		engine, to, shape string
 		swap              []string
 	}{
-		{"bigquery", plan.Table, "prepare audit_start schema schema schema schema begin delete insert check commit publish publish publish schema begin audit_finish state commit cleanup cleanup", []string{
+		{"bigquery", plan.Table, "audit_start schema schema schema schema begin delete insert check commit publish publish publish schema begin audit_finish state commit cleanup cleanup", []string{
 			"ALTER TABLE IF EXISTS `analytics`.`events__idemc_new` RENAME TO `events__idemc_old`",
 			"DROP VIEW IF EXISTS `analytics`.`events`",
 			"ALTER TABLE IF EXISTS `analytics`.`events__idemc_old` RENAME TO `events`"}},
-		{"bigquery", plan.View, "prepare schema schema schema audit_start stage check publish publish schema audit_finish cleanup cleanup", []string{
+		{"bigquery", plan.View, "schema schema schema audit_start stage check publish publish schema audit_finish cleanup cleanup", []string{
 			"ALTER TABLE IF EXISTS `analytics`.`events` RENAME TO `events__idemc_old`",
 			"CREATE VIEW `analytics`.`events` AS\nSELECT id, d FROM raw.events"}},
-		{"bigquery", plan.Incremental, "prepare audit_start schema schema schema schema begin delete insert validate check commit publish publish publish schema begin audit_finish state commit cleanup cleanup", nil},
+		{"bigquery", plan.Incremental, "audit_start schema schema schema schema begin delete insert validate check commit publish publish publish schema begin audit_finish state commit cleanup cleanup", nil},
 		{"spark", plan.Table, "audit_start schema schema schema stage check publish publish publish schema audit_finish cleanup cleanup cleanup", []string{
 			"ALTER VIEW `analytics`.`events` RENAME TO `analytics`.`events__idemc_old`",
 			"ALTER TABLE `analytics`.`events__idemc_new` RENAME TO `analytics`.`events`"}},

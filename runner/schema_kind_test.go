@@ -141,7 +141,11 @@ func (c *kindCatalog) step() error {
 	return nil
 }
 
-func (c *kindCatalog) Exec(_ context.Context, q string) (int64, error) {
+func (c *kindCatalog) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) {
+	return execStep(ctx, c, st)
+}
+
+func (c *kindCatalog) run(_ context.Context, q string) (int64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.step(); err != nil {

@@ -72,7 +72,7 @@ func (k *schemaDDL) exec(ctx context.Context, sql, comment string) error {
 		k.steps = append(k.steps, plan.Step{Purpose: plan.SchemaStep, Comment: comment, SQL: sql})
 		return nil
 	}
-	_, err := k.sess.Exec(ctx, sql)
+	_, err := adapters.ExecSQL(ctx, k.sess, sql)
 	return err
 }
 
@@ -80,12 +80,12 @@ func (k *schemaDDL) exec(ctx context.Context, sql, comment string) error {
 // would succeed on the data (a value that cannot take a column's new type)
 // without changing anything. It returns the statement that failed.
 func (k *schemaDDL) try(ctx context.Context, stmts []string) (string, error) {
-	if _, err := k.sess.Exec(ctx, k.begin); err != nil {
+	if _, err := adapters.ExecSQL(ctx, k.sess, k.begin); err != nil {
 		return k.begin, err
 	}
-	defer func() { _, _ = k.sess.Exec(context.WithoutCancel(ctx), k.rollback) }()
+	defer func() { _, _ = adapters.ExecSQL(context.WithoutCancel(ctx), k.sess, k.rollback) }()
 	for _, q := range stmts {
-		if _, err := k.sess.Exec(ctx, q); err != nil {
+		if _, err := adapters.ExecSQL(ctx, k.sess, q); err != nil {
 			return q, err
 		}
 	}

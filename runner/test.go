@@ -113,11 +113,11 @@ func readOnlyQuery(ctx context.Context, sess adapters.Session, engine, sql strin
 	if !ok {
 		return sess.Query(ctx, sql, sqlgen.SampleLimit)
 	}
-	if _, err := sess.Exec(ctx, begin); err != nil {
+	if _, err := adapters.ExecSQL(ctx, sess, begin); err != nil {
 		return nil, nil, fmt.Errorf("opening a read-only transaction: %w", err)
 	}
 	cols, rows, err := sess.Query(ctx, sql, sqlgen.SampleLimit)
-	if _, rerr := sess.Exec(ctx, "ROLLBACK"); rerr != nil && err == nil {
+	if _, rerr := adapters.ExecSQL(ctx, sess, "ROLLBACK"); rerr != nil && err == nil {
 		err = fmt.Errorf("ending the read-only transaction: %w", rerr)
 	}
 	return cols, rows, err

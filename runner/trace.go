@@ -27,9 +27,13 @@ func (t *tracing) log(start time.Time, kind, q string) {
 	fmt.Fprintf(t.w, "trace %-30s %-7s %8.1fms  %s\n", t.unit, kind, float64(time.Since(start).Microseconds())/1000, q)
 }
 
-func (t *tracing) Exec(ctx context.Context, q string) (int64, error) {
-	defer t.log(time.Now(), "exec", q)
-	return t.Session.Exec(ctx, q)
+func (t *tracing) Exec(ctx context.Context, s *plan.Step) (plan.Result, error) {
+	kind := "exec"
+	if s.Check != nil || s.Lock != nil {
+		kind = "query" // as they were traced when they went through Query
+	}
+	defer t.log(time.Now(), kind, s.SQL)
+	return t.Session.Exec(ctx, s)
 }
 
 func (t *tracing) Query(ctx context.Context, q string, limit int) ([]string, [][]string, error) {
@@ -47,15 +51,18 @@ func (t *tracing) Relation(ctx context.Context, r plan.Relation) ([]plan.Column,
 	return t.Session.Relation(ctx, r)
 }
 
-// counting counts the statements a session executes.
+// counting counts the statements a session executes that could write
+// (Result.Statements).
 type counting struct {
 	adapters.Session
 	n *atomic.Int64
 }
 
-func (c *counting) Exec(ctx context.Context, q string) (int64, error) {
-	c.n.Add(1)
-	return c.Session.Exec(ctx, q)
+func (c *counting) Exec(ctx context.Context, s *plan.Step) (plan.Result, error) {
+	if s.Check == nil && s.Lock == nil { // checks and locks are queries: they write nothing
+		c.n.Add(1)
+	}
+	return c.Session.Exec(ctx, s)
 }
 
 // counted wraps a session so its statements are counted (and traced with

@@ -117,11 +117,11 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 				if where != "" {
 					q += " WHERE " + where
 				}
-				if _, err := sess.Exec(ctx, "DROP TABLE IF EXISTS "+d.Qualify(snap)); err != nil {
+				if _, err := adapters.ExecSQL(ctx, sess, "DROP TABLE IF EXISTS "+d.Qualify(snap)); err != nil {
 					r.Error = err.Error()
 					continue
 				}
-				if _, err := sess.Exec(ctx, q); err != nil {
+				if _, err := adapters.ExecSQL(ctx, sess, q); err != nil {
 					r.Error = err.Error()
 					continue
 				}
@@ -248,7 +248,7 @@ func dropAll(ctx context.Context, p *project.Project, target string, rels []plan
 	}
 	defer s.Close()
 	for _, r := range rels {
-		_, _ = s.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+d.Qualify(r))
+		_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), s, "DROP TABLE IF EXISTS "+d.Qualify(r))
 	}
 }
 
@@ -362,7 +362,7 @@ func dropScratch(ctx context.Context, p *project.Project, target string, pl *pla
 		sc := node.Relation.Schema
 		if strings.HasSuffix(sc, verifySuffix) && !done[sc] {
 			done[sc] = true
-			_, _ = s.Exec(context.WithoutCancel(ctx), ad.Dialect.DropSchema(sc))
+			_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), s, ad.Dialect.DropSchema(sc))
 		}
 	}
 }

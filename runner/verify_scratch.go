@@ -45,7 +45,7 @@ func claimScratch(ctx context.Context, p *project.Project, target string, pl *pl
 	}
 	defer sess.Close()
 	for _, q := range leftoverDrops(ctx, sess, pl, d) {
-		_, _ = sess.Exec(ctx, q)
+		_, _ = adapters.ExecSQL(ctx, sess, q)
 	}
 	if ad.Capabilities.SingleWriter {
 		// The file lock must be free for the builds verify runs next.

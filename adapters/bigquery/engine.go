@@ -9,7 +9,6 @@ import (
 	"math/big"
 	"net/http"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -130,73 +129,112 @@ func (e *Engine) Retryable(err error) bool {
 	return strings.Contains(msg, "concurrent update") || strings.Contains(msg, "aborted due to concurrent") || strings.Contains(msg, "could not serialize access")
 }
 
-// Session executes a unit's statements as BigQuery jobs.
+// Session executes a unit's steps as BigQuery jobs. What a job needs
+// besides its SQL comes with the step (plan.Step.Job), never from the text:
 //
-//   - SET @@query_label = 'k:v,…' is applied client-side: its labels go on
-//     every later job of the session, and the unit's identity in them
-//     (model, partition, attempt) names its write jobs.
-//   - BEGIN TRANSACTION starts buffering. Exec of any statement appends it to
-//     the script (rows affected unknown: -1). Query of an ASSERT appends it
-//     and returns no rows: the verdict comes at COMMIT. Any other query is
-//     refused, since it could not see the script's writes.
-//   - COMMIT TRANSACTION submits "BEGIN TRANSACTION; …; COMMIT TRANSACTION;"
-//     as ONE query job with a deterministic id and waits for it: a failing
+//   - A step's job labels (run id, model, partition, attempt) go on it and
+//     on every later job of the session; the unit's identity in them names
+//     its write jobs (JobID).
+//   - A begin step starts buffering. Any step then is appended to the
+//     script (rows affected unknown: -1); a check step is an ASSERT there,
+//     whose check is remembered: its verdict comes at commit.
+//   - The commit step submits "BEGIN TRANSACTION; …; COMMIT TRANSACTION;" as
+//     ONE query job with a deterministic id and waits for it: a failing
 //     statement or ASSERT fails the job and BigQuery rolls the whole script
-//     back. ROLLBACK TRANSACTION discards the buffer (nothing was sent).
-//   - A statement led by an idemc directive (see Directive) is a write job
-//     with a deterministic id, and optionally a destination table and write
-//     disposition (insert_overwrite's publish).
+//     back; an ASSERT's failure is returned as adapters.CheckFailed naming
+//     its check. A rollback step discards the buffer (nothing was sent).
+//   - A step with a job kind is a write job with a deterministic id, and
+//     optionally a destination table and write disposition (insert_overwrite's
+//     publish). A publish step with no job spec, which only the runner
+//     builds (the swap of a checked copy), is the unit's "swap" write job.
 //   - Everything else is one query job, waited for.
 type Session struct {
 	e        *Engine
 	labels   map[string]string
 	inTx     bool
 	script   []string
+	asserts  []*plan.Check  // the checks of the buffered ASSERTs, in order
 	seq      map[string]int // submissions per job kind, for retried transactions
 	lastJobs []string       // ids of the jobs submitted (for tests and messages)
 }
 
-var labelRe = regexp.MustCompile(`^SET\s+@@query_label\s*=\s*'((?:[^'\\]|\\.)*)'\s*;?\s*$`)
-
-// Exec runs (or buffers) one statement.
-func (s *Session) Exec(ctx context.Context, sql string) (int64, error) {
-	stmt := strings.TrimSpace(sql)
-	word := strings.ToUpper(strings.TrimRight(stmt, "; \n"))
-	if m := labelRe.FindStringSubmatch(stmt); m != nil {
-		s.setLabels(unescape(m[1]))
-		return 0, nil
+// Exec runs (or buffers) one step.
+func (s *Session) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) {
+	if st.Job != nil && st.Job.Labels != nil {
+		s.setLabels(st.Job.Labels)
 	}
-	switch word {
-	case dialect.BeginSQL, "BEGIN":
+	switch st.Purpose {
+	case plan.Begin:
 		if s.inTx {
-			return 0, errors.New("bigquery: BEGIN TRANSACTION inside a buffered transaction")
+			return plan.Result{}, errors.New("bigquery: BEGIN TRANSACTION inside a buffered transaction")
 		}
-		s.inTx, s.script = true, nil
-		return 0, nil
-	case dialect.RollbackSQL, "ROLLBACK":
-		s.inTx, s.script = false, nil
-		return 0, nil
-	case dialect.CommitSQL, "COMMIT":
-		if !s.inTx {
-			return 0, errors.New("bigquery: COMMIT TRANSACTION without BEGIN TRANSACTION")
-		}
-		script := s.Script()
-		s.inTx, s.script = false, nil
-		_, err := s.run(ctx, script, "script", nil)
-		return -1, err
+		s.inTx, s.script, s.asserts = true, nil, nil
+		return plan.Result{}, nil
+	case plan.Rollback:
+		s.inTx, s.script, s.asserts = false, nil, nil
+		return plan.Result{}, nil
+	case plan.Commit:
+		return plan.Result{Affected: -1}, s.commit(ctx, st)
 	}
+	stmt := strings.TrimRight(strings.TrimSpace(st.SQL), "; \n")
 	if s.inTx {
-		s.script = append(s.script, strings.TrimRight(stmt, "; \n"))
-		return -1, nil
+		s.script = append(s.script, stmt)
+		if st.Check != nil {
+			s.asserts = append(s.asserts, st.Check)
+		}
+		return plan.Result{Affected: -1}, nil
 	}
-	st, err := s.run(ctx, stmt, "", nil)
+	if st.Check != nil {
+		cols, rows, err := s.Query(ctx, stmt, sqlgen.SampleLimit)
+		return plan.Result{Affected: -1, Columns: cols, Rows: rows}, err
+	}
+	job := st.Job
+	if st.Purpose == plan.Publish && job == nil {
+		job = &plan.JobSpec{Kind: "swap"} // the runner's publish: a copy's swap (the dialect's steps all have a job)
+	}
+	jst, err := s.run(ctx, stmt, job, nil)
 	if err != nil {
-		return 0, err
+		return plan.Result{}, err
 	}
-	if d, ok := st.Statistics.Details.(*bq.QueryStatistics); ok && d != nil && isDML(d.StatementType) {
-		return d.NumDMLAffectedRows, nil
+	if d, ok := jst.Statistics.Details.(*bq.QueryStatistics); ok && d != nil && isDML(d.StatementType) {
+		return plan.Result{Affected: d.NumDMLAffectedRows}, nil
 	}
-	return -1, nil
+	return plan.Result{Affected: -1}, nil
+}
+
+// commit submits the buffered script. A script that stopped on one of its
+// ASSERTs (each says "idemc check NAME") fails as that check.
+func (s *Session) commit(ctx context.Context, st *plan.Step) error {
+	if !s.inTx {
+		return errors.New("bigquery: COMMIT TRANSACTION without BEGIN TRANSACTION")
+	}
+	script, asserts := s.Script(), s.asserts
+	s.inTx, s.script, s.asserts = false, nil, nil
+	job := st.Job
+	if job == nil || job.Kind == "" {
+		job = &plan.JobSpec{Kind: "script"}
+	}
+	_, err := s.run(ctx, script, job, nil)
+	if c := failedAssert(err, asserts); c != nil {
+		return &adapters.CheckFailed{Check: c.Name, Err: err}
+	}
+	return err
+}
+
+// failedAssert is the check whose ASSERT message a failed script's error
+// carries (the longest name that matches: unique(a) is in unique(a, b)'s).
+func failedAssert(err error, asserts []*plan.Check) *plan.Check {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	var found *plan.Check
+	for _, c := range asserts {
+		if strings.Contains(msg, dialect.AssertMessage(c)) && (found == nil || len(c.Name) > len(found.Name)) {
+			found = c
+		}
+	}
+	return found
 }
 
 func isDML(t string) bool {
@@ -223,14 +261,10 @@ func (s *Session) Script() string {
 func (s *Session) Query(ctx context.Context, sql string, limit int) ([]string, [][]string, error) {
 	stmt := strings.TrimSpace(sql)
 	if s.inTx {
-		if strings.HasPrefix(strings.ToUpper(stmt), "ASSERT") {
-			s.script = append(s.script, strings.TrimRight(stmt, "; \n"))
-			return nil, nil, nil
-		}
-		return nil, nil, errors.New("bigquery: a query inside a buffered script transaction cannot see the script's writes; express it as ASSERT")
+		return nil, nil, errors.New("bigquery: a query inside a buffered script transaction cannot see the script's writes; make it a check step (an ASSERT of the script)")
 	}
 	var it *bq.RowIterator
-	_, err := s.run(ctx, s.e.regionalize(stmt), "", func(j *bq.Job) error {
+	_, err := s.run(ctx, s.e.regionalize(stmt), nil, func(j *bq.Job) error {
 		var err error
 		it, err = j.Read(ctx)
 		return err
@@ -323,25 +357,19 @@ func (s *Session) Relation(ctx context.Context, r plan.Relation) ([]plan.Column,
 
 // Close discards an unfinished buffer.
 func (s *Session) Close() error {
-	s.inTx, s.script = false, nil
+	s.inTx, s.script, s.asserts = false, nil, nil
 	return nil
 }
 
 // Jobs lists the ids of the jobs this session submitted, in order.
 func (s *Session) Jobs() []string { return append([]string(nil), s.lastJobs...) }
 
-func (s *Session) setLabels(spec string) {
-	s.labels = map[string]string{}
-	for _, kv := range strings.Split(spec, ",") {
-		k, v, ok := strings.Cut(kv, ":")
-		if ok && k != "" {
-			s.labels[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
+// setLabels makes labels the session's: they go on every later job.
+func (s *Session) setLabels(l map[string]string) {
+	s.labels = make(map[string]string, len(l))
+	for k, v := range l {
+		s.labels[k] = v
 	}
-}
-
-func unescape(s string) string {
-	return strings.NewReplacer(`\\`, `\`, `\'`, `'`).Replace(s)
 }
 
 // query is a query job configured for the target: location, default
@@ -360,25 +388,22 @@ func (s *Session) query(sql string) *bq.Query {
 	return q
 }
 
-var directiveRe = regexp.MustCompile(`^/\* idemc: ([^*]*) \*/\n`)
-
-// run submits one statement as a query job and waits for it. kind names a
-// unit's write job ("script", or job=… from a directive): its id is derived
-// from the unit and attempt. read, when set, reads the finished job.
-func (s *Session) run(ctx context.Context, sql, kind string, read func(*bq.Job) error) (*bq.JobStatus, error) {
+// run submits one statement as a query job and waits for it. A job with a
+// kind is a unit's write job ("script", "stage", "publish", "swap"): its id
+// is derived from the unit and attempt; its destination and disposition,
+// when set, make it write its result to that table. read, when set, reads
+// the finished job.
+func (s *Session) run(ctx context.Context, sql string, job *plan.JobSpec, read func(*bq.Job) error) (*bq.JobStatus, error) {
 	q := s.query(sql)
-	if m := directiveRe.FindStringSubmatch(sql); m != nil {
-		for _, kv := range strings.Fields(m[1]) {
-			k, v, _ := strings.Cut(kv, "=")
-			switch k {
-			case "job":
-				kind = v
-			case "destination":
-				q.Dst = s.table(v)
-			case "write_disposition":
-				q.WriteDisposition = bq.TableWriteDisposition(v)
-				q.CreateDisposition = bq.CreateNever
-			}
+	kind := ""
+	if job != nil {
+		kind = job.Kind
+		if job.Destination != nil {
+			q.Dst = s.table(*job.Destination)
+		}
+		if job.Disposition != "" {
+			q.WriteDisposition = bq.TableWriteDisposition(job.Disposition)
+			q.CreateDisposition = bq.CreateNever
 		}
 	}
 	j, err := s.submit(ctx, q, kind)
@@ -413,15 +438,10 @@ func (s *Session) wait(ctx context.Context, j *bq.Job) (*bq.JobStatus, error) {
 	return st, nil
 }
 
-// table resolves project.dataset.table (or dataset.table) to a Table.
-func (s *Session) table(name string) *bq.Table {
-	i := strings.LastIndexByte(name, '.')
-	tbl, rest := name[i+1:], name[:max(i, 0)]
-	project, dataset := s.e.project, rest
-	if j := strings.LastIndexByte(rest, '.'); j >= 0 {
-		project, dataset = rest[:j], rest[j+1:]
-	}
-	return s.e.client.DatasetInProject(project, dataset).Table(tbl)
+// table is a relation as the API's Table (the target's project and
+// dataset when it names none).
+func (s *Session) table(r plan.Relation) *bq.Table {
+	return s.e.client.DatasetInProject(cmp.Or(r.Database, s.e.project), cmp.Or(r.Schema, s.e.dataset)).Table(r.Name)
 }
 
 // JobID derives a unit's job id: the model, partition and attempt from the

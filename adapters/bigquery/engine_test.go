@@ -3,6 +3,7 @@ package bigquery
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -22,11 +23,11 @@ func runUnit(t *testing.T, s adapters.Session, steps []plan.Step) error {
 	inTx := false
 	fail := func(err error) error {
 		if inTx {
-			_, _ = s.Exec(ctx, dialect.NewDialect().Rollback())
+			_, _ = s.Exec(ctx, &plan.Step{Purpose: plan.Rollback, SQL: dialect.NewDialect().Rollback()})
 		}
 		for _, st := range steps {
 			if st.Purpose == plan.Cleanup {
-				_, _ = s.Exec(ctx, st.SQL)
+				_, _ = s.Exec(ctx, &st)
 			}
 		}
 		return err
@@ -34,7 +35,8 @@ func runUnit(t *testing.T, s adapters.Session, steps []plan.Step) error {
 	for _, st := range steps {
 		switch st.Purpose {
 		case plan.Validate, plan.CheckStep:
-			_, rows, err := s.Query(ctx, st.SQL, 5)
+			res, err := s.Exec(ctx, &st)
+			rows := res.Rows
 			if err != nil {
 				return fail(err)
 			}
@@ -43,7 +45,7 @@ func runUnit(t *testing.T, s adapters.Session, steps []plan.Step) error {
 			}
 			continue
 		}
-		if _, err := s.Exec(ctx, st.SQL); err != nil {
+		if _, err := s.Exec(ctx, &st); err != nil {
 			if st.Purpose == plan.Cleanup {
 				continue
 			}
@@ -83,7 +85,7 @@ func partitionWrite(strategy string) *plan.Write {
 func kinds(jobs []*fakeJob) string {
 	out := make([]string, len(jobs))
 	for i, j := range jobs {
-		q := strings.ToUpper(strings.TrimSpace(stripDirective(j.SQL)))
+		q := strings.ToUpper(strings.TrimSpace(j.SQL))
 		switch {
 		case strings.HasPrefix(q, "BEGIN TRANSACTION"):
 			out[i] = "SCRIPT"
@@ -130,7 +132,7 @@ func TestScriptTransactionIsOneJob(t *testing.T) {
 	if got, want := strings.Join(heads, " | "), "BEGIN TRANSACTION | DELETE FROM | INSERT INTO | ASSERT NOT | ASSERT NOT | UPDATE `analytics`.`idemc_audit` | UPDATE `analytics`.`idemc_audit` | COMMIT TRANSACTION;"; got != want {
 		t.Fatalf("script statements:\n got %s\nwant %s\n%s", got, want, script.SQL)
 	}
-	if !strings.Contains(script.SQL, "AS 'idemc: check unique(event_key) failed'") || !strings.Contains(script.SQL, "AS 'idemc: check not_null(event_date) failed'") {
+	if !strings.Contains(script.SQL, "AS 'idemc check unique(event_key)'") || !strings.Contains(script.SQL, "AS 'idemc check not_null(event_date)'") {
 		t.Errorf("the error checks must be ASSERTs in the script:\n%s", script.SQL)
 	}
 	if strings.Contains(script.SQL, "min_rows") {
@@ -156,7 +158,7 @@ func TestScriptTransactionIsOneJob(t *testing.T) {
 	// The same unit and attempt derive the same id in another session
 	// (a resubmission finds the job).
 	s2, _ := e.Session(context.Background())
-	s2.(*Session).setLabels("idemc_attempt:2,idemc_model:events_daily,idemc_partition:2026-07-02,idemc_run:other")
+	s2.(*Session).setLabels(map[string]string{"idemc_attempt": "2", "idemc_model": "events_daily", "idemc_partition": "2026-07-02", "idemc_run": "other"})
 	if id := s2.(*Session).JobID("script", 1); id != wantID {
 		t.Errorf("job id not deterministic: %s vs %s", id, wantID)
 	}
@@ -167,7 +169,7 @@ func TestFailingAssertRollsBackTheScript(t *testing.T) {
 	e := f.engine(t, "EU")
 	f.fail = func(sql string) string {
 		if strings.HasPrefix(sql, "BEGIN TRANSACTION") {
-			return "idemc: check unique(event_key) failed at [9:1]"
+			return "idemc check unique(event_key) at [9:1]"
 		}
 		return ""
 	}
@@ -267,10 +269,8 @@ func TestResubmissionFindsTheJob(t *testing.T) {
 	s, _ := e.Session(context.Background())
 	sess := s.(*Session)
 	steps := dialect.NewDialect().Recipe(partitionWrite("delete_insert"))
-	// The label step names the unit; derive its script id.
-	if _, err := s.Exec(context.Background(), steps[0].SQL); err != nil {
-		t.Fatal(err)
-	}
+	// The steps' labels name the unit; derive its script id.
+	sess.setLabels(steps[0].Job.Labels)
 	id := sess.JobID("script", 1)
 	// A job with that id exists already and carries this run's label: an
 	// earlier send of this very submission (the answer was lost).
@@ -291,9 +291,7 @@ func TestOtherRunsJobDoesNotStandIn(t *testing.T) {
 	s, _ := e.Session(context.Background())
 	sess := s.(*Session)
 	steps := dialect.NewDialect().Recipe(partitionWrite("delete_insert"))
-	if _, err := s.Exec(context.Background(), steps[0].SQL); err != nil {
-		t.Fatal(err)
-	}
+	sess.setLabels(steps[0].Job.Labels)
 	id := sess.JobID("script", 1)
 	// Same unit and attempt, but another run's finished job (an audit table
 	// reset, or a concurrent run): this unit must still write, under _r2.
@@ -357,7 +355,7 @@ func TestPreviousAttemptStillRunningIsWaitedFor(t *testing.T) {
 	e := f.engine(t, "EU")
 	s, _ := e.Session(context.Background())
 	sess := s.(*Session)
-	sess.setLabels("idemc_attempt:1,idemc_model:events_daily,idemc_partition:2026-07-02,idemc_run:dead-run")
+	sess.setLabels(map[string]string{"idemc_attempt": "1", "idemc_model": "events_daily", "idemc_partition": "2026-07-02", "idemc_run": "dead-run"})
 	prev := sess.JobID("script", 1)
 	f.preJob(prev, "dead-run", "RUNNING")
 	if err := runUnit(t, s, dialect.NewDialect().Recipe(partitionWrite("delete_insert"))); err != nil {
@@ -376,16 +374,17 @@ func TestQueriesInsideTheScriptAreRefused(t *testing.T) {
 	e := f.engine(t, "")
 	s, _ := e.Session(context.Background())
 	ctx := context.Background()
-	if _, err := s.Exec(ctx, dialect.BeginSQL); err != nil {
+	if _, err := s.Exec(ctx, &plan.Step{Purpose: plan.Begin, SQL: dialect.BeginSQL}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := s.Query(ctx, "SELECT count(*) FROM t", 1); err == nil {
 		t.Fatal("a SELECT inside the buffered transaction cannot see its writes and must be refused")
 	}
-	if _, rows, err := s.Query(ctx, "ASSERT (SELECT count(*) FROM t) > 0 AS 'x'", 1); err != nil || rows != nil {
-		t.Fatalf("an ASSERT is buffered: %v %v", rows, err)
+	check := &plan.Check{Name: "min_rows(1)", Kind: plan.CheckMinRows, Severity: "error", MinRows: 1}
+	if res, err := s.Exec(ctx, &plan.Step{Purpose: plan.CheckStep, Check: check, Deferred: true, SQL: "ASSERT (SELECT count(*) FROM t) > 0 AS 'x'"}); err != nil || res.Rows != nil {
+		t.Fatalf("an ASSERT is buffered: %v %v", res.Rows, err)
 	}
-	if _, err := s.Exec(ctx, dialect.RollbackSQL); err != nil {
+	if _, err := s.Exec(ctx, &plan.Step{Purpose: plan.Rollback, SQL: dialect.RollbackSQL}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(f.submitted()); n != 0 {
@@ -423,7 +422,7 @@ func TestSessionReadsAndDescribes(t *testing.T) {
 	if !ok || err != nil || len(rc) != 2 {
 		t.Fatalf("table: %v %v %v", rc, ok, err)
 	}
-	n, err := s.Exec(ctx, "DELETE FROM `analytics`.`t` AS t WHERE true")
+	n, err := adapters.ExecSQL(ctx, s, "DELETE FROM `analytics`.`t` AS t WHERE true")
 	if err != nil || n != 3 {
 		t.Fatalf("DML outside a transaction reports its rows: %d %v", n, err)
 	}
@@ -443,7 +442,9 @@ func TestAsideSwapJobs(t *testing.T) {
 	wa := *w
 	wa.Target = aside
 	body := d.Recipe(&wa)
-	steps := []plan.Step{body[0], {Purpose: plan.SchemaStep, SQL: d.CopyTable(aside, w.Target, true)[0]},
+	// The runner's steps carry no job: the labels a recipe step set stay
+	// on the session (here the copy's, standing for the unit's earlier steps).
+	steps := []plan.Step{{Purpose: plan.SchemaStep, SQL: d.CopyTable(aside, w.Target, true)[0], Job: &plan.JobSpec{Labels: body[0].Job.Labels}},
 		{Purpose: plan.SchemaStep, SQL: d.AddColumn(aside, plan.Column{Name: "note", Type: "STRING"})}}
 	in := false
 	for _, s := range body {
@@ -463,7 +464,7 @@ func TestAsideSwapJobs(t *testing.T) {
 		if fail {
 			f.fail = func(sql string) string {
 				if strings.HasPrefix(sql, dialect.BeginSQL) && strings.Contains(sql, "ASSERT") {
-					return "idemc: check unique(event_key) failed at [9:1]"
+					return "idemc check unique(event_key) at [9:1]"
 				}
 				return ""
 			}
@@ -472,7 +473,7 @@ func TestAsideSwapJobs(t *testing.T) {
 		err := runUnit(t, s, steps)
 		var got []string
 		for _, j := range f.submitted() {
-			q := stripDirective(j.SQL)
+			q := j.SQL
 			switch {
 			case strings.HasPrefix(q, "CREATE OR REPLACE TABLE `analytics`.`events_daily` CLONE"):
 				got = append(got, "SWAP")
@@ -496,4 +497,54 @@ func TestAsideSwapJobs(t *testing.T) {
 			t.Errorf("failing check %v: jobs %s (err %v), want %s", fail, strings.Join(got, " | "), err, want)
 		}
 	}
+}
+
+// TestJobSpecComesFromTheStep: a job's labels, kind (its derived id),
+// destination and disposition come from Step.Job alone; SQL that looks
+// like the old in-band settings (SET @@query_label, a /* idemc: … */
+// directive, BEGIN TRANSACTION text) is sent as it is, never read.
+func TestJobSpecComesFromTheStep(t *testing.T) {
+	f := newFakeBigQuery(t)
+	s, _ := f.engine(t, "EU").Session(context.Background())
+	ctx := context.Background()
+	labels := map[string]string{"idemc_run": "r1", "idemc_model": "m", "idemc_partition": "2026-07-02", "idemc_attempt": "1"}
+	dst := plan.Relation{Schema: "analytics", Name: "m$20260702"}
+	steps := []*plan.Step{
+		{Purpose: plan.Publish, SQL: "SELECT 1 AS x", Job: &plan.JobSpec{Kind: "publish", Destination: &dst, Disposition: "WRITE_TRUNCATE", Labels: labels}},
+		{Purpose: plan.Prepare, SQL: "SET @@query_label = 'idemc_model:other,idemc_attempt:9'"},
+		{Purpose: plan.Insert, SQL: "/* idemc: job=stage destination=analytics.t write_disposition=WRITE_APPEND */\nINSERT INTO t SELECT 1"},
+		{Purpose: plan.Insert, SQL: "BEGIN TRANSACTION"},
+	}
+	for _, st := range steps {
+		if _, err := s.Exec(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jobs := f.submitted()
+	if len(jobs) != len(steps) {
+		t.Fatalf("%d jobs for %d steps (a BEGIN TRANSACTION text opened a script?)", len(jobs), len(steps))
+	}
+	pub := jobs[0]
+	if d, _ := pub.Config["destinationTable"].(map[string]any); d["projectId"] != "proj" || d["datasetId"] != "analytics" || d["tableId"] != "m$20260702" {
+		t.Errorf("destination %v, want proj.analytics.m$20260702", d)
+	}
+	if pub.Config["writeDisposition"] != "WRITE_TRUNCATE" || !strings.HasPrefix(pub.ID, "idemc_m_2026-07-02_a1_publish_") {
+		t.Errorf("publish job %s: disposition %v", pub.ID, pub.Config["writeDisposition"])
+	}
+	for i, j := range jobs {
+		if !maps.Equal(j.Labels, labels) {
+			t.Errorf("job %d (%s) labels %v, want the step's %v", i, firstWords(j.SQL), j.Labels, labels)
+		}
+		if i > 0 && (j.Config["destinationTable"] != nil || j.Config["writeDisposition"] != nil || strings.Contains(j.ID, "_stage_")) {
+			t.Errorf("job %d (%s) took settings from its text: %s %v", i, firstWords(j.SQL), j.ID, j.Config)
+		}
+		if j.SQL != steps[i].SQL {
+			t.Errorf("job %d sent %q, want the step's SQL unchanged", i, j.SQL)
+		}
+	}
+}
+
+func firstWords(q string) string {
+	f := strings.Fields(q)
+	return strings.Join(f[:min(3, len(f))], " ")
 }

@@ -245,7 +245,7 @@ func (f *fakeBigQuery) jobJSON(j *fakeJob) map[string]any {
 		status["errorResult"] = e
 		status["errors"] = []any{e}
 	}
-	up := strings.ToUpper(strings.TrimSpace(stripDirective(j.SQL)))
+	up := strings.ToUpper(strings.TrimSpace(j.SQL))
 	stmtType := "SELECT"
 	for _, k := range []string{"INSERT", "UPDATE", "DELETE", "MERGE", "CREATE", "DROP", "BEGIN"} {
 		if strings.HasPrefix(up, k) {
@@ -276,13 +276,6 @@ func (f *fakeBigQuery) jobJSON(j *fakeJob) map[string]any {
 	return map[string]any{"kind": "bigquery#job", "id": j.Project + ":" + j.Location + "." + j.ID,
 		"jobReference":  map[string]any{"projectId": j.Project, "jobId": j.ID, "location": j.Location},
 		"configuration": cfg, "status": status, "statistics": map[string]any{"query": q}}
-}
-
-func stripDirective(sql string) string {
-	if m := directiveRe.FindStringIndex(sql); m != nil {
-		return sql[m[1]:]
-	}
-	return sql
 }
 
 // submitted returns the jobs the engine inserted (not the pre-made ones).

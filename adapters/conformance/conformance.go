@@ -282,7 +282,7 @@ func (e *env) dropSchemas() {
 		if e.tgt.Engine == "postgres" {
 			q += " CASCADE"
 		}
-		_, _ = s.Exec(context.Background(), q)
+		_, _ = adapters.ExecSQL(context.Background(), s, q)
 	}
 }
 

@@ -245,7 +245,7 @@ func (e *env) exec(stmts ...string) {
 	}
 	defer s.Close()
 	for _, q := range stmts {
-		if _, err := s.Exec(context.Background(), q); err != nil {
+		if _, err := adapters.ExecSQL(context.Background(), s, q); err != nil {
 			e.t.Fatalf("%v\n%s", err, q)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/duckdb/dialect"
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
@@ -63,7 +64,7 @@ func TestRecipesRunTwice(t *testing.T) {
 	d := dialect.NewDialect()
 	st := plan.StateIn("main")
 	for _, q := range d.StateDDL(st) {
-		if _, err := s.Exec(ctx, q); err != nil {
+		if _, err := adapters.ExecSQL(ctx, s, q); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,14 +91,14 @@ func TestRecipesRunTwice(t *testing.T) {
 				w.Audit = &plan.AuditRow{RunID: fmt.Sprint("r", run), Job: tc.name, Attempt: int64(run), Started: time.Now()}
 				for _, step := range d.Recipe(&w) {
 					if step.Check != nil {
-						if _, rows, err := s.Query(ctx, step.SQL, 5); err != nil || len(rows) > 0 {
-							t.Fatalf("run %d check %s: %v %v", run, step.Check.Name, rows, err)
+						if res, err := s.Exec(ctx, &step); err != nil || len(res.Rows) > 0 {
+							t.Fatalf("run %d check %s: %v %v", run, step.Check.Name, res.Rows, err)
 						}
 						continue
 					}
-					q := step.Fill(map[string]string{plan.SlotRows: "0", plan.SlotEndedAt: d.Timestamp(time.Now()), plan.SlotChecks: "NULL"})
-					if _, err := s.Exec(ctx, q); err != nil {
-						t.Fatalf("run %d step %s: %v\n%s", run, step.Purpose, err, q)
+					step.SQL = step.Fill(map[string]string{plan.SlotRows: "0", plan.SlotEndedAt: d.Timestamp(time.Now()), plan.SlotChecks: "NULL"})
+					if _, err := s.Exec(ctx, &step); err != nil {
+						t.Fatalf("run %d step %s: %v\n%s", run, step.Purpose, err, step.SQL)
 					}
 				}
 			}

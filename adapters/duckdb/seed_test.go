@@ -78,7 +78,7 @@ func TestLoadSeedAtomic(t *testing.T) {
 	if _, err := eng.LoadSeed(ctx, r, good); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Exec(ctx, "CREATE VIEW raw.v AS SELECT count(*) AS n FROM raw.s"); err != nil {
+	if _, err := adapters.ExecSQL(ctx, s, "CREATE VIEW raw.v AS SELECT count(*) AS n FROM raw.s"); err != nil {
 		t.Fatal(err)
 	}
 	// A value of the wrong Go type fails in the appender, after the

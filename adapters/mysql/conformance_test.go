@@ -1,9 +1,10 @@
 package mysql_test
 
 import (
-	gomysql "github.com/go-sql-driver/mysql"
 	"os"
 	"testing"
+
+	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/idemc/idemc/adapters/conformance"
 	_ "github.com/idemc/idemc/adapters/mysql"

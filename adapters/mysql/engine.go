@@ -67,7 +67,7 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mysql: %w", err)
 	}
-	return &sqlgen.Session{Conn: c, Gen: e.d.Gen}, nil
+	return &sqlgen.Session{Conn: c, Gen: e.d.Gen, LockTaken: lockTaken}, nil
 }
 
 // seedBatch rows go in one multi-row INSERT.
@@ -216,4 +216,29 @@ func where(settings map[string]string) string {
 		return ""
 	}
 	return cfg.Addr
+}
+
+// lockTaken reads GET_LOCK's answer: 1 is the lock, 0 a wait that timed
+// out, NULL an error in which it was not taken (a killed wait, no memory).
+// Only 1 lets the unit write.
+func lockTaken(s *plan.Step, rows [][]string) error {
+	v := "no row"
+	if len(rows) > 0 && len(rows[0]) > 0 {
+		v = rows[0][0]
+	}
+	what := "the lock"
+	if s.Lock != nil && s.Lock.Key != "" {
+		what = "the lock of " + s.Lock.Key
+	}
+	switch v {
+	case "1":
+		return nil
+	case "0":
+		wait := ""
+		if s.Lock != nil && s.Lock.Timeout > 0 {
+			wait = " after " + s.Lock.Timeout.String()
+		}
+		return fmt.Errorf("mysql: the wait for %s timed out%s: %w", what, wait, adapters.ErrLocked)
+	}
+	return fmt.Errorf("mysql: GET_LOCK answered %s, so %s was not taken: %w", v, what, adapters.ErrLocked)
 }

@@ -42,7 +42,7 @@ func (e *Engine) KillSession(ctx context.Context, s adapters.Session, id string)
 	if err != nil {
 		return err
 	}
-	if _, err := s.Exec(ctx, "KILL CONNECTION "+strconv.FormatUint(n, 10)); err != nil && !strings.Contains(err.Error(), "Unknown thread") {
+	if _, err := adapters.ExecSQL(ctx, s, "KILL CONNECTION "+strconv.FormatUint(n, 10)); err != nil && !strings.Contains(err.Error(), "Unknown thread") {
 		return err
 	}
 	return nil

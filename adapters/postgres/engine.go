@@ -78,9 +78,9 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 // "a"" when a view blocks a column's new type).
 type session struct{ sqlgen.Session }
 
-// Exec runs one statement.
-func (s *session) Exec(ctx context.Context, q string) (int64, error) {
-	n, err := s.Session.Exec(ctx, q)
+// Exec runs one step.
+func (s *session) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) {
+	n, err := s.Session.Exec(ctx, st)
 	var pe *pgconn.PgError
 	if err != nil && errors.As(err, &pe) && pe.Detail != "" {
 		err = fmt.Errorf("%w: %s", err, pe.Detail)

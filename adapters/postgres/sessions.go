@@ -23,7 +23,7 @@ func (e *Engine) Sessions(ctx context.Context, s adapters.Session, m adapters.Se
 
 // KillSession terminates a backend.
 func (e *Engine) KillSession(ctx context.Context, s adapters.Session, id string) error {
-	_, err := s.Exec(ctx, "SELECT pg_terminate_backend("+e.d.String(id)+"::int)")
+	_, err := adapters.ExecSQL(ctx, s, "SELECT pg_terminate_backend("+e.d.String(id)+"::int)")
 	return err
 }
 

@@ -29,11 +29,11 @@ func runUnit(t *testing.T, s adapters.Session, steps []plan.Step) error {
 	inTx := false
 	fail := func(err error) error {
 		if inTx {
-			_, _ = s.Exec(ctx, dialect.NewDialect().Rollback())
+			_, _ = s.Exec(ctx, &plan.Step{Purpose: plan.Rollback, SQL: dialect.NewDialect().Rollback()})
 		}
 		for _, st := range steps {
 			if st.Purpose == plan.Cleanup {
-				_, _ = s.Exec(ctx, st.SQL)
+				_, _ = s.Exec(ctx, &st)
 			}
 		}
 		return err
@@ -41,7 +41,8 @@ func runUnit(t *testing.T, s adapters.Session, steps []plan.Step) error {
 	for _, st := range steps {
 		switch st.Purpose {
 		case plan.Validate, plan.CheckStep:
-			_, rows, err := s.Query(ctx, st.SQL, 5)
+			res, err := s.Exec(ctx, &st)
+			rows := res.Rows
 			if err != nil {
 				return fail(err)
 			}
@@ -50,12 +51,12 @@ func runUnit(t *testing.T, s adapters.Session, steps []plan.Step) error {
 			}
 			continue
 		case plan.Lock:
-			if _, _, err := s.Query(ctx, st.SQL, 1); err != nil {
+			if _, err := s.Exec(ctx, &st); err != nil {
 				return fail(err)
 			}
 			continue
 		}
-		if _, err := s.Exec(ctx, st.SQL); err != nil {
+		if _, err := s.Exec(ctx, &st); err != nil {
 			if st.Purpose == plan.Cleanup {
 				continue
 			}
@@ -287,11 +288,11 @@ func TestEngineFullRebuildInsertOverwrite(t *testing.T) {
 func TestEngineExecCountsRows(t *testing.T) {
 	f := newFakeSnowflake(t)
 	_, s := openFake(t, f)
-	n, err := s.Exec(context.Background(), `INSERT INTO "T" SELECT 1`)
+	n, err := adapters.ExecSQL(context.Background(), s, `INSERT INTO "T" SELECT 1`)
 	if err != nil || n != 3 {
 		t.Fatalf("insert affected %d, %v; want 3 (the fake's count)", n, err)
 	}
-	n, err = s.Exec(context.Background(), `MERGE INTO "T" AS t USING "S" AS s ON EQUAL_NULL(t."K", s."K") WHEN MATCHED THEN DELETE`)
+	n, err = adapters.ExecSQL(context.Background(), s, `MERGE INTO "T" AS t USING "S" AS s ON EQUAL_NULL(t."K", s."K") WHEN MATCHED THEN DELETE`)
 	if err != nil || n != 3 {
 		t.Fatalf("merge affected %d, %v; want inserted + updated = 3", n, err)
 	}

@@ -231,16 +231,21 @@ type Session struct {
 	d dialect.Dialect
 }
 
-// Exec runs one statement ("" is nothing to do: Spark has no transaction to
-// roll back). Spark does not report affected rows: -1.
-func (s *Session) Exec(ctx context.Context, q string) (int64, error) {
-	if strings.TrimSpace(q) == "" {
-		return 0, nil
+// Exec runs one step as it is ("" is nothing to do: Spark has no
+// transaction to roll back); a check is a query whose rows are its
+// failures. Spark does not report affected rows: -1.
+func (s *Session) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) {
+	if st.Check != nil {
+		cols, rows, err := s.Query(ctx, st.SQL, sqlgen.SampleLimit)
+		return plan.Result{Affected: -1, Columns: cols, Rows: rows}, err
 	}
-	if err := s.x.exec(ctx, q); err != nil {
-		return 0, err
+	if strings.TrimSpace(st.SQL) == "" {
+		return plan.Result{}, nil
 	}
-	return -1, nil
+	if err := s.x.exec(ctx, st.SQL); err != nil {
+		return plan.Result{}, err
+	}
+	return plan.Result{Affected: -1}, nil
 }
 
 // Query returns at most limit rows as text.

@@ -83,14 +83,15 @@ func runUnit(s adapters.Session, steps []plan.Step) error {
 	fail := func(err error) error {
 		for _, st := range steps {
 			if st.Purpose == plan.Cleanup {
-				_, _ = s.Exec(ctx, st.SQL)
+				_, _ = s.Exec(ctx, &st)
 			}
 		}
 		return err
 	}
 	for _, st := range steps {
 		if st.Purpose == plan.Validate || st.Purpose == plan.CheckStep {
-			_, rows, err := s.Query(ctx, st.SQL, 5)
+			res, err := s.Exec(ctx, &st)
+			rows := res.Rows
 			if err != nil {
 				return fail(err)
 			}
@@ -99,7 +100,7 @@ func runUnit(s adapters.Session, steps []plan.Step) error {
 			}
 			continue
 		}
-		if _, err := s.Exec(ctx, st.SQL); err != nil && st.Purpose != plan.Cleanup {
+		if _, err := s.Exec(ctx, &st); err != nil && st.Purpose != plan.Cleanup {
 			return fail(err)
 		}
 	}
@@ -150,7 +151,7 @@ func TestSessionFailingCheckPublishesNothing(t *testing.T) {
 	if last := x.stmts[len(x.stmts)-1]; !strings.HasPrefix(last, "DROP TABLE IF EXISTS") {
 		t.Errorf("the stage is dropped after a failure: %s", last)
 	}
-	if n, err := s.Exec(context.Background(), dialect.NewDialect().Rollback()); n != 0 || err != nil {
+	if n, err := adapters.ExecSQL(context.Background(), s, dialect.NewDialect().Rollback()); n != 0 || err != nil {
 		t.Errorf("rollback is a no-op on Spark: %d %v", n, err)
 	}
 	e := &Engine{}
@@ -160,3 +161,31 @@ func TestSessionFailingCheckPublishesNothing(t *testing.T) {
 }
 
 // goKey is the key the spec gives for the parts.
+
+// TestStateDDLIsSentUnchanged: the dialect writes USING DELTA into every
+// CREATE TABLE of the state tables, and the Session sends each statement
+// as the step has it (it used to append USING DELTA to any SQL starting
+// with CREATE TABLE).
+func TestStateDDLIsSentUnchanged(t *testing.T) {
+	x := &fakeExecutor{}
+	s := &Session{x: x, d: dialect.NewDialect()}
+	ddl := dialect.NewDialect().StateDDL(plan.StateIn("analytics"))
+	creates := 0
+	for _, q := range ddl {
+		if strings.HasPrefix(q, "CREATE TABLE") {
+			creates++
+			if !strings.HasSuffix(q, ") USING DELTA") {
+				t.Errorf("a state table is not a Delta table by its DDL:\n%s", q)
+			}
+		}
+		if _, err := s.Exec(context.Background(), &plan.Step{SQL: q}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if creates != 3 {
+		t.Errorf("%d CREATE TABLE statements, want 3 (audit, state, runs)", creates)
+	}
+	if strings.Join(x.stmts, "\n;\n") != strings.Join(ddl, "\n;\n") {
+		t.Errorf("the session changed the statements:\n got %q\nwant %q", x.stmts, ddl)
+	}
+}

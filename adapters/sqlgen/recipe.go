@@ -3,6 +3,7 @@ package sqlgen
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/idemc/idemc/plan"
 )
@@ -16,6 +17,9 @@ type Hooks struct {
 	// Lock returns a statement run right after Begin that serializes writers
 	// of the same unit ("" when the engine needs none).
 	Lock func(w *plan.Write) string
+	// LockTimeout is how long Lock waits before the engine reports the
+	// unit locked by another run (0: it waits until it gets the lock).
+	LockTimeout time.Duration
 	// CreateStage materializes the guarded batch as a relation named stage.
 	CreateStage func(stage, sql string) string
 	// DropStage removes the stage before commit ("" when commit drops it).
@@ -27,6 +31,10 @@ type Hooks struct {
 	View func(w *plan.Write) []plan.Step
 	// Upsert returns the write steps of the merge strategy.
 	Upsert func(w *plan.Write, stage string) []plan.Step
+	// EmptyTable, when set, is a full refresh's statement that removes every
+	// row of dest (BigQuery's TRUNCATE TABLE keeps its options); DELETE FROM
+	// otherwise.
+	EmptyTable func(dest string) string
 	// Recreate, when set, replaces the destination's definition and rows
 	// with the staged batch inside the transaction: a full refresh whose
 	// column types changed (Write.Recreate; Capabilities.ReplaceDefinition).
@@ -65,9 +73,11 @@ func (g Gen) Recipe(h Hooks, w *plan.Write) []plan.Step {
 	if h.Lock != nil {
 		if l := h.Lock(w); l != "" {
 			add(plan.Lock, "serialize writers of this unit until commit", l)
+			spec := &plan.LockSpec{Key: dest, Timeout: h.LockTimeout}
 			if h.Unlock != nil {
-				steps[len(steps)-1].Release = h.Unlock(w)
+				spec.Release = h.Unlock(w)
 			}
+			steps[len(steps)-1].Lock = spec
 		}
 	}
 	stage := g.Quote(StageName(w))
@@ -156,7 +166,11 @@ func (g Gen) writeSteps(h Hooks, w *plan.Write, stage string) []plan.Step {
 	case w.FullRefresh && w.Recreate && h.Recreate != nil:
 		return h.Recreate(w, stage)
 	case w.FullRefresh:
-		return []plan.Step{{Purpose: plan.Delete, Comment: "full refresh: replace every row", SQL: "DELETE FROM " + dest}, ins}
+		empty := "DELETE FROM " + dest
+		if h.EmptyTable != nil {
+			empty = h.EmptyTable(dest)
+		}
+		return []plan.Step{{Purpose: plan.Delete, Comment: "full refresh: replace every row", SQL: empty}, ins}
 	case w.Strategy == "append":
 		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
 		return []plan.Step{ins}
@@ -165,6 +179,18 @@ func (g Gen) writeSteps(h Hooks, w *plan.Write, stage string) []plan.Step {
 	default: // delete_insert by key
 		return []plan.Step{{Purpose: plan.Delete, Comment: "delete the batch's keys (null-safe)", SQL: g.DeleteRegion(w, stage)}, ins}
 	}
+}
+
+// PartitionSteps are the shared steps that replace (or append to) a window
+// straight from the guarded query, for dialects with a recipe of their own
+// shape (BigQuery's script).
+func (g Gen) PartitionSteps(w *plan.Write) []plan.Step { return g.partitionSteps(w) }
+
+// WriteSteps are the shared steps that write a staged batch by key, by
+// merge (h.Upsert), appended, or replacing every row (h.EmptyTable), for
+// dialects with a recipe of their own shape.
+func (g Gen) WriteSteps(h Hooks, w *plan.Write, stage string) []plan.Step {
+	return g.writeSteps(h, w, stage)
 }
 
 // Validate is a step refusing a bad batch.

@@ -17,10 +17,34 @@ type Session struct {
 	// ColumnsQuery lists a relation's columns as (name, type) rows; engines
 	// with another catalog override it.
 	ColumnsQuery func(r plan.Relation) string
+	// LockTaken reads a lock step's answer and returns an error wrapping
+	// adapters.ErrLocked when the lock was not taken (MySQL's GET_LOCK).
+	// Nil: the lock statement waits until it has the lock and its answer
+	// says nothing (PostgreSQL's pg_advisory_xact_lock).
+	LockTaken func(s *plan.Step, rows [][]string) error
 }
 
-// Exec runs one statement.
-func (s *Session) Exec(ctx context.Context, q string) (int64, error) {
+// Exec runs one step: a check as a query whose rows are its failures, a
+// lock as a query whose answer LockTaken reads, anything else as a
+// statement.
+func (s *Session) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) {
+	switch {
+	case st.Check != nil:
+		cols, rows, err := s.Query(ctx, st.SQL, SampleLimit)
+		return plan.Result{Affected: -1, Columns: cols, Rows: rows}, err
+	case st.Lock != nil:
+		_, rows, err := s.Query(ctx, st.SQL, 1)
+		if err == nil && s.LockTaken != nil {
+			err = s.LockTaken(st, rows)
+		}
+		return plan.Result{Affected: -1}, err
+	}
+	n, err := s.ExecSQL(ctx, st.SQL)
+	return plan.Result{Affected: n}, err
+}
+
+// ExecSQL runs one statement and returns the rows it affected (-1 unknown).
+func (s *Session) ExecSQL(ctx context.Context, q string) (int64, error) {
 	res, err := s.Conn.ExecContext(ctx, q)
 	if err != nil {
 		return 0, err

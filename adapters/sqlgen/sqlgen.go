@@ -46,6 +46,9 @@ type Spelling struct {
 	// ms per unit at 1M rows). schema is the audit table's, table its
 	// qualified name.
 	AuditIndexDDL func(schema, table string) string
+	// TableOptions follow the column list of the tables StateDDL creates
+	// ("USING DELTA": Spark's default format may be another).
+	TableOptions string
 	// PartitionIndex indexes a partitioned destination's partition column
 	// when idemc creates it (MySQL: so that a window's DELETE and the NULL
 	// check read the window, not the table).
@@ -337,7 +340,17 @@ const SampleLimit = 5
 // CheckQuery renders a check as a query returning failing rows. rel is the
 // relation checked (the destination or, for batch checks, the stage).
 func (g Gen) CheckQuery(c *plan.Check, w *plan.Write, whole bool) string {
-	stage := g.Quote(StageName(w))
+	return g.CheckQueryOn(c, w, whole, "")
+}
+
+// CheckQueryOn is CheckQuery with the unit's batch read from stage, a
+// relation's SQL name ("" for the shared recipe's stage, StageName): the
+// staging tables of BigQuery and Spark are real tables with names of
+// their own.
+func (g Gen) CheckQueryOn(c *plan.Check, w *plan.Write, whole bool, stage string) string {
+	if stage == "" {
+		stage = g.Quote(StageName(w))
+	}
 	from := g.Qualify(w.Target) + " AS t"
 	where := ""
 	if !whole {
@@ -442,13 +455,13 @@ func (g Gen) StateDDL(s plan.State) []string {
   checks %s,
   inputs %s,
   data_version %s%s
-)`, g.Qualify(s.Audit), k, k, k, k, n, ts, ts, n, t, t, t, ts, t, t, t, t, index),
+)%s`, g.Qualify(s.Audit), k, k, k, k, n, ts, ts, n, t, t, t, ts, t, t, t, t, index, g.tableOptions()),
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
   job_name %s NOT NULL,
   high_water %s,
   run_id %s,
   updated_at %s%s
-)`, g.Qualify(s.Marks), k, t, t, ts, markIndex),
+)%s`, g.Qualify(s.Marks), k, t, t, ts, markIndex, g.tableOptions()),
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
   run_id %s NOT NULL,
   command %s,
@@ -463,8 +476,16 @@ func (g Gen) StateDDL(s plan.State) []string {
   succeeded %s,
   failed %s,
   skipped %s
-)`, g.Qualify(s.Runs), k, t, t, t, ts, t, ts, ts, t, t, n, n, n))
+)%s`, g.Qualify(s.Runs), k, t, t, t, ts, t, ts, ts, t, t, n, n, n, g.tableOptions()))
 	return out
+}
+
+// tableOptions follow a CREATE TABLE's column list: " USING DELTA" on Spark.
+func (g Gen) tableOptions() string {
+	if g.S.TableOptions == "" {
+		return ""
+	}
+	return " " + g.S.TableOptions
 }
 
 // AuditIndex is the idempotent statement that indexes the audit table's

@@ -77,7 +77,7 @@ func dropDemo(t *testing.T, ad *adapters.Adapter, s map[string]string) {
 		if s["engine"] == "postgres" {
 			q += " CASCADE"
 		}
-		if _, err := sess.Exec(context.Background(), q); err != nil {
+		if _, err := adapters.ExecSQL(context.Background(), sess, q); err != nil {
 			t.Fatal(err)
 		}
 	}

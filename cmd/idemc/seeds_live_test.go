@@ -176,7 +176,7 @@ func dropSchema(t *testing.T, ad *adapters.Adapter, s map[string]string, schema 
 	if s["engine"] == "postgres" {
 		q += " CASCADE"
 	}
-	if _, err := sess.Exec(context.Background(), q); err != nil {
+	if _, err := adapters.ExecSQL(context.Background(), sess, q); err != nil {
 		t.Error(err)
 	}
 }

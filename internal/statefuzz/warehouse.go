@@ -112,7 +112,7 @@ func (w *Warehouse) with(ctx context.Context, f func(adapters.Session) error) er
 func (w *Warehouse) Exec(ctx context.Context, stmts ...string) error {
 	return w.with(ctx, func(s adapters.Session) error {
 		for _, q := range stmts {
-			if _, err := s.Exec(ctx, q); err != nil {
+			if _, err := adapters.ExecSQL(ctx, s, q); err != nil {
 				return fmt.Errorf("%s: %w", q, err)
 			}
 		}
@@ -136,7 +136,7 @@ func (w *Warehouse) Drop(ctx context.Context) {
 	}
 	_ = w.with(ctx, func(s adapters.Session) error {
 		for _, q := range stmts {
-			_, _ = s.Exec(ctx, q)
+			_, _ = adapters.ExecSQL(ctx, s, q)
 		}
 		return nil
 	})

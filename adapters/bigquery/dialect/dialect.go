@@ -5,7 +5,6 @@ package dialect
 import (
 	"fmt"
 	"hash/fnv"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -168,22 +167,30 @@ func Hash32(s string) uint32 {
 	return h.Sum32()
 }
 
-// labelStep is SET @@query_label: BigQuery's statement for "label the jobs
-// that follow". The Session applies it client-side to every job it submits
-// for the unit, and derives the unit's deterministic job ids from it.
-func (d Dialect) labelStep(w *plan.Write) plan.Step {
-	l := Labels(w)
-	keys := make([]string, 0, len(l))
-	for k := range l {
-		keys = append(keys, k)
+// withJobs gives a recipe's steps their job specs: every step carries the
+// unit's labels (the Session puts them on each job and derives the unit's
+// write job ids from them), and the steps between BEGIN and COMMIT are
+// deferred (buffered into the script, ASSERTs judged at COMMIT).
+func withJobs(w *plan.Write, steps []plan.Step) []plan.Step {
+	labels := Labels(w)
+	inScript := false
+	for i := range steps {
+		s := &steps[i]
+		if s.Job == nil {
+			s.Job = &plan.JobSpec{}
+		}
+		s.Job.Labels = labels
+		switch s.Purpose {
+		case plan.Begin:
+			inScript = true
+		case plan.Commit:
+			inScript = false
+			s.Job.Kind = "script"
+		default:
+			s.Deferred = inScript
+		}
 	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + ":" + l[k]
-	}
-	return plan.Step{Purpose: plan.Prepare, Comment: "label this unit's jobs (run id, model, partition, attempt); job ids derive from them",
-		SQL: "SET @@query_label = " + d.String(strings.Join(parts, ","))}
+	return steps
 }
 
 // PartitionExpr is the PARTITION BY expression of a destination
@@ -227,13 +234,18 @@ func (d Dialect) createIfMissing(w *plan.Write) string {
 	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s%s AS\nSELECT * FROM (\n%s\n) AS idemc_shape LIMIT 0", d.Qualify(w.Target), part, w.Select)
 }
 
+// AssertMessage is the message of a check's ASSERT, by which the Session
+// tells which check stopped a failed script.
+func AssertMessage(c *plan.Check) string { return "idemc check " + c.Name }
+
 // Assert renders a check as an ASSERT of the script: it fails (and rolls
 // the script back) when the check's query returns a row.
-// Declared checks keep the check purpose (the runner records them as
-// passed, which is true when the script commits); implicit batch checks are
+// The step is deferred (withJobs): the runner records the check as passed
+// when the script commits, as failed when the script stops on its ASSERT.
+// Declared checks keep the check purpose; implicit batch checks are
 // validate steps.
 func (d Dialect) Assert(c *plan.Check, w *plan.Write, stage string) plan.Step {
-	msg := fmt.Sprintf("idemc: check %s failed", c.Name)
+	msg := AssertMessage(c)
 	p := plan.CheckStep
 	if c.Kind == plan.CheckBatchKeys || c.Kind == plan.CheckPartitionNull {
 		p = plan.Validate
@@ -244,17 +256,16 @@ func (d Dialect) Assert(c *plan.Check, w *plan.Write, stage string) plan.Step {
 
 // Recipe follows DESIGN §7 for BigQuery.
 func (d Dialect) Recipe(w *plan.Write) []plan.Step {
-	steps := []plan.Step{d.labelStep(w)}
 	switch {
 	case w.Materialized == plan.View:
 		// Plain check queries, not ASSERTs: there is no script to roll back.
-		return append(steps, d.AutoCommitViewRecipe(w, plan.Step{Purpose: plan.Publish,
+		return withJobs(w, d.AutoCommitViewRecipe(w, plan.Step{Purpose: plan.Publish,
 			Comment: "replace the view (DDL: not allowed inside a transaction; a failing check leaves the new view, marked failed)",
-			SQL:     fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)})...)
+			SQL:     fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}))
 	case w.Materialized == plan.Incremental && w.Strategy == "insert_overwrite" && w.Window != nil && w.PartitionBy != "" && !w.FullRefresh:
-		return append(steps, d.overwriteRecipe(w)...)
+		return withJobs(w, d.overwriteRecipe(w))
 	}
-	return append(steps, d.scriptRecipe(w)...)
+	return withJobs(w, d.scriptRecipe(w))
 }
 
 // scriptRecipe is one script transaction: BEGIN TRANSACTION; write; ASSERT
@@ -285,21 +296,20 @@ func (d Dialect) scriptRecipe(w *plan.Write) []plan.Step {
 		count = "SELECT count(*) FROM " + dest
 	case partition:
 		begin()
-		steps = append(steps, d.partitionSteps(w)...)
+		steps = append(steps, d.PartitionSteps(w)...)
 		steps = append(steps, d.Assert(sqlgen.PartitionNullCheck(w.PartitionBy), w, ""))
 		count = fmt.Sprintf("SELECT count(*) FROM %s AS t WHERE %s", dest, d.Window(w, "t"))
 	default:
 		// A real table, not a TEMP TABLE of the script: the warn checks
 		// after COMMIT still need the batch's keys.
 		stage = d.Qualify(StageRelation(w))
-		add(plan.Stage, "the batch, in a staging table (expires in a day if a run dies)",
-			Directive("job=stage")+fmt.Sprintf("CREATE OR REPLACE TABLE %s\nOPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS\n%s", stage, d.Guarded(w)))
+		steps = append(steps, d.stageStep("the batch, in a staging table (expires in a day if a run dies)", stage, w))
 		if len(w.UniqueKey) > 0 {
 			bk := sqlgen.BatchKeyCheck(w.UniqueKey)
 			steps = append(steps, plan.Step{Purpose: plan.Validate, Comment: "refuse a batch that repeats a key before writing anything", SQL: d.checkQuery(bk, w, stage), Check: bk})
 		}
 		begin()
-		steps = append(steps, d.writeSteps(w, stage)...)
+		steps = append(steps, d.WriteSteps(d.writeHooks(), w, stage)...)
 		count = "SELECT count(*) FROM " + stage
 	}
 	var warn []plan.Step
@@ -340,11 +350,7 @@ func (d Dialect) insertByName(w *plan.Write) string {
 // checkQuery is the check's query with the batch read from the unit's
 // staging table (stage; "" when the unit has none).
 func (d Dialect) checkQuery(c *plan.Check, w *plan.Write, stage string) string {
-	q := d.CheckQuery(c, w, false)
-	if stage != "" {
-		q = strings.ReplaceAll(q, d.Quote(sqlgen.StageName(w)), stage)
-	}
-	return q
+	return d.CheckQueryOn(c, w, false, stage)
 }
 
 // auditCount sets the unit's row_count from a count evaluated in the script.
@@ -365,40 +371,10 @@ func auditKey(w *plan.Write) plan.AuditRow {
 	return r
 }
 
-// partitionSteps replace (or append to) the window straight from the
-// guarded query.
-func (d Dialect) partitionSteps(w *plan.Write) []plan.Step {
-	dest := d.Qualify(w.Target)
-	batch := "(\n" + d.Guarded(w) + "\n) AS idemc_batch"
-	ins := plan.Step{Purpose: plan.Insert, Comment: "write the partition"}
-	if w.Columns == nil {
-		ins.SQL = fmt.Sprintf("INSERT INTO %s\nSELECT * FROM %s", dest, batch)
-	} else {
-		cols := d.ColumnList(w.Columns, "")
-		ins.SQL = fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM %s", dest, cols, cols, batch)
-	}
-	if w.Strategy == "append" {
-		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
-		return []plan.Step{ins}
-	}
-	return []plan.Step{{Purpose: plan.Delete, Comment: "replace the partition window " + w.Window.Key, SQL: d.DeleteRegion(w, "")}, ins}
-}
-
-// writeSteps write a staged batch by key, by merge, appended, or replacing
-// every row on a full refresh.
-func (d Dialect) writeSteps(w *plan.Write, stage string) []plan.Step {
-	dest := d.Qualify(w.Target)
-	ins := plan.Step{Purpose: plan.Insert, Comment: "write the batch", SQL: d.InsertFromStage(w, stage)}
-	switch {
-	case w.FullRefresh:
-		return []plan.Step{{Purpose: plan.Delete, Comment: "full refresh: replace every row", SQL: "TRUNCATE TABLE " + dest}, ins}
-	case w.Strategy == "append":
-		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
-		return []plan.Step{ins}
-	case w.Strategy == "merge":
-		return d.MergeSteps(w, stage)
-	}
-	return []plan.Step{{Purpose: plan.Delete, Comment: "delete the batch's keys (null-safe)", SQL: d.DeleteRegion(w, stage)}, ins}
+// writeHooks are BigQuery's parts of the shared write steps: MERGE, and
+// TRUNCATE TABLE for a full refresh (it keeps the table's options).
+func (d Dialect) writeHooks() sqlgen.Hooks {
+	return sqlgen.Hooks{Upsert: d.MergeSteps, EmptyTable: func(dest string) string { return "TRUNCATE TABLE " + dest }}
 }
 
 // StageRelation is the staging table of a unit's batch (insert_overwrite
@@ -418,13 +394,11 @@ func StageRelation(w *plan.Write) plan.Relation {
 	return r
 }
 
-// Directive is the leading comment of a statement the Session submits with
-// job settings that SQL cannot express: job=<kind> names a write job (its
-// id is derived from the unit), destination= and write_disposition= make a
-// query job write its result into a table (a partition decorator replaces
-// one partition).
-func Directive(kv ...string) string {
-	return "/* idemc: " + strings.Join(kv, " ") + " */\n"
+// stageStep builds a unit's batch in a staging table, as the unit's
+// "stage" write job.
+func (d Dialect) stageStep(comment, stage string, w *plan.Write) plan.Step {
+	return plan.Step{Purpose: plan.Stage, Comment: comment, Job: &plan.JobSpec{Kind: "stage"},
+		SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s\nOPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS\n%s", stage, d.Guarded(w))}
 }
 
 // overwriteRecipe is insert_overwrite: stage the guarded batch in a table,
@@ -441,8 +415,7 @@ func (d Dialect) overwriteRecipe(w *plan.Write) []plan.Step {
 	}
 	add(plan.Prepare, "the destination, partitioned by "+w.PartitionBy+", if it does not exist yet", d.createIfMissing(w))
 	steps = append(steps, d.AuditStartStep(w))
-	add(plan.Stage, "build the partition in a staging table (expires in a day if a run dies)",
-		Directive("job=stage")+fmt.Sprintf("CREATE OR REPLACE TABLE %s\nOPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS\n%s", stage, d.Guarded(w)))
+	steps = append(steps, d.stageStep("build the partition in a staging table (expires in a day if a run dies)", stage, w))
 	pn := sqlgen.PartitionNullCheck(w.PartitionBy)
 	steps = append(steps, plan.Step{Purpose: plan.Validate, Comment: "a NULL " + w.PartitionBy + " would land in no partition", SQL: d.CheckQuery(pn, &sw, false), Check: pn})
 	for _, c := range w.Checks {
@@ -454,22 +427,11 @@ func (d Dialect) overwriteRecipe(w *plan.Write) []plan.Step {
 	if w.Columns != nil {
 		cols = d.ColumnList(w.Columns, "")
 	}
-	add(plan.Publish, "replace partition "+w.Window.Key+" atomically: a query job writing "+dst.Name+" with WRITE_TRUNCATE",
-		Directive("job=publish", "destination="+plainName(dst), "write_disposition=WRITE_TRUNCATE")+fmt.Sprintf("SELECT %s FROM %s", cols, stage))
+	steps = append(steps, plan.Step{Purpose: plan.Publish, Comment: "replace partition " + w.Window.Key + " atomically: a query job writing " + dst.Name + " with WRITE_TRUNCATE",
+		SQL: fmt.Sprintf("SELECT %s FROM %s", cols, stage), Job: &plan.JobSpec{Kind: "publish", Destination: &dst, Disposition: "WRITE_TRUNCATE"}})
 	steps = append(steps, d.AuditFinishStep(w, "SELECT count(*) FROM "+stage))
 	add(plan.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
 	return steps
-}
-
-// plainName is project.dataset.table as the API names it (no quotes).
-func plainName(r plan.Relation) string {
-	var parts []string
-	for _, p := range []string{r.Database, r.Schema, r.Name} {
-		if p != "" {
-			parts = append(parts, p)
-		}
-	}
-	return strings.Join(parts, ".")
 }
 
 var _ adapters.Dialect = Dialect{}
@@ -496,7 +458,8 @@ func (d Dialect) CopyTable(aside, dest plan.Relation, rows bool) []string {
 // copy has the destination's partitioning, which CREATE OR REPLACE
 // requires). The copy is dropped after; old is not used.
 func (d Dialect) SwapTable(dest, aside, old plan.Relation) string {
-	return Directive("job=swap") + fmt.Sprintf("CREATE OR REPLACE TABLE %s CLONE %s", d.Qualify(dest), d.Qualify(aside))
+	// The runner's publish step of this statement is the unit's "swap" job.
+	return fmt.Sprintf("CREATE OR REPLACE TABLE %s CLONE %s", d.Qualify(dest), d.Qualify(aside))
 }
 
 var _ adapters.AsideBuilder = Dialect{}

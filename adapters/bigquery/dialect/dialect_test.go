@@ -2,6 +2,7 @@ package dialect
 
 import (
 	"database/sql"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func TestDialectSQL(t *testing.T) {
 		{"decorator month", Decorator(&plan.Window{Start: hour, Granularity: "month"}), "$202607"},
 		{"decorator year", Decorator(&plan.Window{Start: hour, Granularity: "year"}), "$2026"},
 		{"rollback", d.Rollback(), "ROLLBACK TRANSACTION"},
-		{"assert", d.Assert(w.Checks[0], w, "").SQL, "ASSERT NOT EXISTS (\nSELECT t.`event_key`, count(*) AS n FROM `analytics`.`events_daily` AS t\nWHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'\nGROUP BY t.`event_key`\nHAVING count(*) > 1\nLIMIT 5\n) AS 'idemc: check unique(event_key) failed'"},
+		{"assert", d.Assert(w.Checks[0], w, "").SQL, "ASSERT NOT EXISTS (\nSELECT t.`event_key`, count(*) AS n FROM `analytics`.`events_daily` AS t\nWHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'\nGROUP BY t.`event_key`\nHAVING count(*) > 1\nLIMIT 5\n) AS 'idemc check unique(event_key)'"},
 		{"add column spells API types", d.AddColumn(plan.Relation{Schema: "a", Name: "t"}, plan.Column{Name: "n", Type: "INTEGER"}), "ALTER TABLE `a`.`t` ADD COLUMN `n` INT64"},
 		{"label value", LabelValue("20260703T060000.000Z-Cafe"), "20260703t060000_000z-cafe"},
 		{"merge", d.Merge(&plan.Write{Target: plan.Relation{Schema: "a", Name: "d"}, UniqueKey: []string{"id"}, Columns: []string{"id", "name"}}, "`s`"),
@@ -47,8 +48,11 @@ func TestDialectSQL(t *testing.T) {
 	if !strings.Contains(ddl[1], "run_id STRING NOT NULL") || !strings.Contains(ddl[1], "row_count INT64") || !strings.Contains(ddl[1], "started_at TIMESTAMP") {
 		t.Errorf("audit DDL: %s", ddl[1])
 	}
-	if l := d.labelStep(w).SQL; l != "SET @@query_label = 'idemc_attempt:2,idemc_model:events_daily,idemc_partition:2026-07-02,idemc_run:20260703t060000_000z-cafe0001'" {
-		t.Errorf("label step: %s", l)
+	want := map[string]string{"idemc_attempt": "2", "idemc_model": "events_daily", "idemc_partition": "2026-07-02", "idemc_run": "20260703t060000_000z-cafe0001"}
+	for _, s := range d.Recipe(w) {
+		if s.Job == nil || !maps.Equal(s.Job.Labels, want) {
+			t.Errorf("step %s: job %+v, want the labels %v", s.Purpose, s.Job, want)
+		}
 	}
 }
 
@@ -69,11 +73,11 @@ func TestRecipeShapes(t *testing.T) {
 		w    *plan.Write
 		want string
 	}{
-		{"partition: one script", base, "prepare prepare audit_start begin delete insert validate check audit_finish state commit check"},
-		{"merge: staged, then one script", &merge, "prepare prepare audit_start stage validate begin merge check state state audit_finish state commit check cleanup"},
-		{"insert_overwrite: stage, check, publish", &overwrite, "prepare prepare audit_start stage validate check check publish audit_finish cleanup"},
-		{"table: TRUNCATE + INSERT in one script", &table, "prepare prepare audit_start begin delete insert check audit_finish state commit check"},
-		{"view: checks on the published view", &view, "prepare audit_start publish check check audit_finish"},
+		{"partition: one script", base, "prepare audit_start begin delete insert validate check audit_finish state commit check"},
+		{"merge: staged, then one script", &merge, "prepare audit_start stage validate begin merge check state state audit_finish state commit check cleanup"},
+		{"insert_overwrite: stage, check, publish", &overwrite, "prepare audit_start stage validate check check publish audit_finish cleanup"},
+		{"table: TRUNCATE + INSERT in one script", &table, "prepare audit_start begin delete insert check audit_finish state commit check"},
+		{"view: checks on the published view", &view, "audit_start publish check check audit_finish"},
 	} {
 		var ps []string
 		for _, s := range d.Recipe(tc.w) {

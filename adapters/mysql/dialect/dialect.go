@@ -3,8 +3,10 @@
 package dialect
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
@@ -12,11 +14,16 @@ import (
 )
 
 // Dialect is MySQL's and MariaDB's SQL.
-type Dialect struct{ sqlgen.Gen }
+type Dialect struct {
+	sqlgen.Gen
+	// LockWait bounds the wait for a destination's lock (0: DefaultLockWait);
+	// tests shorten it.
+	LockWait time.Duration
+}
 
 // NewDialect returns the MySQL/MariaDB dialect.
 func NewDialect() Dialect {
-	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
+	return Dialect{Gen: sqlgen.Gen{S: sqlgen.Spelling{
 		SeedTypes:     sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "DATETIME(6)", Text: "TEXT"},
 		IdentLimit:    adapters.IdentLimit{Name: 64, Column: 64},
 		CurrentSchema: "DATABASE()",
@@ -87,10 +94,11 @@ func hash(s string) uint32 {
 
 func (d Dialect) hooks() sqlgen.Hooks {
 	return sqlgen.Hooks{
-		Begin:  beginSQL,
-		Commit: "COMMIT",
-		Lock:   d.lock,
-		Unlock: d.unlock,
+		Begin:       beginSQL,
+		Commit:      "COMMIT",
+		Lock:        d.lock,
+		LockTimeout: d.lockWait(),
+		Unlock:      d.unlock,
 		CreateStage: func(stage, sql string) string {
 			// TEMPORARY tables do not commit the transaction.
 			return fmt.Sprintf("CREATE TEMPORARY TABLE %s AS\n%s", stage, sql)
@@ -111,10 +119,15 @@ func (d Dialect) hooks() sqlgen.Hooks {
 	}
 }
 
-// lock takes the destination's session lock; the runner reads the result
+// DefaultLockWait is how long a unit waits for the destination's lock.
+const DefaultLockWait = 600 * time.Second
+
+func (d Dialect) lockWait() time.Duration { return cmp.Or(d.LockWait, DefaultLockWait) }
+
+// lock takes the destination's session lock; the engine reads the result
 // (1 taken, 0 the wait timed out, NULL an error: not taken).
 func (d Dialect) lock(w *plan.Write) string {
-	return fmt.Sprintf("SELECT GET_LOCK(%s, 600)", d.String(d.LockName(w)))
+	return fmt.Sprintf("SELECT GET_LOCK(%s, %d)", d.String(d.LockName(w)), int(d.lockWait().Seconds()))
 }
 
 func (d Dialect) unlock(w *plan.Write) string {
@@ -122,7 +135,8 @@ func (d Dialect) unlock(w *plan.Write) string {
 }
 
 func (d Dialect) lockStep(w *plan.Write, comment string) plan.Step {
-	return plan.Step{Purpose: plan.Lock, Comment: comment, SQL: d.lock(w), Release: d.unlock(w)}
+	return plan.Step{Purpose: plan.Lock, Comment: comment, SQL: d.lock(w),
+		Lock: &plan.LockSpec{Key: d.Qualify(w.Target), Timeout: d.lockWait(), Release: d.unlock(w)}}
 }
 
 func (d Dialect) unlockStep(w *plan.Write) plan.Step {

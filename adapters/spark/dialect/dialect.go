@@ -26,6 +26,7 @@ func NewDialect() Dialect {
 		DateLit:      func(s string) string { return "DATE '" + s + "'" },
 		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
 		BigInt:       "BIGINT", Timestamp: "TIMESTAMP", Text: "STRING",
+		TableOptions: "USING DELTA", // the state tables are Delta tables, whatever the default format
 		// Spark reads '' as two adjacent literals; escape with a backslash.
 		StringLit: func(s string) string {
 			return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\r", `\r`).Replace(s) + "'"
@@ -86,17 +87,6 @@ func (d Dialect) Rollback() string { return "" }
 
 // Begin: Spark has no transaction to open.
 func (d Dialect) Begin() string { return "" }
-
-// StateDDL creates the audit and state tables as Delta tables.
-func (d Dialect) StateDDL(s plan.State) []string {
-	out := d.Gen.StateDDL(s)
-	for i, q := range out {
-		if strings.HasPrefix(q, "CREATE TABLE") {
-			out[i] = q + " USING DELTA"
-		}
-	}
-	return out
-}
 
 // RelationsQuery lists tables and views of the current catalog.
 func (d Dialect) RelationsQuery() string {
@@ -172,7 +162,7 @@ func (d Dialect) Recipe(w *plan.Write) []plan.Step {
 	}
 	if w.Materialized == plan.Incremental && len(w.UniqueKey) > 0 && !partition {
 		bk := sqlgen.BatchKeyCheck(w.UniqueKey)
-		steps = append(steps, plan.Step{Purpose: plan.Validate, Comment: "refuse a batch that repeats a key before writing anything", SQL: d.stageQuery(d.CheckQuery(bk, w, false), w, stage), Check: bk})
+		steps = append(steps, plan.Step{Purpose: plan.Validate, Comment: "refuse a batch that repeats a key before writing anything", SQL: d.CheckQueryOn(bk, w, false, stage), Check: bk})
 	}
 	// Checks read the staged batch (the region the publish will write).
 	for _, c := range w.Checks {
@@ -228,12 +218,6 @@ func attempt(w *plan.Write) int64 {
 	return 1
 }
 
-// stageQuery points a check's reference to the unit's batch at the staging
-// table.
-func (d Dialect) stageQuery(q string, w *plan.Write, stage string) string {
-	return strings.ReplaceAll(q, d.Quote(sqlgen.StageName(w)), stage)
-}
-
 // stageCheck renders a declared check over the staged batch: the region a
 // partition write publishes is exactly the batch; for key writes the batch
 // stands for the keys it will write.
@@ -244,7 +228,7 @@ func (d Dialect) stageCheck(c *plan.Check, w, sw *plan.Write) string {
 		onStage.Materialized = plan.Table
 		onStage.UniqueKey = nil
 	}
-	return d.stageQuery(d.CheckQuery(c, &onStage, false), w, d.Qualify(sw.Target))
+	return d.CheckQueryOn(c, &onStage, false, d.Qualify(sw.Target))
 }
 
 // keyWrite publishes a staged batch by key in one Delta commit.

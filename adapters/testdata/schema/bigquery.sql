@@ -1,3 +1,45 @@
+-- the state tables
+CREATE SCHEMA IF NOT EXISTS `analytics`;
+CREATE TABLE IF NOT EXISTS `analytics`.`idemc_audit` (
+  run_id STRING NOT NULL,
+  job_name STRING NOT NULL,
+  partition_key STRING NOT NULL,
+  status STRING NOT NULL,
+  row_count INT64,
+  started_at TIMESTAMP,
+  ended_at TIMESTAMP,
+  attempt INT64,
+  code_hash STRING,
+  git_commit STRING,
+  target STRING,
+  as_of TIMESTAMP,
+  error STRING,
+  checks STRING,
+  inputs STRING,
+  data_version STRING
+);
+CREATE TABLE IF NOT EXISTS `analytics`.`idemc_state` (
+  job_name STRING NOT NULL,
+  high_water STRING,
+  run_id STRING,
+  updated_at TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS `analytics`.`idemc_runs` (
+  run_id STRING NOT NULL,
+  command STRING,
+  options STRING,
+  target STRING,
+  as_of TIMESTAMP,
+  git_commit STRING,
+  started_at TIMESTAMP,
+  ended_at TIMESTAMP,
+  outcome STRING,
+  retry_of STRING,
+  succeeded INT64,
+  failed INT64,
+  skipped INT64
+);
+
 -- sync_all_columns: retype id INTEGER → FLOAT and amount INTEGER → STRING in place (rows kept)
 CREATE OR REPLACE TABLE `analytics`.`events`
 PARTITION BY `d` AS
@@ -20,7 +62,6 @@ CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` CLONE `analytics`.`event
 CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` LIKE `analytics`.`events`;
 
 -- the checked copy replaces the destination
-/* idemc: job=swap */
 CREATE OR REPLACE TABLE `analytics`.`events` CLONE `analytics`.`events__idemc_new`;
 
 -- a table becomes a view: the checked view takes its place
@@ -38,8 +79,6 @@ ALTER TABLE IF EXISTS `analytics`.`events__idemc_old` RENAME TO `events`;
 ALTER TABLE IF EXISTS `analytics`.`events__idemc_old` RENAME TO `events`;
 
 -- full refresh of an unpartitioned model whose column types changed (recreate in the write: false)
--- [prepare] label this unit's jobs (run id, model, partition, attempt); job ids derive from them
-SET @@query_label = 'idemc_attempt:0,idemc_model:events,idemc_run:_run_id_';
 -- [prepare] the destination, empty, if it does not exist yet (DDL, outside the script)
 CREATE TABLE IF NOT EXISTS `analytics`.`events` AS
 SELECT * FROM (
@@ -49,7 +88,6 @@ SELECT id, d, amount FROM raw.events
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('<run_id>', 'events', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
 -- [stage] the batch, in a staging table (expires in a day if a run dies)
-/* idemc: job=stage */
 CREATE OR REPLACE TABLE `analytics`.`events__idemc_stage_c2ded2c6`
 OPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS
 SELECT id, d, amount FROM raw.events;
@@ -77,8 +115,6 @@ COMMIT TRANSACTION;
 DROP TABLE IF EXISTS `analytics`.`events__idemc_stage_c2ded2c6`;
 
 -- table model whose column types changed (recreate in the write: false)
--- [prepare] label this unit's jobs (run id, model, partition, attempt); job ids derive from them
-SET @@query_label = 'idemc_attempt:0,idemc_model:totals,idemc_run:_run_id_';
 -- [prepare] the destination, empty, if it does not exist yet (DDL, outside the script)
 CREATE TABLE IF NOT EXISTS `analytics`.`totals` AS
 SELECT * FROM (

@@ -1,3 +1,45 @@
+-- the state tables
+CREATE SCHEMA IF NOT EXISTS "analytics";
+CREATE TABLE IF NOT EXISTS "analytics"."idemc_audit" (
+  run_id VARCHAR NOT NULL,
+  job_name VARCHAR NOT NULL,
+  partition_key VARCHAR NOT NULL,
+  status VARCHAR NOT NULL,
+  row_count BIGINT,
+  started_at TIMESTAMP,
+  ended_at TIMESTAMP,
+  attempt BIGINT,
+  code_hash VARCHAR,
+  git_commit VARCHAR,
+  target VARCHAR,
+  as_of TIMESTAMP,
+  error VARCHAR,
+  checks VARCHAR,
+  inputs VARCHAR,
+  data_version VARCHAR
+);
+CREATE TABLE IF NOT EXISTS "analytics"."idemc_state" (
+  job_name VARCHAR NOT NULL,
+  high_water VARCHAR,
+  run_id VARCHAR,
+  updated_at TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS "analytics"."idemc_runs" (
+  run_id VARCHAR NOT NULL,
+  command VARCHAR,
+  options VARCHAR,
+  target VARCHAR,
+  as_of TIMESTAMP,
+  git_commit VARCHAR,
+  started_at TIMESTAMP,
+  ended_at TIMESTAMP,
+  outcome VARCHAR,
+  retry_of VARCHAR,
+  succeeded BIGINT,
+  failed BIGINT,
+  skipped BIGINT
+);
+
 -- sync_all_columns: retype id INTEGER → BIGINT and amount BIGINT → VARCHAR in place (rows kept)
 BEGIN TRANSACTION;
 ALTER TABLE "analytics"."events" ALTER "id" SET DATA TYPE BIGINT USING CAST("id" AS BIGINT);

@@ -1,3 +1,47 @@
+-- the state tables
+CREATE SCHEMA IF NOT EXISTS `analytics`;
+CREATE TABLE IF NOT EXISTS `analytics`.`idemc_audit` (
+  run_id VARCHAR(255) NOT NULL,
+  job_name VARCHAR(255) NOT NULL,
+  partition_key VARCHAR(255) NOT NULL,
+  status VARCHAR(255) NOT NULL,
+  row_count BIGINT,
+  started_at DATETIME(6),
+  ended_at DATETIME(6),
+  attempt BIGINT,
+  code_hash TEXT,
+  git_commit TEXT,
+  target TEXT,
+  as_of DATETIME(6),
+  error TEXT,
+  checks TEXT,
+  inputs TEXT,
+  data_version TEXT,
+  KEY idemc_audit_unit (job_name, partition_key, run_id)
+);
+CREATE TABLE IF NOT EXISTS `analytics`.`idemc_state` (
+  job_name VARCHAR(255) NOT NULL,
+  high_water TEXT,
+  run_id TEXT,
+  updated_at DATETIME(6),
+  KEY idemc_state_job (job_name)
+);
+CREATE TABLE IF NOT EXISTS `analytics`.`idemc_runs` (
+  run_id VARCHAR(255) NOT NULL,
+  command TEXT,
+  options TEXT,
+  target TEXT,
+  as_of DATETIME(6),
+  git_commit TEXT,
+  started_at DATETIME(6),
+  ended_at DATETIME(6),
+  outcome TEXT,
+  retry_of TEXT,
+  succeeded BIGINT,
+  failed BIGINT,
+  skipped BIGINT
+);
+
 -- sync_all_columns: retype id INT → BIGINT and amount BIGINT → VARCHAR in place (rows kept)
 ALTER TABLE `analytics`.`events`
   MODIFY COLUMN `id` BIGINT,

@@ -1,3 +1,45 @@
+-- the state tables
+CREATE SCHEMA IF NOT EXISTS "analytics";
+CREATE TABLE IF NOT EXISTS "analytics"."idemc_audit" (
+  run_id TEXT NOT NULL,
+  job_name TEXT NOT NULL,
+  partition_key TEXT NOT NULL,
+  status TEXT NOT NULL,
+  row_count BIGINT,
+  started_at TIMESTAMP,
+  ended_at TIMESTAMP,
+  attempt BIGINT,
+  code_hash TEXT,
+  git_commit TEXT,
+  target TEXT,
+  as_of TIMESTAMP,
+  error TEXT,
+  checks TEXT,
+  inputs TEXT,
+  data_version TEXT
+);
+CREATE TABLE IF NOT EXISTS "analytics"."idemc_state" (
+  job_name TEXT NOT NULL,
+  high_water TEXT,
+  run_id TEXT,
+  updated_at TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS "analytics"."idemc_runs" (
+  run_id TEXT NOT NULL,
+  command TEXT,
+  options TEXT,
+  target TEXT,
+  as_of TIMESTAMP,
+  git_commit TEXT,
+  started_at TIMESTAMP,
+  ended_at TIMESTAMP,
+  outcome TEXT,
+  retry_of TEXT,
+  succeeded BIGINT,
+  failed BIGINT,
+  skipped BIGINT
+);
+
 -- sync_all_columns: retype id INTEGER → INT8 and amount BIGINT → TEXT in place (rows kept)
 ALTER TABLE "analytics"."events"
   ALTER COLUMN "id" TYPE INT8 USING CAST("id" AS INT8),

@@ -1,3 +1,45 @@
+-- the state tables
+CREATE SCHEMA IF NOT EXISTS "ANALYTICS";
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."IDEMC_AUDIT" (
+  run_id VARCHAR NOT NULL,
+  job_name VARCHAR NOT NULL,
+  partition_key VARCHAR NOT NULL,
+  status VARCHAR NOT NULL,
+  row_count BIGINT,
+  started_at TIMESTAMP_NTZ,
+  ended_at TIMESTAMP_NTZ,
+  attempt BIGINT,
+  code_hash VARCHAR,
+  git_commit VARCHAR,
+  target VARCHAR,
+  as_of TIMESTAMP_NTZ,
+  error VARCHAR,
+  checks VARCHAR,
+  inputs VARCHAR,
+  data_version VARCHAR
+);
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."IDEMC_STATE" (
+  job_name VARCHAR NOT NULL,
+  high_water VARCHAR,
+  run_id VARCHAR,
+  updated_at TIMESTAMP_NTZ
+);
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."IDEMC_RUNS" (
+  run_id VARCHAR NOT NULL,
+  command VARCHAR,
+  options VARCHAR,
+  target VARCHAR,
+  as_of TIMESTAMP_NTZ,
+  git_commit VARCHAR,
+  started_at TIMESTAMP_NTZ,
+  ended_at TIMESTAMP_NTZ,
+  outcome VARCHAR,
+  retry_of VARCHAR,
+  succeeded BIGINT,
+  failed BIGINT,
+  skipped BIGINT
+);
+
 -- sync_all_columns: retype id NUMBER(38, 0) → NUMBER(38, 2) and amount NUMBER(38, 0) → TEXT in place (rows kept)
 CREATE OR REPLACE TABLE "ANALYTICS"."EVENTS" COPY GRANTS AS
 SELECT CAST("ID" AS NUMBER(38, 2)) AS "ID", "D", CAST("AMOUNT" AS VARCHAR) AS "AMOUNT"

@@ -1,3 +1,45 @@
+-- the state tables
+CREATE SCHEMA IF NOT EXISTS `analytics`;
+CREATE TABLE IF NOT EXISTS `analytics`.`idemc_audit` (
+  run_id STRING NOT NULL,
+  job_name STRING NOT NULL,
+  partition_key STRING NOT NULL,
+  status STRING NOT NULL,
+  row_count BIGINT,
+  started_at TIMESTAMP,
+  ended_at TIMESTAMP,
+  attempt BIGINT,
+  code_hash STRING,
+  git_commit STRING,
+  target STRING,
+  as_of TIMESTAMP,
+  error STRING,
+  checks STRING,
+  inputs STRING,
+  data_version STRING
+) USING DELTA;
+CREATE TABLE IF NOT EXISTS `analytics`.`idemc_state` (
+  job_name STRING NOT NULL,
+  high_water STRING,
+  run_id STRING,
+  updated_at TIMESTAMP
+) USING DELTA;
+CREATE TABLE IF NOT EXISTS `analytics`.`idemc_runs` (
+  run_id STRING NOT NULL,
+  command STRING,
+  options STRING,
+  target STRING,
+  as_of TIMESTAMP,
+  git_commit STRING,
+  started_at TIMESTAMP,
+  ended_at TIMESTAMP,
+  outcome STRING,
+  retry_of STRING,
+  succeeded BIGINT,
+  failed BIGINT,
+  skipped BIGINT
+) USING DELTA;
+
 -- sync_all_columns: retype id INTEGER → LONG and amount LONG → STRING in place (rows kept)
 CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name') AS
 SELECT CAST(`id` AS LONG) AS `id`, `d`, CAST(`amount` AS STRING) AS `amount`

@@ -1,7 +1,6 @@
 -- unit event_log_daily  partition 2026-07-02  (incremental append)
--- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
-SET @@query_label = 'idemc_attempt:0,idemc_model:event_log_daily,idemc_partition:2026-07-02,idemc_run:r1';
--- 2. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+-- 1. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+--    labels idemc_attempt=0,idemc_model=event_log_daily,idemc_partition=2026-07-02,idemc_run=r1
 CREATE TABLE IF NOT EXISTS `analytics`.`event_log_daily`
 PARTITION BY `event_date` AS
 SELECT * FROM (
@@ -9,12 +8,13 @@ SELECT event_id, event_date, kind
 FROM `raw`.`events`
 WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
--- 3. audit_start: record the unit as running (committed on its own)
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'event_log_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'd9fa778eaf45b575', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '2e30999bfe7f70ca96cb8ad3', 'r:r1');
--- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
+-- 3. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
--- 5. insert: append the batch (allow_append: a rerun adds the rows again)
+-- 4. insert: append the batch (allow_append: a rerun adds the rows again)
+--    deferred to the script's commit
 INSERT INTO `analytics`.`event_log_daily` (`event_id`, `event_date`, `kind`)
 SELECT `event_id`, `event_date`, `kind` FROM (
 SELECT * FROM (
@@ -24,17 +24,21 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE (`event_date` >= DATE '2026-07-02' AND `event_date` < DATE '2026-07-03') OR `event_date` IS NULL
 ) AS idemc_batch;
--- 6. validate: check not_null(event_date) (error) as an ASSERT inside the script: a failure rolls it back
+-- 5. validate: check not_null(event_date) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT count(*) AS n FROM `analytics`.`event_log_daily`
 WHERE `event_date` IS NULL
 HAVING count(*) > 0
-) AS 'idemc: check not_null(event_date) failed';
--- 7. audit_finish: record success, in the script transaction
+) AS 'idemc check not_null(event_date)';
+-- 6. audit_finish: record success, in the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'event_log_daily' AND partition_key = '2026-07-02';
--- 8. state: the audit row's row_count, counted inside the script transaction
+-- 7. state: the audit row's row_count, counted inside the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`event_log_daily` AS t WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03')
 WHERE run_id = 'r1' AND job_name = 'event_log_daily' AND partition_key = '2026-07-02';
--- 9. commit: submit the buffered script; BigQuery commits it whole or not at all
+-- 8. commit: submit the buffered script; BigQuery commits it whole or not at all
+--    job script
 COMMIT TRANSACTION;

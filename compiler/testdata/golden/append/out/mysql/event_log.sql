@@ -10,6 +10,7 @@ VALUES ('r1', 'event_log', '', 'running', NULL, <started_at>, NULL, <attempt>, '
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`event_log`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.event_log')
 SELECT GET_LOCK('idemc:analytics.event_log', 600);
 -- 5. stage: the batch
 CREATE TEMPORARY TABLE `event_log__idemc_stage` AS

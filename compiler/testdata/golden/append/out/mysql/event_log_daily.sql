@@ -12,6 +12,7 @@ VALUES ('r1', 'event_log_daily', '2026-07-02', 'running', NULL, <started_at>, NU
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`event_log_daily`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.event_log_daily')
 SELECT GET_LOCK('idemc:analytics.event_log_daily', 600);
 -- 5. insert: append the batch (allow_append: a rerun adds the rows again)
 INSERT INTO `analytics`.`event_log_daily` (`event_id`, `event_date`, `kind`)

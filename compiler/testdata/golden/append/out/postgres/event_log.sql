@@ -10,6 +10,7 @@ VALUES ('r1', 'event_log', '', 'running', NULL, <started_at>, NULL, <attempt>, '
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit
+--    lock "analytics"."event_log"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."event_log"', 0));
 -- 5. stage: the batch
 CREATE TEMP TABLE "event_log__idemc_stage" ON COMMIT DROP AS

@@ -14,6 +14,7 @@ VALUES ('r1', 'event_log_daily', '2026-07-02', 'running', NULL, <started_at>, NU
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit
+--    lock "analytics"."event_log_daily"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."event_log_daily"/2026-07-02', 0));
 -- 6. insert: append the batch (allow_append: a rerun adds the rows again)
 INSERT INTO "analytics"."event_log_daily" ("event_id", "event_date", "kind")

@@ -1,7 +1,6 @@
 -- unit orders_daily  partition 2026-07-02  (incremental delete_insert)
--- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
-SET @@query_label = 'idemc_attempt:0,idemc_model:orders_daily,idemc_partition:2026-07-02,idemc_run:r1';
--- 2. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+-- 1. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+--    labels idemc_attempt=0,idemc_model=orders_daily,idemc_partition=2026-07-02,idemc_run=r1
 CREATE TABLE IF NOT EXISTS `analytics`.`orders_daily`
 PARTITION BY `order_date` AS
 SELECT * FROM (
@@ -9,15 +8,17 @@ SELECT order_id, order_date, user_id, amount
 FROM `raw`.`orders`
 WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
--- 3. audit_start: record the unit as running (committed on its own)
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '2e047bdf931e8d71', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '614de22f6ea7344badcb7c62', 'r:r1');
--- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
+-- 3. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
--- 5. delete: replace the partition window 2026-07-02
+-- 4. delete: replace the partition window 2026-07-02
+--    deferred to the script's commit
 DELETE FROM `analytics`.`orders_daily` AS t
 WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03';
--- 6. insert: write the partition
+-- 5. insert: write the partition
+--    deferred to the script's commit
 INSERT INTO `analytics`.`orders_daily` (`order_id`, `order_date`, `user_id`, `amount`)
 SELECT `order_id`, `order_date`, `user_id`, `amount` FROM (
 SELECT * FROM (
@@ -27,31 +28,37 @@ WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE (`order_date` >= DATE '2026-07-02' AND `order_date` < DATE '2026-07-03') OR `order_date` IS NULL
 ) AS idemc_batch;
--- 7. validate: check not_null(order_date) (error) as an ASSERT inside the script: a failure rolls it back
+-- 6. validate: check not_null(order_date) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT count(*) AS n FROM `analytics`.`orders_daily`
 WHERE `order_date` IS NULL
 HAVING count(*) > 0
-) AS 'idemc: check not_null(order_date) failed';
--- 8. check: check not_null(order_id, order_date) (error) as an ASSERT inside the script: a failure rolls it back
+) AS 'idemc check not_null(order_date)';
+-- 7. check: check not_null(order_id, order_date) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT * FROM `analytics`.`orders_daily` AS t
 WHERE (t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03') AND (t.`order_id` IS NULL OR t.`order_date` IS NULL)
 LIMIT 5
-) AS 'idemc: check not_null(order_id, order_date) failed';
--- 9. check: check unique(order_id) (error) as an ASSERT inside the script: a failure rolls it back
+) AS 'idemc check not_null(order_id, order_date)';
+-- 8. check: check unique(order_id) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT t.`order_id`, count(*) AS n FROM `analytics`.`orders_daily` AS t
 WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03'
 GROUP BY t.`order_id`
 HAVING count(*) > 1
 LIMIT 5
-) AS 'idemc: check unique(order_id) failed';
--- 10. audit_finish: record success, in the script transaction
+) AS 'idemc check unique(order_id)';
+-- 9. audit_finish: record success, in the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
--- 11. state: the audit row's row_count, counted inside the script transaction
+-- 10. state: the audit row's row_count, counted inside the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`orders_daily` AS t WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03')
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
--- 12. commit: submit the buffered script; BigQuery commits it whole or not at all
+-- 11. commit: submit the buffered script; BigQuery commits it whole or not at all
+--    job script
 COMMIT TRANSACTION;

@@ -12,6 +12,7 @@ VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL,
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`orders_daily`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.orders_daily')
 SELECT GET_LOCK('idemc:analytics.orders_daily', 600);
 -- 5. delete: replace the partition window 2026-07-02
 DELETE t FROM `analytics`.`orders_daily` AS t

@@ -11,6 +11,7 @@ VALUES ('r1', 'order_status', '', 'running', NULL, <started_at>, NULL, <attempt>
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`order_status`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.order_status')
 SELECT GET_LOCK('idemc:analytics.order_status', 600);
 -- 5. stage: the batch
 CREATE TEMPORARY TABLE `order_status__idemc_stage` AS

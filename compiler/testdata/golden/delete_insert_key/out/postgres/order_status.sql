@@ -11,6 +11,7 @@ VALUES ('r1', 'order_status', '', 'running', NULL, <started_at>, NULL, <attempt>
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit
+--    lock "analytics"."order_status"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."order_status"', 0));
 -- 5. stage: the batch
 CREATE TEMP TABLE "order_status__idemc_stage" ON COMMIT DROP AS

@@ -1,7 +1,6 @@
 -- unit events_daily  partition 2026-07-02  (incremental delete_insert)
--- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
-SET @@query_label = 'idemc_attempt:0,idemc_model:events_daily,idemc_partition:2026-07-02,idemc_run:r1';
--- 2. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+-- 1. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+--    labels idemc_attempt=0,idemc_model=events_daily,idemc_partition=2026-07-02,idemc_run=r1
 CREATE TABLE IF NOT EXISTS `analytics`.`events_daily`
 PARTITION BY `event_date` AS
 SELECT * FROM (
@@ -14,15 +13,17 @@ SELECT
 FROM `analytics`.`stg_events`
 WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
--- 3. audit_start: record the unit as running (committed on its own)
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'events_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '14d58dac52b2e9cf', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '612d202e9ee48cb8ab833556', 'r:r1');
--- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
+-- 3. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
--- 5. delete: replace the partition window 2026-07-02
+-- 4. delete: replace the partition window 2026-07-02
+--    deferred to the script's commit
 DELETE FROM `analytics`.`events_daily` AS t
 WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03';
--- 6. insert: write the partition
+-- 5. insert: write the partition
+--    deferred to the script's commit
 INSERT INTO `analytics`.`events_daily` (`event_key`, `event_date`, `user_id`, `amount_cents`, `source_system`)
 SELECT `event_key`, `event_date`, `user_id`, `amount_cents`, `source_system` FROM (
 SELECT * FROM (
@@ -37,25 +38,29 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE (`event_date` >= DATE '2026-07-02' AND `event_date` < DATE '2026-07-03') OR `event_date` IS NULL
 ) AS idemc_batch;
--- 7. validate: check not_null(event_date) (error) as an ASSERT inside the script: a failure rolls it back
+-- 6. validate: check not_null(event_date) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT count(*) AS n FROM `analytics`.`events_daily`
 WHERE `event_date` IS NULL
 HAVING count(*) > 0
-) AS 'idemc: check not_null(event_date) failed';
--- 8. check: check expect(sum(amount_cents) >= 0) (error) as an ASSERT inside the script: a failure rolls it back
+) AS 'idemc check not_null(event_date)';
+-- 7. check: check expect(sum(amount_cents) >= 0) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok, count(*) AS n FROM `analytics`.`events_daily` AS t
 WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c
 WHERE n > 0 AND ok IS NOT TRUE
-) AS 'idemc: check expect(sum(amount_cents) >= 0) failed';
--- 9. check: check not_null(event_key, event_date, user_id) (error) as an ASSERT inside the script: a failure rolls it back
+) AS 'idemc check expect(sum(amount_cents) >= 0)';
+-- 8. check: check not_null(event_key, event_date, user_id) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT * FROM `analytics`.`events_daily` AS t
 WHERE (t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AND (t.`event_key` IS NULL OR t.`event_date` IS NULL OR t.`user_id` IS NULL)
 LIMIT 5
-) AS 'idemc: check not_null(event_key, event_date, user_id) failed';
--- 10. check: check row_count_matches(stg_events) (error) as an ASSERT inside the script: a failure rolls it back
+) AS 'idemc check not_null(event_key, event_date, user_id)';
+-- 9. check: check row_count_matches(stg_events) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT w.n AS written, s.n AS source FROM
 (SELECT count(*) AS n FROM `analytics`.`events_daily` AS t
@@ -63,24 +68,28 @@ WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'
 (SELECT count(*) AS n FROM `analytics`.`stg_events` AS src
 WHERE src.`event_date` >= DATE '2026-07-02' AND src.`event_date` < DATE '2026-07-03') AS s
 WHERE w.n <> s.n
-) AS 'idemc: check row_count_matches(stg_events) failed';
--- 11. check: check unique(event_key) (error) as an ASSERT inside the script: a failure rolls it back
+) AS 'idemc check row_count_matches(stg_events)';
+-- 10. check: check unique(event_key) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT t.`event_key`, count(*) AS n FROM `analytics`.`events_daily` AS t
 WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'
 GROUP BY t.`event_key`
 HAVING count(*) > 1
 LIMIT 5
-) AS 'idemc: check unique(event_key) failed';
--- 12. audit_finish: record success, in the script transaction
+) AS 'idemc check unique(event_key)';
+-- 11. audit_finish: record success, in the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
--- 13. state: the audit row's row_count, counted inside the script transaction
+-- 12. state: the audit row's row_count, counted inside the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`events_daily` AS t WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03')
 WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
--- 14. commit: submit the buffered script; BigQuery commits it whole or not at all
+-- 13. commit: submit the buffered script; BigQuery commits it whole or not at all
+--    job script
 COMMIT TRANSACTION;
--- 15. check: check min_rows(1) (warn), on the committed region
+-- 14. check: check min_rows(1) (warn), on the committed region
 SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`events_daily` AS t
 WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c
 WHERE n < 1;

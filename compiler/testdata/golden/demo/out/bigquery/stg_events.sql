@@ -1,10 +1,9 @@
 -- unit stg_events  partition -  (view)
--- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
-SET @@query_label = 'idemc_attempt:0,idemc_model:stg_events,idemc_run:r1';
--- 2. audit_start: record the unit as running (committed on its own)
+-- 1. audit_start: record the unit as running (committed on its own)
+--    labels idemc_attempt=0,idemc_model=stg_events,idemc_run=r1
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'stg_events', '', 'running', NULL, <started_at>, NULL, <attempt>, '3302493049971f05', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f3ebbcd8e67651d7251922bc', 'r:r1');
--- 3. publish: replace the view (DDL: not allowed inside a transaction; a failing check leaves the new view, marked failed)
+-- 2. publish: replace the view (DDL: not allowed inside a transaction; a failing check leaves the new view, marked failed)
 CREATE OR REPLACE VIEW `analytics`.`stg_events` AS
 -- The latest version of every event; late rows arrive with a later loaded_at.
 SELECT source_system, source_id, event_version, event_date, user_id, amount, loaded_at
@@ -15,10 +14,10 @@ FROM (
   FROM `raw`.`staging_events` AS e
 ) AS versions
 WHERE version_rank = 1;
--- 4. check: check not_null(source_system, source_id) (error) over the whole view
+-- 3. check: check not_null(source_system, source_id) (error) over the whole view
 SELECT * FROM `analytics`.`stg_events` AS t
 WHERE (t.`source_system` IS NULL OR t.`source_id` IS NULL)
 LIMIT 5;
--- 5. audit_finish: record success with the row count
+-- 4. audit_finish: record success with the row count
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'stg_events' AND partition_key = '';

@@ -1,7 +1,6 @@
 -- unit user_summary  partition -  (table)
--- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
-SET @@query_label = 'idemc_attempt:0,idemc_model:user_summary,idemc_run:r1';
--- 2. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+-- 1. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+--    labels idemc_attempt=0,idemc_model=user_summary,idemc_run=r1
 CREATE TABLE IF NOT EXISTS `analytics`.`user_summary` AS
 SELECT * FROM (
 WITH `__idemc_eph_valid_events` AS (
@@ -21,14 +20,16 @@ LEFT JOIN `__idemc_eph_valid_events` AS e ON e.user_id = u.user_id
 GROUP BY u.user_id, u.country
 ORDER BY u.user_id
 ) AS idemc_shape LIMIT 0;
--- 3. audit_start: record the unit as running (committed on its own)
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'user_summary', '', 'running', NULL, <started_at>, NULL, <attempt>, 'af946fc3ce2337fd', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b25bba1c7d83a75da36bdb15', 'r:r1');
--- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
+-- 3. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
--- 5. delete: rebuild: empty the table inside the transaction (keeps its options and grants)
+-- 4. delete: rebuild: empty the table inside the transaction (keeps its options and grants)
+--    deferred to the script's commit
 TRUNCATE TABLE `analytics`.`user_summary`;
--- 6. insert: rebuild the rows
+-- 5. insert: rebuild the rows
+--    deferred to the script's commit
 INSERT INTO `analytics`.`user_summary` (`user_id`, `country`, `events`, `revenue_cents`, `first_event_date`)
 SELECT `user_id`, `country`, `events`, `revenue_cents`, `first_event_date` FROM (
 WITH `__idemc_eph_valid_events` AS (
@@ -48,29 +49,35 @@ LEFT JOIN `__idemc_eph_valid_events` AS e ON e.user_id = u.user_id
 GROUP BY u.user_id, u.country
 ORDER BY u.user_id
 ) AS idemc_batch;
--- 7. check: check min_rows(1) (error) as an ASSERT inside the script: a failure rolls it back
+-- 6. check: check min_rows(1) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`user_summary` AS t) AS c
 WHERE n < 1
-) AS 'idemc: check min_rows(1) failed';
--- 8. check: check relationships(user_id -> dim_users.user_id) (error) as an ASSERT inside the script: a failure rolls it back
+) AS 'idemc check min_rows(1)';
+-- 7. check: check relationships(user_id -> dim_users.user_id) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT t.`user_id` FROM `analytics`.`user_summary` AS t
 WHERE t.`user_id` IS NOT NULL AND NOT EXISTS (SELECT 1 FROM `analytics`.`dim_users` AS o WHERE o.`user_id` = t.`user_id`)
 LIMIT 5
-) AS 'idemc: check relationships(user_id -> dim_users.user_id) failed';
--- 9. check: check unique(user_id) (error) as an ASSERT inside the script: a failure rolls it back
+) AS 'idemc check relationships(user_id -> dim_users.user_id)';
+-- 8. check: check unique(user_id) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT t.`user_id`, count(*) AS n FROM `analytics`.`user_summary` AS t
 GROUP BY t.`user_id`
 HAVING count(*) > 1
 LIMIT 5
-) AS 'idemc: check unique(user_id) failed';
--- 10. audit_finish: record success, in the script transaction
+) AS 'idemc check unique(user_id)';
+-- 9. audit_finish: record success, in the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
--- 11. state: the audit row's row_count, counted inside the script transaction
+-- 10. state: the audit row's row_count, counted inside the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`user_summary`)
 WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
--- 12. commit: submit the buffered script; BigQuery commits it whole or not at all
+-- 11. commit: submit the buffered script; BigQuery commits it whole or not at all
+--    job script
 COMMIT TRANSACTION;

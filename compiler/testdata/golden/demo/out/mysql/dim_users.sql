@@ -17,6 +17,7 @@ VALUES ('r1', 'dim_users', '', 'running', NULL, <started_at>, NULL, <attempt>, '
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`dim_users`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.dim_users')
 SELECT GET_LOCK('idemc:analytics.dim_users', 600);
 -- 5. stage: the batch
 CREATE TEMPORARY TABLE `dim_users__idemc_stage` AS

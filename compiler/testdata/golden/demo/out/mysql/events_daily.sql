@@ -17,6 +17,7 @@ VALUES ('r1', 'events_daily', '2026-07-02', 'running', NULL, <started_at>, NULL,
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`events_daily`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.events_daily')
 SELECT GET_LOCK('idemc:analytics.events_daily', 600);
 -- 5. delete: replace the partition window 2026-07-02
 DELETE t FROM `analytics`.`events_daily` AS t

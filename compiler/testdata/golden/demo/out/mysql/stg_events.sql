@@ -3,6 +3,7 @@
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'stg_events', '', 'running', NULL, <started_at>, NULL, <attempt>, 'c41a81c5d00f1ef1', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b4e7a99f821fabd2b48b75e3', 'r:r1');
 -- 2. lock: serialize writers of this view until its checks are recorded
+--    lock `analytics`.`stg_events`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.stg_events')
 SELECT GET_LOCK('idemc:analytics.stg_events', 600);
 -- 3. publish: replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)
 CREATE OR REPLACE VIEW `analytics`.`stg_events` AS

@@ -23,6 +23,7 @@ ORDER BY u.user_id
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'user_summary', '', 'running', NULL, <started_at>, NULL, <attempt>, '0d6bbe159c8d86c3', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '89271483601ddba4f8bf6a34', 'r:r1');
 -- 3. lock: serialize writers of this table across build, check and publish
+--    lock `analytics`.`user_summary`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.user_summary')
 SELECT GET_LOCK('idemc:analytics.user_summary', 600);
 -- 4. stage: a leftover build from a dead run
 DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_new`;

@@ -17,6 +17,7 @@ VALUES ('r1', 'dim_users', '', 'running', NULL, <started_at>, NULL, <attempt>, '
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit
+--    lock "analytics"."dim_users"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."dim_users"', 0));
 -- 5. stage: the batch
 CREATE TEMP TABLE "dim_users__idemc_stage" ON COMMIT DROP AS

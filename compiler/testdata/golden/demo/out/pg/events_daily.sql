@@ -19,6 +19,7 @@ VALUES ('r1', 'events_daily', '2026-07-02', 'running', NULL, <started_at>, NULL,
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit
+--    lock "analytics"."events_daily"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."events_daily"/2026-07-02', 0));
 -- 6. delete: replace the partition window 2026-07-02
 DELETE FROM "analytics"."events_daily" AS t

@@ -5,6 +5,7 @@ VALUES ('r1', 'stg_events', '', 'running', NULL, <started_at>, NULL, <attempt>, 
 -- 2. begin
 BEGIN;
 -- 3. lock: serialize writers of this unit until commit
+--    lock "analytics"."stg_events"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."stg_events"', 0));
 -- 4. publish: replace the view
 CREATE OR REPLACE VIEW "analytics"."stg_events" AS

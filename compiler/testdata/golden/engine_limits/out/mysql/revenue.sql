@@ -8,6 +8,7 @@ SELECT country, sum(amount) AS amount FROM `raw`.`orders` GROUP BY country
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'revenue', '', 'running', NULL, <started_at>, NULL, <attempt>, '4ca49fa96532750e', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f05158c99d44b012acd922df', 'r:r1');
 -- 3. lock: serialize writers of this table across build, check and publish
+--    lock `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.daily_revenue_by_country_and_pro#5dd6a54b')
 SELECT GET_LOCK('idemc:analytics.daily_revenue_by_country_and_pro#5dd6a54b', 600);
 -- 4. stage: a leftover build from a dead run
 DROP TABLE IF EXISTS `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_new`;

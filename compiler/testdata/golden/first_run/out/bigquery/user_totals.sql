@@ -1,44 +1,50 @@
 -- unit user_totals  partition -  (table)
--- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
-SET @@query_label = 'idemc_attempt:0,idemc_model:user_totals,idemc_run:r1';
--- 2. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+-- 1. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+--    labels idemc_attempt=0,idemc_model=user_totals,idemc_run=r1
 CREATE TABLE IF NOT EXISTS `analytics`.`user_totals` AS
 SELECT * FROM (
 SELECT user_id, count(*) AS orders, sum(amount) AS amount
 FROM `raw`.`orders`
 GROUP BY user_id
 ) AS idemc_shape LIMIT 0;
--- 3. audit_start: record the unit as running (committed on its own)
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'user_totals', '', 'running', NULL, <started_at>, NULL, <attempt>, '2262f282c198ada3', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'a0cf4eb1119826ad2c7bf616', 'r:r1');
--- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
+-- 3. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
--- 5. delete: rebuild: empty the table inside the transaction (keeps its options and grants)
+-- 4. delete: rebuild: empty the table inside the transaction (keeps its options and grants)
+--    deferred to the script's commit
 TRUNCATE TABLE `analytics`.`user_totals`;
--- 6. insert: rebuild the rows
+-- 5. insert: rebuild the rows
+--    deferred to the script's commit
 INSERT INTO `analytics`.`user_totals` (`user_id`, `orders`, `amount`)
 SELECT `user_id`, `orders`, `amount` FROM (
 SELECT user_id, count(*) AS orders, sum(amount) AS amount
 FROM `raw`.`orders`
 GROUP BY user_id
 ) AS idemc_batch;
--- 7. check: check min_rows(1) (error) as an ASSERT inside the script: a failure rolls it back
+-- 6. check: check min_rows(1) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`user_totals` AS t) AS c
 WHERE n < 1
-) AS 'idemc: check min_rows(1) failed';
--- 8. check: check unique(user_id) (error) as an ASSERT inside the script: a failure rolls it back
+) AS 'idemc check min_rows(1)';
+-- 7. check: check unique(user_id) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT t.`user_id`, count(*) AS n FROM `analytics`.`user_totals` AS t
 GROUP BY t.`user_id`
 HAVING count(*) > 1
 LIMIT 5
-) AS 'idemc: check unique(user_id) failed';
--- 9. audit_finish: record success, in the script transaction
+) AS 'idemc check unique(user_id)';
+-- 8. audit_finish: record success, in the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'user_totals' AND partition_key = '';
--- 10. state: the audit row's row_count, counted inside the script transaction
+-- 9. state: the audit row's row_count, counted inside the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`user_totals`)
 WHERE run_id = 'r1' AND job_name = 'user_totals' AND partition_key = '';
--- 11. commit: submit the buffered script; BigQuery commits it whole or not at all
+-- 10. commit: submit the buffered script; BigQuery commits it whole or not at all
+--    job script
 COMMIT TRANSACTION;

@@ -1,41 +1,44 @@
 -- unit users_latest  partition -  (incremental merge)
--- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
-SET @@query_label = 'idemc_attempt:0,idemc_model:users_latest,idemc_run:r1';
--- 2. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+-- 1. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+--    labels idemc_attempt=0,idemc_model=users_latest,idemc_run=r1
 CREATE TABLE IF NOT EXISTS `analytics`.`users_latest` AS
 SELECT * FROM (
 SELECT user_id, name, updated_at
 FROM `raw`.`users`
 ) AS idemc_shape LIMIT 0;
--- 3. audit_start: record the unit as running (committed on its own)
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, '7b260b988ec0005f', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '1db981ae48569f04de57e9d3', 'r:r1');
--- 4. stage: the batch, in a staging table (expires in a day if a run dies)
-/* idemc: job=stage */
+-- 3. stage: the batch, in a staging table (expires in a day if a run dies)
+--    job stage
 CREATE OR REPLACE TABLE `analytics`.`users_latest__idemc_stage_0c53fdac`
 OPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS
 SELECT user_id, name, updated_at
 FROM `raw`.`users`;
--- 5. validate: refuse a batch that repeats a key before writing anything
+-- 4. validate: refuse a batch that repeats a key before writing anything
 SELECT `user_id`, count(*) AS n FROM `analytics`.`users_latest__idemc_stage_0c53fdac`
 GROUP BY `user_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 6. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
+-- 5. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
--- 7. merge: update matched keys, insert new ones (null-safe)
+-- 6. merge: update matched keys, insert new ones (null-safe)
+--    deferred to the script's commit
 MERGE INTO `analytics`.`users_latest` AS t
 USING `analytics`.`users_latest__idemc_stage_0c53fdac` AS s
 ON (t.`user_id` = s.`user_id` OR (t.`user_id` IS NULL AND s.`user_id` IS NULL))
 WHEN MATCHED THEN UPDATE SET `name` = s.`name`, `updated_at` = s.`updated_at`
 WHEN NOT MATCHED THEN INSERT (`user_id`, `name`, `updated_at`) VALUES (s.`user_id`, s.`name`, s.`updated_at`);
--- 8. audit_finish: record success, in the script transaction
+-- 7. audit_finish: record success, in the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
--- 9. state: the audit row's row_count, counted inside the script transaction
+-- 8. state: the audit row's row_count, counted inside the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`users_latest__idemc_stage_0c53fdac`)
 WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
--- 10. commit: submit the buffered script; BigQuery commits it whole or not at all
+-- 9. commit: submit the buffered script; BigQuery commits it whole or not at all
+--    job script
 COMMIT TRANSACTION;
--- 11. cleanup: drop the staging table
+-- 10. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`users_latest__idemc_stage_0c53fdac`;

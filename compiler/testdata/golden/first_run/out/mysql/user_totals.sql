@@ -10,6 +10,7 @@ GROUP BY user_id
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'user_totals', '', 'running', NULL, <started_at>, NULL, <attempt>, '20d982433d61c3c7', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b171952b1754fab2a8f1516d', 'r:r1');
 -- 3. lock: serialize writers of this table across build, check and publish
+--    lock `analytics`.`user_totals`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.user_totals')
 SELECT GET_LOCK('idemc:analytics.user_totals', 600);
 -- 4. stage: a leftover build from a dead run
 DROP TABLE IF EXISTS `analytics`.`user_totals__idemc_new`;

@@ -11,6 +11,7 @@ VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`users_latest`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.users_latest')
 SELECT GET_LOCK('idemc:analytics.users_latest', 600);
 -- 5. stage: the batch
 CREATE TEMPORARY TABLE `users_latest__idemc_stage` AS

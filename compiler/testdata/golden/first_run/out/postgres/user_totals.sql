@@ -5,6 +5,7 @@ VALUES ('r1', 'user_totals', '', 'running', NULL, <started_at>, NULL, <attempt>,
 -- 2. begin
 BEGIN;
 -- 3. lock: serialize writers of this unit until commit
+--    lock "analytics"."user_totals"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."user_totals"', 0));
 -- 4. prepare: the table, empty, if it does not exist yet
 CREATE TABLE IF NOT EXISTS "analytics"."user_totals" AS

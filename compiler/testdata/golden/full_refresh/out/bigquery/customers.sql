@@ -1,46 +1,51 @@
 -- unit customers  partition -  (incremental merge)
--- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
-SET @@query_label = 'idemc_attempt:0,idemc_model:customers,idemc_run:r1';
--- 2. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+-- 1. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+--    labels idemc_attempt=0,idemc_model=customers,idemc_run=r1
 CREATE TABLE IF NOT EXISTS `analytics`.`customers` AS
 SELECT * FROM (
 SELECT source_system, user_id, name, country, created_at
 FROM `raw`.`users`
 ) AS idemc_shape LIMIT 0;
--- 3. audit_start: record the unit as running (committed on its own)
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'customers', '', 'running', NULL, <started_at>, NULL, <attempt>, '8cc98cf5edf77b54', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '91eaf19e05c123c169a094bd', 'r:r1');
--- 4. stage: the batch, in a staging table (expires in a day if a run dies)
-/* idemc: job=stage */
+-- 3. stage: the batch, in a staging table (expires in a day if a run dies)
+--    job stage
 CREATE OR REPLACE TABLE `analytics`.`customers__idemc_stage_0c53fdac`
 OPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS
 SELECT source_system, user_id, name, country, created_at
 FROM `raw`.`users`;
--- 5. validate: refuse a batch that repeats a key before writing anything
+-- 4. validate: refuse a batch that repeats a key before writing anything
 SELECT `source_system`, `user_id`, count(*) AS n FROM `analytics`.`customers__idemc_stage_0c53fdac`
 GROUP BY `source_system`, `user_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 6. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
+-- 5. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
--- 7. delete: full refresh: replace every row
+-- 6. delete: full refresh: replace every row
+--    deferred to the script's commit
 TRUNCATE TABLE `analytics`.`customers`;
--- 8. insert: write the batch
+-- 7. insert: write the batch
+--    deferred to the script's commit
 INSERT INTO `analytics`.`customers` (`source_system`, `user_id`, `name`, `country`, `created_at`)
 SELECT `source_system`, `user_id`, `name`, `country`, `created_at` FROM `analytics`.`customers__idemc_stage_0c53fdac`;
--- 9. check: check not_null(user_id) (error) as an ASSERT inside the script: a failure rolls it back
+-- 8. check: check not_null(user_id) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT * FROM `analytics`.`customers` AS t
 WHERE (EXISTS (SELECT 1 FROM `analytics`.`customers__idemc_stage_0c53fdac` AS s WHERE (t.`source_system` = s.`source_system` OR (t.`source_system` IS NULL AND s.`source_system` IS NULL)) AND (t.`user_id` = s.`user_id` OR (t.`user_id` IS NULL AND s.`user_id` IS NULL)))) AND (t.`user_id` IS NULL)
 LIMIT 5
-) AS 'idemc: check not_null(user_id) failed';
--- 10. audit_finish: record success, in the script transaction
+) AS 'idemc check not_null(user_id)';
+-- 9. audit_finish: record success, in the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
--- 11. state: the audit row's row_count, counted inside the script transaction
+-- 10. state: the audit row's row_count, counted inside the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`customers__idemc_stage_0c53fdac`)
 WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
--- 12. commit: submit the buffered script; BigQuery commits it whole or not at all
+-- 11. commit: submit the buffered script; BigQuery commits it whole or not at all
+--    job script
 COMMIT TRANSACTION;
--- 13. cleanup: drop the staging table
+-- 12. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`customers__idemc_stage_0c53fdac`;

@@ -1,47 +1,53 @@
 -- unit users_by_mark  partition -  (incremental merge)
--- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
-SET @@query_label = 'idemc_attempt:0,idemc_model:users_by_mark,idemc_run:r1';
--- 2. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+-- 1. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+--    labels idemc_attempt=0,idemc_model=users_by_mark,idemc_run=r1
 CREATE TABLE IF NOT EXISTS `analytics`.`users_by_mark` AS
 SELECT * FROM (
 SELECT user_id, name, updated_at
 FROM `raw`.`users`
 WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '2026-07-03 06:00:00'
 ) AS idemc_shape LIMIT 0;
--- 3. audit_start: record the unit as running (committed on its own)
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'users_by_mark', '', 'running', NULL, <started_at>, NULL, <attempt>, '9ce1011c68f1c420', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '33fe322de36744f955981b9a', 'r:r1');
--- 4. stage: the batch, in a staging table (expires in a day if a run dies)
-/* idemc: job=stage */
+-- 3. stage: the batch, in a staging table (expires in a day if a run dies)
+--    job stage
 CREATE OR REPLACE TABLE `analytics`.`users_by_mark__idemc_stage_0c53fdac`
 OPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS
 SELECT user_id, name, updated_at
 FROM `raw`.`users`
 WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '2026-07-03 06:00:00';
--- 5. validate: refuse a batch that repeats a key before writing anything
+-- 4. validate: refuse a batch that repeats a key before writing anything
 SELECT `user_id`, count(*) AS n FROM `analytics`.`users_by_mark__idemc_stage_0c53fdac`
 GROUP BY `user_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 6. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
+-- 5. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
--- 7. delete: full refresh: replace every row
+-- 6. delete: full refresh: replace every row
+--    deferred to the script's commit
 TRUNCATE TABLE `analytics`.`users_by_mark`;
--- 8. insert: write the batch
+-- 7. insert: write the batch
+--    deferred to the script's commit
 INSERT INTO `analytics`.`users_by_mark` (`user_id`, `name`, `updated_at`)
 SELECT `user_id`, `name`, `updated_at` FROM `analytics`.`users_by_mark__idemc_stage_0c53fdac`;
--- 9. state: forget the old high-water mark if the batch has rows
+-- 8. state: forget the old high-water mark if the batch has rows
+--    deferred to the script's commit
 DELETE FROM `analytics`.`idemc_state` WHERE job_name = 'users_by_mark' AND EXISTS (SELECT 1 FROM `analytics`.`users_by_mark__idemc_stage_0c53fdac` WHERE `updated_at` IS NOT NULL);
--- 10. state: record the batch's maximum updated_at
+-- 9. state: record the batch's maximum updated_at
+--    deferred to the script's commit
 INSERT INTO `analytics`.`idemc_state` (job_name, high_water, run_id, updated_at)
 SELECT 'users_by_mark', CAST(max(`updated_at`) AS STRING), 'r1', NULL FROM `analytics`.`users_by_mark__idemc_stage_0c53fdac` HAVING max(`updated_at`) IS NOT NULL;
--- 11. audit_finish: record success, in the script transaction
+-- 10. audit_finish: record success, in the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_by_mark' AND partition_key = '';
--- 12. state: the audit row's row_count, counted inside the script transaction
+-- 11. state: the audit row's row_count, counted inside the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`users_by_mark__idemc_stage_0c53fdac`)
 WHERE run_id = 'r1' AND job_name = 'users_by_mark' AND partition_key = '';
--- 13. commit: submit the buffered script; BigQuery commits it whole or not at all
+-- 12. commit: submit the buffered script; BigQuery commits it whole or not at all
+--    job script
 COMMIT TRANSACTION;
--- 14. cleanup: drop the staging table
+-- 13. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`users_by_mark__idemc_stage_0c53fdac`;

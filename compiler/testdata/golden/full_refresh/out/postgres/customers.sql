@@ -11,6 +11,7 @@ VALUES ('r1', 'customers', '', 'running', NULL, <started_at>, NULL, <attempt>, '
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit
+--    lock "analytics"."customers"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."customers"', 0));
 -- 5. stage: the batch
 CREATE TEMP TABLE "customers__idemc_stage" ON COMMIT DROP AS

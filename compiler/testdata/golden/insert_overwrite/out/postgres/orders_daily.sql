@@ -14,6 +14,7 @@ VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL,
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit
+--    lock "analytics"."orders_daily"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."orders_daily"/2026-07-02', 0));
 -- 6. delete: replace the partition window 2026-07-02 (insert_overwrite is delete + insert on this engine)
 DELETE FROM "analytics"."orders_daily" AS t

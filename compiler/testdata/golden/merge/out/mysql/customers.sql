@@ -11,6 +11,7 @@ VALUES ('r1', 'customers', '', 'running', NULL, <started_at>, NULL, <attempt>, '
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`customers`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.customers')
 SELECT GET_LOCK('idemc:analytics.customers', 600);
 -- 5. stage: the batch
 CREATE TEMPORARY TABLE `customers__idemc_stage` AS

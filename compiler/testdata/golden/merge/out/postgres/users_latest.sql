@@ -12,6 +12,7 @@ VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit
+--    lock "analytics"."users_latest"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."users_latest"', 0));
 -- 5. stage: the batch
 CREATE TEMP TABLE "users_latest__idemc_stage" ON COMMIT DROP AS

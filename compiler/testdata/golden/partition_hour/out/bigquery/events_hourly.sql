@@ -1,7 +1,6 @@
 -- unit events_hourly  partition 2026-07-02T13  (incremental delete_insert)
--- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
-SET @@query_label = 'idemc_attempt:0,idemc_model:events_hourly,idemc_partition:2026-07-02t13,idemc_run:r1';
--- 2. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+-- 1. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+--    labels idemc_attempt=0,idemc_model=events_hourly,idemc_partition=2026-07-02t13,idemc_run=r1
 CREATE TABLE IF NOT EXISTS `analytics`.`events_hourly`
 PARTITION BY TIMESTAMP_TRUNC(`event_at`, HOUR) AS
 SELECT * FROM (
@@ -9,15 +8,17 @@ SELECT event_id, event_at, kind
 FROM `raw`.`events`
 WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026-07-02 14:00:00'
 ) AS idemc_shape LIMIT 0;
--- 3. audit_start: record the unit as running (committed on its own)
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'events_hourly', '2026-07-02T13', 'running', NULL, <started_at>, NULL, <attempt>, '8c179e81177e2704', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'a5d0d9c39a3902c12bd200e5', 'r:r1');
--- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
+-- 3. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
--- 5. delete: replace the partition window 2026-07-02T13
+-- 4. delete: replace the partition window 2026-07-02T13
+--    deferred to the script's commit
 DELETE FROM `analytics`.`events_hourly` AS t
 WHERE t.`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND t.`event_at` < TIMESTAMP '2026-07-02 14:00:00';
--- 6. insert: write the partition
+-- 5. insert: write the partition
+--    deferred to the script's commit
 INSERT INTO `analytics`.`events_hourly` (`event_id`, `event_at`, `kind`)
 SELECT `event_id`, `event_at`, `kind` FROM (
 SELECT * FROM (
@@ -27,17 +28,21 @@ WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026
 ) AS idemc_batch
 WHERE (`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND `event_at` < TIMESTAMP '2026-07-02 14:00:00') OR `event_at` IS NULL
 ) AS idemc_batch;
--- 7. validate: check not_null(event_at) (error) as an ASSERT inside the script: a failure rolls it back
+-- 6. validate: check not_null(event_at) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT count(*) AS n FROM `analytics`.`events_hourly`
 WHERE `event_at` IS NULL
 HAVING count(*) > 0
-) AS 'idemc: check not_null(event_at) failed';
--- 8. audit_finish: record success, in the script transaction
+) AS 'idemc check not_null(event_at)';
+-- 7. audit_finish: record success, in the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_hourly' AND partition_key = '2026-07-02T13';
--- 9. state: the audit row's row_count, counted inside the script transaction
+-- 8. state: the audit row's row_count, counted inside the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`events_hourly` AS t WHERE t.`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND t.`event_at` < TIMESTAMP '2026-07-02 14:00:00')
 WHERE run_id = 'r1' AND job_name = 'events_hourly' AND partition_key = '2026-07-02T13';
--- 10. commit: submit the buffered script; BigQuery commits it whole or not at all
+-- 9. commit: submit the buffered script; BigQuery commits it whole or not at all
+--    job script
 COMMIT TRANSACTION;

@@ -1,7 +1,6 @@
 -- unit events_hourly_overwrite  partition 2026-07-02T13  (incremental insert_overwrite)
--- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
-SET @@query_label = 'idemc_attempt:0,idemc_model:events_hourly_overwrite,idemc_partition:2026-07-02t13,idemc_run:r1';
--- 2. prepare: the destination, partitioned by event_at, if it does not exist yet
+-- 1. prepare: the destination, partitioned by event_at, if it does not exist yet
+--    labels idemc_attempt=0,idemc_model=events_hourly_overwrite,idemc_partition=2026-07-02t13,idemc_run=r1
 CREATE TABLE IF NOT EXISTS `analytics`.`events_hourly_overwrite`
 PARTITION BY TIMESTAMP_TRUNC(`event_at`, HOUR) AS
 SELECT * FROM (
@@ -9,11 +8,11 @@ SELECT event_id, event_at, kind
 FROM `raw`.`events`
 WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026-07-02 14:00:00'
 ) AS idemc_shape LIMIT 0;
--- 3. audit_start: record the unit as running (committed on its own)
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'events_hourly_overwrite', '2026-07-02T13', 'running', NULL, <started_at>, NULL, <attempt>, '1ff1d2ef8f6b9b33', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '723393dc9824d64eb113b065', 'r:r1');
--- 4. stage: build the partition in a staging table (expires in a day if a run dies)
-/* idemc: job=stage */
+-- 3. stage: build the partition in a staging table (expires in a day if a run dies)
+--    job stage
 CREATE OR REPLACE TABLE `analytics`.`events_hourly_overwrite__idemc_stage_2026070213_0c53fdac`
 OPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS
 SELECT * FROM (
@@ -22,16 +21,16 @@ FROM `raw`.`events`
 WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026-07-02 14:00:00'
 ) AS idemc_batch
 WHERE (`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND `event_at` < TIMESTAMP '2026-07-02 14:00:00') OR `event_at` IS NULL;
--- 5. validate: a NULL event_at would land in no partition
+-- 4. validate: a NULL event_at would land in no partition
 SELECT count(*) AS n FROM `analytics`.`events_hourly_overwrite__idemc_stage_2026070213_0c53fdac`
 WHERE `event_at` IS NULL
 HAVING count(*) > 0;
--- 6. publish: replace partition 2026-07-02T13 atomically: a query job writing events_hourly_overwrite$2026070213 with WRITE_TRUNCATE
-/* idemc: job=publish destination=analytics.events_hourly_overwrite$2026070213 write_disposition=WRITE_TRUNCATE */
+-- 5. publish: replace partition 2026-07-02T13 atomically: a query job writing events_hourly_overwrite$2026070213 with WRITE_TRUNCATE
+--    job publish; into analytics.events_hourly_overwrite$2026070213 (WRITE_TRUNCATE)
 SELECT `event_id`, `event_at`, `kind` FROM `analytics`.`events_hourly_overwrite__idemc_stage_2026070213_0c53fdac`;
--- 7. audit_finish: record success with the row count
+-- 6. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`events_hourly_overwrite__idemc_stage_2026070213_0c53fdac`
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_hourly_overwrite' AND partition_key = '2026-07-02T13';
--- 8. cleanup: drop the staging table
+-- 7. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`events_hourly_overwrite__idemc_stage_2026070213_0c53fdac`;

@@ -12,6 +12,7 @@ VALUES ('r1', 'events_hourly', '2026-07-02T13', 'running', NULL, <started_at>, N
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`events_hourly`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.events_hourly')
 SELECT GET_LOCK('idemc:analytics.events_hourly', 600);
 -- 5. delete: replace the partition window 2026-07-02T13
 DELETE t FROM `analytics`.`events_hourly` AS t

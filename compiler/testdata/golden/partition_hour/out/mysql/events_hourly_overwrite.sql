@@ -12,6 +12,7 @@ VALUES ('r1', 'events_hourly_overwrite', '2026-07-02T13', 'running', NULL, <star
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`events_hourly_overwrite`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.events_hourly_overwrite')
 SELECT GET_LOCK('idemc:analytics.events_hourly_overwrite', 600);
 -- 5. delete: replace the partition window 2026-07-02T13 (insert_overwrite is delete + insert on this engine)
 DELETE t FROM `analytics`.`events_hourly_overwrite` AS t

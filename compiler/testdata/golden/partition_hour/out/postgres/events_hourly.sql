@@ -14,6 +14,7 @@ VALUES ('r1', 'events_hourly', '2026-07-02T13', 'running', NULL, <started_at>, N
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit
+--    lock "analytics"."events_hourly"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."events_hourly"/2026-07-02T13', 0));
 -- 6. delete: replace the partition window 2026-07-02T13
 DELETE FROM "analytics"."events_hourly" AS t

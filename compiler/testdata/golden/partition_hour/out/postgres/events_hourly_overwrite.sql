@@ -14,6 +14,7 @@ VALUES ('r1', 'events_hourly_overwrite', '2026-07-02T13', 'running', NULL, <star
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit
+--    lock "analytics"."events_hourly_overwrite"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."events_hourly_overwrite"/2026-07-02T13', 0));
 -- 6. delete: replace the partition window 2026-07-02T13 (insert_overwrite is delete + insert on this engine)
 DELETE FROM "analytics"."events_hourly_overwrite" AS t

@@ -1,7 +1,6 @@
 -- unit orders_monthly  partition 2026-06  (incremental delete_insert)
--- 1. prepare: label this unit's jobs (run id, model, partition, attempt); job ids derive from them
-SET @@query_label = 'idemc_attempt:0,idemc_model:orders_monthly,idemc_partition:2026-06,idemc_run:r1';
--- 2. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+-- 1. prepare: the destination, empty, if it does not exist yet (DDL, outside the script)
+--    labels idemc_attempt=0,idemc_model=orders_monthly,idemc_partition=2026-06,idemc_run=r1
 CREATE TABLE IF NOT EXISTS `analytics`.`orders_monthly`
 PARTITION BY DATE_TRUNC(`order_month`, MONTH) AS
 SELECT * FROM (
@@ -9,15 +8,17 @@ SELECT order_id, CAST(order_date AS DATE) AS order_month, amount
 FROM `raw`.`orders`
 WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
 ) AS idemc_shape LIMIT 0;
--- 3. audit_start: record the unit as running (committed on its own)
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_monthly', '2026-06', 'running', NULL, <started_at>, NULL, <attempt>, '1fc5ec69e8057b3f', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b04e8480606c262dcbb29b57', 'r:r1');
--- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
+-- 3. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
--- 5. delete: replace the partition window 2026-06
+-- 4. delete: replace the partition window 2026-06
+--    deferred to the script's commit
 DELETE FROM `analytics`.`orders_monthly` AS t
 WHERE t.`order_month` >= DATE '2026-06-01' AND t.`order_month` < DATE '2026-07-01';
--- 6. insert: write the partition
+-- 5. insert: write the partition
+--    deferred to the script's commit
 INSERT INTO `analytics`.`orders_monthly` (`order_id`, `order_month`, `amount`)
 SELECT `order_id`, `order_month`, `amount` FROM (
 SELECT * FROM (
@@ -27,17 +28,21 @@ WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
 ) AS idemc_batch
 WHERE (`order_month` >= DATE '2026-06-01' AND `order_month` < DATE '2026-07-01') OR `order_month` IS NULL
 ) AS idemc_batch;
--- 7. validate: check not_null(order_month) (error) as an ASSERT inside the script: a failure rolls it back
+-- 6. validate: check not_null(order_month) (error) as an ASSERT inside the script: a failure rolls it back
+--    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT count(*) AS n FROM `analytics`.`orders_monthly`
 WHERE `order_month` IS NULL
 HAVING count(*) > 0
-) AS 'idemc: check not_null(order_month) failed';
--- 8. audit_finish: record success, in the script transaction
+) AS 'idemc check not_null(order_month)';
+-- 7. audit_finish: record success, in the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_monthly' AND partition_key = '2026-06';
--- 9. state: the audit row's row_count, counted inside the script transaction
+-- 8. state: the audit row's row_count, counted inside the script transaction
+--    deferred to the script's commit
 UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`orders_monthly` AS t WHERE t.`order_month` >= DATE '2026-06-01' AND t.`order_month` < DATE '2026-07-01')
 WHERE run_id = 'r1' AND job_name = 'orders_monthly' AND partition_key = '2026-06';
--- 10. commit: submit the buffered script; BigQuery commits it whole or not at all
+-- 9. commit: submit the buffered script; BigQuery commits it whole or not at all
+--    job script
 COMMIT TRANSACTION;

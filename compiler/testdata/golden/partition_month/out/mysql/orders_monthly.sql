@@ -12,6 +12,7 @@ VALUES ('r1', 'orders_monthly', '2026-06', 'running', NULL, <started_at>, NULL, 
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`orders_monthly`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.orders_monthly')
 SELECT GET_LOCK('idemc:analytics.orders_monthly', 600);
 -- 5. delete: replace the partition window 2026-06
 DELETE t FROM `analytics`.`orders_monthly` AS t

@@ -12,6 +12,7 @@ VALUES ('r1', 'orders_monthly_overwrite', '2026-06', 'running', NULL, <started_a
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`orders_monthly_overwrite`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.orders_monthly_overwrite')
 SELECT GET_LOCK('idemc:analytics.orders_monthly_overwrite', 600);
 -- 5. delete: replace the partition window 2026-06 (insert_overwrite is delete + insert on this engine)
 DELETE t FROM `analytics`.`orders_monthly_overwrite` AS t

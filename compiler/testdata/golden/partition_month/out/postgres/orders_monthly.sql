@@ -14,6 +14,7 @@ VALUES ('r1', 'orders_monthly', '2026-06', 'running', NULL, <started_at>, NULL, 
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit
+--    lock "analytics"."orders_monthly"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."orders_monthly"/2026-06', 0));
 -- 6. delete: replace the partition window 2026-06
 DELETE FROM "analytics"."orders_monthly" AS t

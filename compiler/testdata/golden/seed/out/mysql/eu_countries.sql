@@ -8,6 +8,7 @@ SELECT code, name, population FROM `raw`.`countries` WHERE eu
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'eu_countries', '', 'running', NULL, <started_at>, NULL, <attempt>, 'f8a933e07511bcae', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '5c5ba7e0fa0cf68b5545c1ca', 'r:r1');
 -- 3. lock: serialize writers of this table across build, check and publish
+--    lock `analytics`.`eu_countries`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.eu_countries')
 SELECT GET_LOCK('idemc:analytics.eu_countries', 600);
 -- 4. stage: a leftover build from a dead run
 DROP TABLE IF EXISTS `analytics`.`eu_countries__idemc_new`;

@@ -5,6 +5,7 @@ VALUES ('r1', 'active_users', '', 'running', NULL, <started_at>, NULL, <attempt>
 -- 2. begin
 BEGIN;
 -- 3. lock: serialize writers of this unit until commit
+--    lock "analytics"."active_users"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."active_users"', 0));
 -- 4. publish: replace the view
 CREATE OR REPLACE VIEW "analytics"."active_users" AS

@@ -12,6 +12,7 @@ VALUES ('r1', 'orders_by_seq', '', 'running', NULL, <started_at>, NULL, <attempt
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`orders_by_seq`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.orders_by_seq')
 SELECT GET_LOCK('idemc:analytics.orders_by_seq', 600);
 -- 5. stage: the batch
 CREATE TEMPORARY TABLE `orders_by_seq__idemc_stage` AS

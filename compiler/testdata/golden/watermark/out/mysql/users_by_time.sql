@@ -12,6 +12,7 @@ VALUES ('r1', 'users_by_time', '', 'running', NULL, <started_at>, NULL, <attempt
 -- 3. begin
 START TRANSACTION;
 -- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`users_by_time`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.users_by_time')
 SELECT GET_LOCK('idemc:analytics.users_by_time', 600);
 -- 5. stage: the batch
 CREATE TEMPORARY TABLE `users_by_time__idemc_stage` AS

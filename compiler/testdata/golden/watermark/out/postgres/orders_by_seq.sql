@@ -12,6 +12,7 @@ VALUES ('r1', 'orders_by_seq', '', 'running', NULL, <started_at>, NULL, <attempt
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit
+--    lock "analytics"."orders_by_seq"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."orders_by_seq"', 0));
 -- 5. stage: the batch
 CREATE TEMP TABLE "orders_by_seq__idemc_stage" ON COMMIT DROP AS

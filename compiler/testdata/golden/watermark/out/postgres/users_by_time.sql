@@ -12,6 +12,7 @@ VALUES ('r1', 'users_by_time', '', 'running', NULL, <started_at>, NULL, <attempt
 -- 3. begin
 BEGIN;
 -- 4. lock: serialize writers of this unit until commit
+--    lock "analytics"."users_by_time"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."users_by_time"', 0));
 -- 5. stage: the batch
 CREATE TEMP TABLE "users_by_time__idemc_stage" ON COMMIT DROP AS

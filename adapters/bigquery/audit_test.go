@@ -1,0 +1,133 @@
+package bigquery
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/runner"
+)
+
+// auditProject is one partitioned model with two error checks, targeting
+// BigQuery.
+func auditProject(t *testing.T) *project.Project {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"project.toml": "name = \"audit\"\ndefault_target = \"bq\"\n[targets.bq]\nengine = \"bigquery\"\nproject = \"proj\"\nschema = \"analytics\"\n[sources.raw]\nschema = \"raw\"\ntables = [\"events\"]\n",
+		"models/events_daily.sql": `/* idemc
+materialized = "incremental"
+strategy     = "delete_insert"
+partition_by = "event_date"
+start        = "2026-07-02"
+
+[checks]
+not_null = ["amount"]
+unique   = ["event_key"]
+*/
+SELECT event_key, event_date, amount FROM {{ source("raw", "events") }}
+WHERE event_date >= {{ start }} AND event_date < {{ end }}`,
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := project.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// onFake makes the registered bigquery engine open the fake server.
+func onFake(t *testing.T, f *fakeBigQuery) {
+	ad, _ := adapters.Lookup("bigquery")
+	open := ad.Open
+	ad.Open = func(context.Context, map[string]string) (adapters.Engine, error) { return f.engine(t, "EU"), nil }
+	t.Cleanup(func() { ad.Open = open })
+}
+
+var (
+	assertName = regexp.MustCompile(`AS 'idemc check ([^']*)'`)
+	checksLit  = regexp.MustCompile(`status = 'failed'.*checks = '((?:[^'\\]|\\.)*)'`)
+)
+
+// TestScriptCheckOutcomesInTheAuditRow: the runner records each check a
+// BigQuery script buffers as an ASSERT by what the script did. When the
+// script stops on one, the unit fails, and its audit row says that check
+// failed, by name, and the ones before it passed (every error check used
+// to be recorded pass, the one that failed the unit included); when the
+// script commits, every check passed.
+func TestScriptCheckOutcomesInTheAuditRow(t *testing.T) {
+	for _, failing := range []bool{true, false} {
+		f := newFakeBigQuery(t)
+		onFake(t, f)
+		var last string // the script's last ASSERT's check: it fails
+		f.fail = func(sql string) string {
+			if !failing || !strings.HasPrefix(sql, "BEGIN TRANSACTION") {
+				return ""
+			}
+			m := assertName.FindAllStringSubmatch(sql, -1)
+			last = m[len(m)-1][1]
+			return "Query error: idemc check " + last + " at [12:1]"
+		}
+		var out strings.Builder
+		res, err := runner.Build(context.Background(), auditProject(t), runner.Options{Out: &out,
+			Compile: compiler.Options{Start: "2026-07-02", End: "2026-07-03", Models: true}})
+		if failing {
+			if len(res.Units) != 1 || res.Units[0].Status != runner.StatusFailed || !strings.Contains(res.Units[0].Error, "check "+last+" failed") {
+				t.Fatalf("want the unit failed by check %s, got %+v (%v)\n%s", last, res.Units, err, out.String())
+			}
+			var checks []runner.CheckResult
+			for _, j := range f.submitted() {
+				if m := checksLit.FindStringSubmatch(strings.ReplaceAll(j.SQL, "\n", " ")); m != nil {
+					if err := json.Unmarshal([]byte(strings.NewReplacer(`\'`, `'`, `\\`, `\`).Replace(m[1])), &checks); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if len(checks) != 3 { // not_null(event_date) of the partition, not_null(amount), unique(event_key)
+				t.Fatalf("the failed audit row records %d checks, want 3: %+v", len(checks), checks)
+			}
+			for _, c := range checks {
+				want := runner.CheckPass
+				if c.Name == last {
+					want = runner.CheckFail
+				}
+				if c.Status != want {
+					t.Errorf("check %s recorded %s in the failed audit row, want %s", c.Name, c.Status, want)
+				}
+			}
+			continue
+		}
+		if err != nil || len(res.Units) != 1 || res.Units[0].Status != runner.StatusSucceeded {
+			t.Fatalf("want the unit succeeded, got %+v (%v)", res.Units, err)
+		}
+		for _, c := range res.Units[0].Checks {
+			if c.Status != runner.CheckPass {
+				t.Errorf("check %s: %s after the script committed, want pass", c.Name, c.Status)
+			}
+		}
+		var script string
+		for _, j := range f.submitted() {
+			if strings.HasPrefix(j.SQL, "BEGIN TRANSACTION") {
+				script = j.SQL
+			}
+		}
+		if !strings.Contains(script, `"status":"pass"`) || strings.Contains(script, `"status":"deferred"`) {
+			t.Errorf("the script's own audit row must record its checks passed:\n%s", script)
+		}
+	}
+}

@@ -1,0 +1,268 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
+)
+
+// unitState is what a unit's steps have done so far.
+type unitState struct {
+	inTx    bool     // a transaction is open
+	audited bool     // the running audit row was written
+	held    []string // release statements of the session locks taken, one per take
+}
+
+// release forgets one take of the session lock that q releases, and
+// reports whether the unit held it (a recipe's release step for a lock
+// already released, or never taken, must not run).
+func (st *unitState) release(q string) bool {
+	for i := len(st.held) - 1; i >= 0; i-- {
+		if st.held[i] == q {
+			st.held = append(st.held[:i], st.held[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// rollback ends a failed unit's transaction (a step of its own purpose:
+// BigQuery discards its buffered script instead of running anything).
+func rollback(ctx context.Context, sess adapters.Session, d adapters.Dialect) {
+	_, _ = sess.Exec(ctx, &plan.Step{Purpose: plan.Rollback, SQL: d.Rollback()})
+}
+
+// isRelease reports whether a cleanup step releases a session lock: those
+// run only through unitState, once per take.
+func isRelease(steps []plan.Step, s plan.Step) bool {
+	for _, l := range steps {
+		if l.Purpose == plan.Lock && l.Lock != nil && l.Lock.Release != "" && l.Lock.Release == s.SQL {
+			return true
+		}
+	}
+	return false
+}
+
+// releaseLocks releases every session lock the unit still holds, even
+// after an interrupt: a pooled connection must not keep one.
+func releaseLocks(ctx context.Context, sess adapters.Session, st *unitState) {
+	for len(st.held) > 0 {
+		q := st.held[len(st.held)-1]
+		st.held = st.held[:len(st.held)-1]
+		_, _ = sess.Exec(context.WithoutCancel(ctx), &plan.Step{Purpose: plan.Cleanup, Comment: "release the unit's lock", SQL: q})
+	}
+}
+
+// cleanup runs a failed unit's cleanup steps (temporary tables) and
+// releases the session locks it took.
+func cleanup(ctx context.Context, sess adapters.Session, steps []plan.Step, st *unitState) {
+	for i := range steps {
+		if steps[i].Purpose == plan.Cleanup && !isRelease(steps, steps[i]) {
+			_, _ = sess.Exec(ctx, &steps[i])
+		}
+	}
+	releaseLocks(ctx, sess, st)
+}
+
+// execSteps runs steps[from:] on the session and returns the first failure.
+func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit, w *plan.Write, steps []plan.Step, from int, ur *UnitResult, row *plan.AuditRow, st *unitState) *unitError {
+	written := int64(-1) // rows reported by insert/merge steps; -1 unknown
+	for i := from; i < len(steps); i++ {
+		s := steps[i]
+		switch s.Purpose {
+		case plan.Validate, plan.CheckStep:
+			cr, err := runCheck(ctx, sess, s)
+			if err != nil {
+				return &unitError{step: i + 1, purp: s.Purpose, err: err}
+			}
+			ur.Checks = append(ur.Checks, *cr)
+			if cr.Status == CheckFail {
+				return &unitError{step: i + 1, purp: s.Purpose, check: cr}
+			}
+			if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {
+				return &unitError{step: i + 1, purp: s.Purpose, err: err}
+			}
+			continue
+		case plan.Lock:
+			if ue := r.takeLock(ctx, sess, u, s, i, ur, st); ue != nil {
+				return ue
+			}
+			continue
+		case plan.AuditFinish:
+			// Rows written: what the insert or merge reported, else a count.
+			n := written
+			if n < 0 {
+				var err error
+				if n, err = scalar(ctx, sess, s.Count); err != nil {
+					return &unitError{step: i + 1, purp: s.Purpose, err: err}
+				}
+			}
+			ur.Rows = n
+			// Checks buffered in a script are recorded as they will be
+			// once it commits (which this statement is part of).
+			s.SQL = s.Fill(map[string]string{plan.SlotRows: strconv.FormatInt(n, 10),
+				plan.SlotEndedAt: r.d.Timestamp(time.Now().UTC()), plan.SlotChecks: r.checksLiteral(committed(ur.Checks))})
+		}
+		var res plan.Result
+		var err error
+		if s.Purpose == plan.Cleanup && isRelease(steps, s) {
+			// Released once per take, and only when this unit took it.
+			if st.release(s.SQL) {
+				_, _ = sess.Exec(context.WithoutCancel(ctx), &s)
+			}
+		} else {
+			res, err = sess.Exec(ctx, &s)
+		}
+		if s.Purpose == plan.Commit {
+			if ue := settleDeferred(ur, err, i); ue != nil {
+				return ue
+			}
+		}
+		if err != nil {
+			if s.Purpose == plan.Cleanup && !st.inTx {
+				continue // best effort: the unit's work is committed
+			}
+			// Inside the transaction a failed statement may have aborted
+			// it (PostgreSQL then answers COMMIT with a silent ROLLBACK):
+			// the unit fails, or is retried, like any other step.
+			return &unitError{step: i + 1, purp: s.Purpose, err: err}
+		}
+		switch s.Purpose {
+		case plan.Insert, plan.Merge:
+			if res.Affected >= 0 && w.Materialized == plan.Incremental {
+				written = max(written, 0) + res.Affected
+			}
+		case plan.Begin:
+			st.inTx = true
+		case plan.Commit:
+			st.inTx = false
+		case plan.AuditStart:
+			st.audited = true
+		}
+		if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {
+			return &unitError{step: i + 1, purp: s.Purpose, err: err}
+		}
+	}
+	return nil
+}
+
+// takeLock runs a lock step. The engine takes the lock: an error wrapping
+// adapters.ErrLocked (a timed-out wait, a lock not taken) fails the unit as
+// locked by another run, with nothing written. A lock that waits says so;
+// a session lock is remembered for its release.
+func (r *run) takeLock(ctx context.Context, sess adapters.Session, u *plan.Unit, s plan.Step, i int, ur *UnitResult, st *unitState) *unitError {
+	t1 := time.Now()
+	if _, err := sess.Exec(ctx, &s); err != nil {
+		if errors.Is(err, adapters.ErrLocked) {
+			err = fmt.Errorf("nothing was written; run it again once the other run is done: %w", err)
+		}
+		return &unitError{step: i + 1, purp: s.Purpose, err: err}
+	}
+	if s.Lock != nil && s.Lock.Release != "" {
+		st.held = append(st.held, s.Lock.Release)
+	}
+	if waited := time.Since(t1); waited > time.Second {
+		ur.Note = fmt.Sprintf("waited %.1fs for another run holding this unit", waited.Seconds())
+	}
+	if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {
+		return &unitError{step: i + 1, purp: s.Purpose, err: err}
+	}
+	return nil
+}
+
+// settleDeferred gives the checks buffered into a script (Step.Deferred)
+// their outcome once the script ran: every one passed when it committed;
+// when it failed on a check's assertion (adapters.CheckFailed), the checks
+// before that one passed, it failed, and the unit fails with it; the ones
+// after it never ran and stay deferred. A commit that failed otherwise
+// leaves them deferred: the unit fails with the commit's error.
+func settleDeferred(ur *UnitResult, err error, i int) *unitError {
+	var cf *adapters.CheckFailed
+	if err != nil && !errors.As(err, &cf) {
+		return nil
+	}
+	stop := len(ur.Checks) // the failed check's index; all of them when committed
+	if cf != nil {
+		stop = slices.IndexFunc(ur.Checks, func(c CheckResult) bool { return c.Status == CheckDeferred && c.Name == cf.Check })
+		if stop < 0 {
+			return &unitError{step: i + 1, purp: plan.Commit, err: err} // an assertion no check of this unit made
+		}
+	}
+	for j := range ur.Checks[:stop] {
+		if ur.Checks[j].Status == CheckDeferred {
+			ur.Checks[j].Status = CheckPass
+		}
+	}
+	if cf == nil {
+		return nil
+	}
+	failed := &ur.Checks[stop]
+	failed.Status = CheckFail
+	if len(cf.Sample) > 0 {
+		failed.Sample = cf.Sample
+	}
+	return &unitError{step: i + 1, purp: plan.Commit, check: failed}
+}
+
+// committed is the checks as a succeeded unit's audit row records them: a
+// deferred check is in the script's own audit row, which commits only if
+// its assertion held.
+func committed(cs []CheckResult) []CheckResult {
+	out := append([]CheckResult(nil), cs...)
+	for i := range out {
+		if out[i].Status == CheckDeferred {
+			out[i].Status = CheckPass
+		}
+	}
+	return out
+}
+
+// scalar evaluates a count query ("" means no rows were written).
+func scalar(ctx context.Context, s adapters.Session, q string) (int64, error) {
+	if q == "" {
+		return 0, nil
+	}
+	_, rows, err := s.Query(ctx, q, 1)
+	if err != nil || len(rows) == 0 {
+		return 0, err
+	}
+	return strconv.ParseInt(rows[0][0], 10, 64)
+}
+
+// runCheck runs a check step; any row the engine returns is a failure. A
+// deferred check (an assertion buffered into a script) has no verdict yet:
+// settleDeferred gives it one when the script ran.
+func runCheck(ctx context.Context, s adapters.Session, step plan.Step) (*CheckResult, error) {
+	c := step.Check
+	res, err := s.Exec(ctx, &step)
+	if err != nil {
+		return nil, fmt.Errorf("check %s: %w", c.Name, err)
+	}
+	cr := &CheckResult{Name: c.Name, Severity: c.Severity, Status: CheckPass}
+	switch {
+	case step.Deferred:
+		cr.Status = CheckDeferred
+		return cr, nil
+	case len(res.Rows) == 0:
+		return cr, nil
+	}
+	cr.Status = CheckFail
+	if c.Severity == "warn" {
+		cr.Status = CheckWarn
+	}
+	for _, row := range res.Rows {
+		parts := make([]string, len(row))
+		for i, v := range row {
+			parts[i] = res.Columns[i] + "=" + v
+		}
+		cr.Sample = append(cr.Sample, "("+strings.Join(parts, ", ")+")")
+	}
+	return cr, nil
+}
