@@ -136,3 +136,18 @@ func Names() []string {
 	sort.Strings(out)
 	return out
 }
+
+// VerifyDialect is a Dialect that can also verify (idemc verify).
+type VerifyDialect interface {
+	Dialect
+	Verifier
+}
+
+// VerifyDialect returns the adapter's dialect for idemc verify, checked
+// once, or an error naming the engine when its dialect cannot verify.
+func (a *Adapter) VerifyDialect() (VerifyDialect, error) {
+	if v, ok := a.Dialect.(VerifyDialect); ok {
+		return v, nil
+	}
+	return nil, fmt.Errorf("engine %s cannot verify: its dialect has no fingerprint", a.Name)
+}

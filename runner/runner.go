@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/dag"
 	"github.com/idemc/idemc/compiler/project"
@@ -397,7 +398,7 @@ func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error 
 		}
 		r.release = release
 	}
-	_, rows, err := sess.Query(ctx, r.d.RunningQuery(r.state), 0)
+	_, rows, err := sess.Query(ctx, sqlgen.RunningQuery(r.d, r.state), 0)
 	if err != nil {
 		return err
 	}
@@ -415,7 +416,7 @@ func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error 
 				continue
 			}
 		}
-		if _, err := sess.Exec(ctx, r.d.Abandon(r.state, other)); err != nil {
+		if _, err := sess.Exec(ctx, sqlgen.Abandon(r.d, r.state, other)); err != nil {
 			return err
 		}
 	}

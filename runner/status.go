@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/partition"
 	"github.com/idemc/idemc/compiler/project"
@@ -54,7 +55,7 @@ func Status(ctx context.Context, p *project.Project, opts compiler.Options) ([]S
 	if _, ok, err := sess.Relation(ctx, st.Audit); err != nil || !ok {
 		return nil, err // no audit table yet: nothing has run
 	}
-	_, rows, err := sess.Query(ctx, ad.Dialect.StatusQuery(st), 0)
+	_, rows, err := sess.Query(ctx, sqlgen.StatusQuery(ad.Dialect, st), 0)
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,10 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 		return nil, fmt.Errorf("runner: nothing to verify in the selection")
 	}
 	ad, _ := adapters.Lookup(pl.Engine)
-	d := ad.Dialect
+	d, err := ad.VerifyDialect()
+	if err != nil {
+		return nil, err
+	}
 	release, err := claimScratch(ctx, p, opts.Target, pl, d)
 	if err != nil {
 		return nil, err
@@ -128,7 +131,7 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 				snaps = append(snaps, snap)
 				continue
 			}
-			cols, rows, err := sess.Query(ctx, d.DiffQuery(rel, where, snap), 0)
+			cols, rows, err := sess.Query(ctx, sqlgen.DiffQuery(d, rel, where, snap), 0)
 			if err != nil {
 				r.Error = err.Error()
 				continue
@@ -196,7 +199,7 @@ func region(pl *plan.Plan, id string, d adapters.Dialect) (plan.Relation, string
 	return node.Relation, fmt.Sprintf("%s >= %s AND %s < %s", col, d.WindowLiteral(w.Start, w.Granularity), col, d.WindowLiteral(w.End, w.Granularity))
 }
 
-func fingerprint(ctx context.Context, s adapters.Session, d adapters.Dialect, rel plan.Relation, where string) (string, error) {
+func fingerprint(ctx context.Context, s adapters.Session, d adapters.VerifyDialect, rel plan.Relation, where string) (string, error) {
 	cols, ok, err := s.Relation(ctx, rel)
 	if err != nil || !ok {
 		if err == nil {
@@ -310,7 +313,10 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 		return nil, err
 	}
 	defer sess.Close()
-	d := ad.Dialect
+	d, err := ad.VerifyDialect()
+	if err != nil {
+		return nil, err
+	}
 	var out []VerifyResult
 	for _, n := range pl.Selected {
 		node := pl.Nodes[n]
@@ -328,7 +334,7 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 			r.Error = err2.Error()
 		default:
 			r.Fingerprints = []string{a, b}
-			cols, rows, err := sess.Query(ctx, d.DiffQuery(node.Relation, "", scratchRel), 0)
+			cols, rows, err := sess.Query(ctx, sqlgen.DiffQuery(d, node.Relation, "", scratchRel), 0)
 			if err != nil {
 				r.Error = err.Error()
 			}
@@ -357,12 +363,16 @@ func dropScratch(ctx context.Context, p *project.Project, target string, pl *pla
 		return
 	}
 	defer s.Close()
+	d, err := ad.VerifyDialect()
+	if err != nil {
+		return
+	}
 	done := map[string]bool{}
 	for _, node := range pl.Nodes {
 		sc := node.Relation.Schema
 		if strings.HasSuffix(sc, verifySuffix) && !done[sc] {
 			done[sc] = true
-			_, _ = s.Exec(context.WithoutCancel(ctx), ad.Dialect.DropSchema(sc))
+			_, _ = s.Exec(context.WithoutCancel(ctx), d.DropSchema(sc))
 		}
 	}
 }

@@ -63,27 +63,16 @@ func SeedColumnNames(quote func(string) string, t *seed.Table) []string {
 	return out
 }
 
-// SeedTypes names an engine's type for each seed kind.
-type SeedTypes struct {
-	BigInt, Double, Boolean, Date, Timestamp, Text string
-}
+// SeedTypes is an engine's column type for each seed kind: the one table
+// of them (a kind not in it is text).
+type SeedTypes map[seed.Kind]string
 
 // SeedType maps a seed kind to the engine's column type.
 func (g Gen) SeedType(k seed.Kind) string {
-	t := g.S.SeedTypes
-	switch k {
-	case seed.BigInt:
-		return t.BigInt
-	case seed.Double:
-		return t.Double
-	case seed.Boolean:
-		return t.Boolean
-	case seed.Date:
-		return t.Date
-	case seed.Timestamp:
-		return t.Timestamp
+	if t, ok := g.S.SeedTypes[k]; ok {
+		return t
 	}
-	return t.Text
+	return g.S.SeedTypes[seed.Text]
 }
 
 // SeedLoadName is the relation a seed load fills before publishing it, on

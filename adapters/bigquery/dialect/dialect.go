@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
@@ -20,7 +21,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns BigQuery's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		SeedTypes:  sqlgen.SeedTypes{BigInt: "INT64", Double: "FLOAT64", Boolean: "BOOL", Date: "DATE", Timestamp: "TIMESTAMP", Text: "STRING"},
+		SeedTypes:  sqlgen.SeedTypes{seed.BigInt: "INT64", seed.Double: "FLOAT64", seed.Boolean: "BOOL", seed.Date: "DATE", seed.Timestamp: "TIMESTAMP", seed.Text: "STRING"},
 		IdentLimit: adapters.IdentLimit{Name: 1024, Column: 300, Bytes: true, ColumnChars: true}, // tables 1024 UTF-8 bytes, columns 300 characters
 		Engine:     "bigquery", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
 		QuoteIdent: quoteIdent,

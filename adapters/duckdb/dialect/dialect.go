@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
@@ -18,7 +19,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns DuckDB's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		SeedTypes:     sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "TIMESTAMP", Text: "VARCHAR"},
+		SeedTypes:     sqlgen.SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", seed.Boolean: "BOOLEAN", seed.Date: "DATE", seed.Timestamp: "TIMESTAMP", seed.Text: "VARCHAR"},
 		CurrentSchema: "current_schema()",
 		Engine:        "duckdb", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
 		NullSafeEq:   func(a, b string) string { return a + " IS NOT DISTINCT FROM " + b },

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
@@ -17,7 +18,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns the MySQL/MariaDB dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		SeedTypes:     sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "DATETIME(6)", Text: "TEXT"},
+		SeedTypes:     sqlgen.SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", seed.Boolean: "BOOLEAN", seed.Date: "DATE", seed.Timestamp: "DATETIME(6)", seed.Text: "TEXT"},
 		IdentLimit:    adapters.IdentLimit{Name: 64, Column: 64},
 		CurrentSchema: "DATABASE()",
 		Engine:        "mysql", QuoteOpen: '`', QuoteEnd: '`', TextType: "CHAR",

@@ -18,7 +18,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns PostgreSQL's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		SeedTypes:     sqlgen.SeedTypes{BigInt: "bigint", Double: "double precision", Boolean: "boolean", Date: "date", Timestamp: "timestamp without time zone", Text: "text"},
+		SeedTypes:     sqlgen.SeedTypes{seed.BigInt: "bigint", seed.Double: "double precision", seed.Boolean: "boolean", seed.Date: "date", seed.Timestamp: "timestamp without time zone", seed.Text: "text"},
 		IdentLimit:    adapters.IdentLimit{Name: 63, Column: 63, Bytes: true}, // NAMEDATALEN-1; longer names are cut silently
 		CurrentSchema: "current_schema()",
 		Engine:        "postgres", QuoteOpen: '"', QuoteEnd: '"', TextType: "TEXT",

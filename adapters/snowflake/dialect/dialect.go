@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
@@ -18,7 +19,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns Snowflake's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		SeedTypes:     sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "TIMESTAMP_NTZ", Text: "VARCHAR"},
+		SeedTypes:     sqlgen.SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", seed.Boolean: "BOOLEAN", seed.Date: "DATE", seed.Timestamp: "TIMESTAMP_NTZ", seed.Text: "VARCHAR"},
 		IdentLimit:    adapters.IdentLimit{Name: 255, Column: 255},
 		CurrentSchema: "CURRENT_SCHEMA()",
 		Engine:        "snowflake", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",

@@ -19,7 +19,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns the Spark / Databricks dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		SeedTypes:  sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "TIMESTAMP", Text: "STRING"},
+		SeedTypes:  sqlgen.SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", seed.Boolean: "BOOLEAN", seed.Date: "DATE", seed.Timestamp: "TIMESTAMP", seed.Text: "STRING"},
 		IdentLimit: adapters.IdentLimit{Name: 255, Column: 255}, // Unity Catalog object names
 		Engine:     "spark", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
 		NullSafeEq:   func(a, b string) string { return a + " <=> " + b },
