@@ -25,6 +25,13 @@ type Dialect interface {
 	SeedSQL
 }
 
+// PlanDialect is what the compiler needs of a dialect: it spells values
+// and builds recipes, and never reads the audit, catalog or schema SQL.
+type PlanDialect interface {
+	Literals
+	Recipes
+}
+
 // Literals quote and spell values. Engines differ in the quote character
 // (" on DuckDB, PostgreSQL, Snowflake; ` on MySQL, BigQuery, Spark), in
 // string escapes (a backslash escapes on MySQL, Snowflake, BigQuery and
