@@ -94,6 +94,9 @@ type Spelling struct {
 // adapters.Dialect; engines embed it and add Recipe.
 type Gen struct {
 	S Spelling
+	// C are the engine's capabilities: Recipe chooses a recipe's shape
+	// from them.
+	C adapters.Capabilities
 }
 
 // Name is the engine name.

@@ -18,7 +18,7 @@ type Dialect struct{ sqlgen.Gen }
 
 // NewDialect returns DuckDB's dialect.
 func NewDialect() Dialect {
-	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
+	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
 		SeedTypes:     sqlgen.SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", seed.Boolean: "BOOLEAN", seed.Date: "DATE", seed.Timestamp: "TIMESTAMP", seed.Text: "VARCHAR"},
 		CurrentSchema: "current_schema()",
 		Engine:        "duckdb", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
@@ -72,7 +72,7 @@ func (d Dialect) recreate(w *plan.Write, stage string) []plan.Step {
 
 // Capabilities of DuckDB.
 var Capabilities = adapters.Capabilities{
-	TransactionalDDL: true, Merge: true, MergeBySource: true, PartitionOverwrite: false,
+	TransactionalDDL: true, Merge: true, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "database file lock (one writer process)", SingleWriter: true,
 	ReplaceDefinition: true,
 }
@@ -98,7 +98,6 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			return []plan.Step{{Purpose: plan.Publish, Comment: "replace the view",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
 		},
-		Upsert:   d.MergeSteps,
 		Recreate: d.recreate,
 	}
 }

@@ -17,7 +17,7 @@ type Dialect struct{ sqlgen.Gen }
 
 // NewDialect returns the MySQL/MariaDB dialect.
 func NewDialect() Dialect {
-	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
+	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
 		SeedTypes:     sqlgen.SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", seed.Boolean: "BOOLEAN", seed.Date: "DATE", seed.Timestamp: "DATETIME(6)", seed.Text: "TEXT"},
 		IdentLimit:    adapters.IdentLimit{Name: 64, Column: 64},
 		CurrentSchema: "DATABASE()",
@@ -58,7 +58,7 @@ var typeFamilies = map[string][]string{
 
 // Capabilities of MySQL and MariaDB.
 var Capabilities = adapters.Capabilities{
-	TransactionalDDL: false, Merge: false, MergeBySource: false, PartitionOverwrite: false,
+	TransactionalDDL: false, Merge: false, TempTableInTransaction: true, UnitLock: true, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "GET_LOCK per unit on the unit's pinned connection",
 }
 
@@ -96,12 +96,10 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			// TEMPORARY tables do not commit the transaction.
 			return fmt.Sprintf("CREATE TEMPORARY TABLE %s AS\n%s", stage, sql)
 		},
-		DropStage: func(stage string) string { return "DROP TEMPORARY TABLE IF EXISTS " + stage },
-		Upsert:    d.upsert,
-		TableRecipe: func(w *plan.Write) []plan.Step {
-			return d.tableRecipe(w)
-		},
-		ViewRecipe: func(w *plan.Write) []plan.Step {
+		DropStage:         func(stage string) string { return "DROP TEMPORARY TABLE IF EXISTS " + stage },
+		Upsert:            d.upsert,
+		VerifyThenPublish: d.tableRecipe,
+		PublishThenCheck: func(w *plan.Write) []plan.Step {
 			steps := d.AutoCommitViewRecipe(w, plan.Step{Purpose: plan.Publish, Comment: "replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)})
 			// Held from the replace to the audit row, so that a concurrent

@@ -17,7 +17,7 @@ type Dialect struct{ sqlgen.Gen }
 
 // NewDialect returns PostgreSQL's dialect.
 func NewDialect() Dialect {
-	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
+	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
 		SeedTypes:     sqlgen.SeedTypes{seed.BigInt: "bigint", seed.Double: "double precision", seed.Boolean: "boolean", seed.Date: "date", seed.Timestamp: "timestamp without time zone", seed.Text: "text"},
 		IdentLimit:    adapters.IdentLimit{Name: 63, Column: 63, Bytes: true}, // NAMEDATALEN-1; longer names are cut silently
 		CurrentSchema: "current_schema()",
@@ -68,7 +68,7 @@ func typeFamily(t string) string {
 
 // Capabilities of PostgreSQL.
 var Capabilities = adapters.Capabilities{
-	TransactionalDDL: true, Merge: true, MergeBySource: false, PartitionOverwrite: false,
+	TransactionalDDL: true, Merge: true, UnitLock: true, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "pg_advisory_xact_lock per unit", TableInPlace: true,
 	ReplaceDefinition: true,
 }
@@ -116,7 +116,6 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			return []plan.Step{{Purpose: plan.Publish, Comment: "replace the view",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
 		},
-		Upsert:   d.MergeSteps,
 		Recreate: d.recreate,
 	}
 }

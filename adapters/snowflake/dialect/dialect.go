@@ -18,7 +18,7 @@ type Dialect struct{ sqlgen.Gen }
 
 // NewDialect returns Snowflake's dialect.
 func NewDialect() Dialect {
-	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
+	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
 		SeedTypes:     sqlgen.SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", seed.Boolean: "BOOLEAN", seed.Date: "DATE", seed.Timestamp: "TIMESTAMP_NTZ", seed.Text: "VARCHAR"},
 		IdentLimit:    adapters.IdentLimit{Name: 255, Column: 255},
 		CurrentSchema: "CURRENT_SCHEMA()",
@@ -63,7 +63,7 @@ func (d Dialect) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan
 
 // Capabilities of Snowflake.
 var Capabilities = adapters.Capabilities{
-	TransactionalDDL: false, Merge: true, MergeBySource: false, PartitionOverwrite: false,
+	TransactionalDDL: false, Merge: true, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "none needed: Snowflake's table locks serialize DML on one table (the run id is the QUERY_TAG)",
 	TableInPlace: true,
 }
@@ -121,11 +121,10 @@ func surrogateKey(exprs []string, text, length string, md5 func(string) string) 
 	return md5("CONCAT(" + strings.Join(parts, ", ") + ")")
 }
 
-// Recipe follows DESIGN §7 for Snowflake: the shared shape, reordered so
-// that nothing auto-committing runs between BEGIN and COMMIT.
+// Recipe follows DESIGN §7 for Snowflake: the shared shape, whose DDL
+// sqlgen moves out of the transaction (no TransactionalDDL), tagged.
 func (d Dialect) Recipe(w *plan.Write) []plan.Step {
-	steps := d.Gen.Recipe(d.hooks(), w)
-	return withQueryTag(d, w, outsideTransaction(steps))
+	return withQueryTag(d, w, d.Gen.Recipe(d.hooks(), w))
 }
 
 // QueryTag is the QUERY_TAG a unit's statements carry: JSON with the run id
@@ -158,39 +157,6 @@ func withQueryTag(d Dialect, w *plan.Write, steps []plan.Step) []plan.Step {
 	return append(out, plan.Step{Purpose: plan.Cleanup, Comment: "untag the pooled session", SQL: "ALTER SESSION UNSET QUERY_TAG"})
 }
 
-// outsideTransaction moves what Snowflake would commit implicitly out of the
-// transaction: prepare steps first, the stage (a temporary table: DDL) just
-// before BEGIN, cleanups (DROP TABLE: DDL) after COMMIT. The relative order
-// of everything else is kept.
-func outsideTransaction(steps []plan.Step) []plan.Step {
-	var prep, stage, mid, clean []plan.Step
-	for _, s := range steps {
-		switch s.Purpose {
-		case plan.Prepare:
-			prep = append(prep, s)
-		case plan.Stage:
-			stage = append(stage, s)
-		case plan.Cleanup:
-			clean = append(clean, s)
-		default:
-			mid = append(mid, s)
-		}
-	}
-	out := append([]plan.Step{}, prep...)
-	placed := false
-	for _, s := range mid {
-		if s.Purpose == plan.Begin && !placed {
-			out = append(out, stage...)
-			placed = true
-		}
-		out = append(out, s)
-	}
-	if !placed {
-		out = append(out, stage...)
-	}
-	return append(out, clean...)
-}
-
 func (d Dialect) hooks() sqlgen.Hooks {
 	return sqlgen.Hooks{
 		Begin:  "BEGIN TRANSACTION",
@@ -208,10 +174,9 @@ func (d Dialect) hooks() sqlgen.Hooks {
 					SQL: "INSERT OVERWRITE INTO " + d.byName(w)},
 			}, "SELECT count(*) FROM " + dest
 		},
-		Upsert: d.MergeSteps,
-		ViewRecipe: func(w *plan.Write) []plan.Step {
-			return d.AutoCommitViewRecipe(w, plan.Step{Purpose: plan.Publish, Comment: "replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)",
-				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)})
+		View: func(w *plan.Write) []plan.Step {
+			return []plan.Step{{Purpose: plan.Publish, Comment: "replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)",
+				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
 		},
 	}
 }

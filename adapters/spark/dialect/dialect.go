@@ -18,7 +18,7 @@ type Dialect struct{ sqlgen.Gen }
 
 // NewDialect returns the Spark / Databricks dialect.
 func NewDialect() Dialect {
-	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
+	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
 		SeedTypes:  sqlgen.SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", seed.Boolean: "BOOLEAN", seed.Date: "DATE", seed.Timestamp: "TIMESTAMP", seed.Text: "STRING"},
 		IdentLimit: adapters.IdentLimit{Name: 255, Column: 255}, // Unity Catalog object names
 		Engine:     "spark", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
@@ -58,7 +58,7 @@ func (d Dialect) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan
 
 // Capabilities of Spark / Databricks on Delta.
 var Capabilities = adapters.Capabilities{
-	TransactionalDDL: false, Merge: true, MergeBySource: true, PartitionOverwrite: true,
+	TransactionalDDL: false, Merge: true, PartitionOverwrite: true,
 	ChecksInWrite: false, Lock: "none: Delta's optimistic commits (a conflicting writer fails and is retried); idempotent txnAppId/txnVersion per unit",
 	ReplaceDefinition: true,
 }
@@ -139,7 +139,7 @@ func TxnAppID(w *plan.Write) string {
 // Recipe follows DESIGN §7 for Spark / Databricks: verify, then publish.
 func (d Dialect) Recipe(w *plan.Write) []plan.Step {
 	dest := d.Qualify(w.Target)
-	if w.Materialized == plan.View {
+	if d.C.ShapeOf(w) == adapters.PublishThenCheck {
 		return d.AutoCommitViewRecipe(w, plan.Step{Purpose: plan.Publish, Comment: "replace the view (no transaction: a failing check leaves the new view, marked failed)",
 			SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", dest, w.Select)})
 	}
