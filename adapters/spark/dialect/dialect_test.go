@@ -9,7 +9,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2" // evaluates the key expression offline
 
-	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/adapters/dialecttest"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -104,10 +104,6 @@ func TestRecipeShapes(t *testing.T) {
 	}
 }
 
-var goKey = sqlgen.SurrogateKeyOf
-
-func str(s string) *string { return &s }
-
 // TestSurrogateKeyValue evaluates Spark's key expression unchanged in
 // DuckDB (md5 as lowercase hex, char_length in characters, concat, CAST …
 // AS STRING; dates as yyyy-MM-dd in both) and compares with the
@@ -118,21 +114,5 @@ func TestSurrogateKeyValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	d := NewDialect()
-	for _, tc := range []struct {
-		exprs []string
-		want  string
-	}{
-		{[]string{"'shop'", "42", "DATE '2026-07-01'"}, goKey(str("shop"), str("42"), str("2026-07-01"))},
-		{[]string{"NULL", "'x'"}, goKey(nil, str("x"))},
-		{[]string{"'grüße'"}, goKey(str("grüße"))},
-	} {
-		var got string
-		if err := db.QueryRow("SELECT " + d.SurrogateKey(tc.exprs)).Scan(&got); err != nil {
-			t.Fatalf("%v: %v", tc.exprs, err)
-		}
-		if got != tc.want {
-			t.Errorf("surrogate_key(%v) = %s, want %s", tc.exprs, got, tc.want)
-		}
-	}
+	dialecttest.SurrogateKeys(t, db, NewDialect(), nil)
 }
