@@ -23,6 +23,9 @@ type Spelling struct {
 	QuoteOpen byte // '"' or '`'
 	QuoteEnd  byte
 	TextType  string // for CAST(x AS …) in surrogate keys and audit columns
+	// Key names the functions of the surrogate key; zero values are
+	// char_length, concat and md5(%s).
+	Key KeyFuncs
 	// NullSafeEq renders a null-safe equality of two expressions.
 	NullSafeEq func(a, b string) string
 	// DateLit and TimestampLit render typed literals from canonical text.
@@ -154,18 +157,35 @@ func (g Gen) Timestamp(t time.Time) string {
 // unambiguous and gives the same hex on every engine for text, integer and
 // date inputs.
 func (g Gen) SurrogateKey(exprs []string) string {
+	k := g.S.Key
+	length, concat, hash := or(k.Length, "char_length"), or(k.Concat, "concat"), or(k.Hash, "md5(%s)")
 	parts := make([]string, 0, 2*len(exprs))
 	for i, e := range exprs {
 		if i > 0 {
 			parts = append(parts, "'|'")
 		}
 		txt := fmt.Sprintf("CAST(%s AS %s)", e, g.S.TextType)
-		parts = append(parts, fmt.Sprintf("CASE WHEN %s IS NULL THEN '~' ELSE concat(CAST(char_length(%s) AS %s), ':', %s) END", e, txt, g.S.TextType, txt))
+		parts = append(parts, fmt.Sprintf("CASE WHEN %s IS NULL THEN '~' ELSE %s(CAST(%s(%s) AS %s), ':', %s) END", e, concat, length, txt, g.S.TextType, txt))
 	}
 	if len(parts) == 1 {
-		return "md5(" + parts[0] + ")"
+		return fmt.Sprintf(hash, parts[0])
 	}
-	return "md5(concat(" + strings.Join(parts, ", ") + "))"
+	return fmt.Sprintf(hash, concat+"("+strings.Join(parts, ", ")+")")
+}
+
+// KeyFuncs are the functions of an engine's surrogate key: Length counts
+// characters, Concat joins text, Hash (a format of one %s) gives the
+// lowercase hex MD5. BigQuery: LENGTH, CONCAT, TO_HEX(MD5(%s)); Snowflake:
+// LENGTH, CONCAT, MD5(%s).
+type KeyFuncs struct {
+	Length, Concat, Hash string
+}
+
+func or(s, dflt string) string {
+	if s == "" {
+		return dflt
+	}
+	return s
 }
 
 // DescribeQuery returns no rows but the SELECT's columns.

@@ -4,7 +4,6 @@ package dialect
 
 import (
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +23,9 @@ func NewDialect() Dialect {
 		SeedTypes:  sqlgen.SeedTypes{seed.BigInt: "INT64", seed.Double: "FLOAT64", seed.Boolean: "BOOL", seed.Date: "DATE", seed.Timestamp: "TIMESTAMP", seed.Text: "STRING"},
 		IdentLimit: adapters.IdentLimit{Name: 1024, Column: 300, Bytes: true, ColumnChars: true}, // tables 1024 UTF-8 bytes, columns 300 characters
 		Engine:     "bigquery", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
+		// MD5 returns BYTES, TO_HEX makes it lowercase hex; CAST(… AS
+		// STRING) of a DATE is YYYY-MM-DD.
+		Key:        sqlgen.KeyFuncs{Length: "LENGTH", Concat: "CONCAT", Hash: "TO_HEX(MD5(%s))"},
 		QuoteIdent: quoteIdent,
 		StringLit:  stringLit,
 		NullSafeEq: func(a, b string) string {
@@ -75,23 +77,6 @@ func quoteIdent(ident string) string {
 // forbids raw newlines, so everything is backslash-escaped.
 func stringLit(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\r", `\r`).Replace(s) + "'"
-}
-
-// SurrogateKey is DESIGN §5's key in GoogleSQL: MD5 returns BYTES, TO_HEX
-// makes it lowercase hex; CAST(… AS STRING) of a DATE is YYYY-MM-DD.
-func (d Dialect) SurrogateKey(exprs []string) string {
-	parts := make([]string, 0, 2*len(exprs))
-	for i, e := range exprs {
-		if i > 0 {
-			parts = append(parts, "'|'")
-		}
-		txt := fmt.Sprintf("CAST(%s AS STRING)", e)
-		parts = append(parts, fmt.Sprintf("CASE WHEN %s IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(%s) AS STRING), ':', %s) END", e, txt, txt))
-	}
-	if len(parts) == 1 {
-		return "TO_HEX(MD5(" + parts[0] + "))"
-	}
-	return "TO_HEX(MD5(CONCAT(" + strings.Join(parts, ", ") + ")))"
 }
 
 // Statements the engine's Session recognizes.
@@ -160,11 +145,8 @@ func LabelValue(s string) string {
 	return out
 }
 
-func Hash32(s string) uint32 {
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return h.Sum32()
-}
+// Hash32 is sqlgen.Hash32, which the engine's job ids use too.
+func Hash32(s string) uint32 { return sqlgen.Hash32(s) }
 
 // labelStep is SET @@query_label: BigQuery's statement for "label the jobs
 // that follow". The Session applies it client-side to every job it submits

@@ -72,18 +72,9 @@ func (d Dialect) Recipe(w *plan.Write) []plan.Step {
 func (d Dialect) LockName(w *plan.Write) string {
 	key := "idemc:" + w.Target.Schema + "." + w.Target.Name
 	if len(key) > 64 { // GET_LOCK names are limited to 64 characters
-		key = key[:48] + fmt.Sprintf("#%x", hash(key))
+		key = key[:48] + fmt.Sprintf("#%x", sqlgen.Hash32(key))
 	}
 	return key
-}
-
-func hash(s string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(s); i++ {
-		h ^= uint32(s[i])
-		h *= 16777619
-	}
-	return h
 }
 
 func (d Dialect) hooks() sqlgen.Hooks {

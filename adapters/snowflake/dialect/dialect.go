@@ -23,6 +23,10 @@ func NewDialect() Dialect {
 		IdentLimit:    adapters.IdentLimit{Name: 255, Column: 255},
 		CurrentSchema: "CURRENT_SCHEMA()",
 		Engine:        "snowflake", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
+		// MD5 returns lowercase hex; LENGTH counts characters. Dates cast
+		// to text as YYYY-MM-DD, the session's DATE_OUTPUT_FORMAT (the
+		// engine pins it).
+		Key:        sqlgen.KeyFuncs{Length: "LENGTH", Concat: "CONCAT", Hash: "MD5(%s)"},
 		QuoteIdent: quoteIdent,
 		NullSafeEq: func(a, b string) string { return "EQUAL_NULL(" + a + ", " + b + ")" },
 		DateLit:    func(s string) string { return "DATE '" + s + "'" },
@@ -96,29 +100,6 @@ func SimpleIdent(s string) bool {
 		}
 	}
 	return true
-}
-
-// SurrogateKey is DESIGN §5's key spelled for Snowflake: MD5 returns
-// lowercase hex; LENGTH counts characters. Dates cast to text as
-// YYYY-MM-DD, the session's DATE_OUTPUT_FORMAT (the engine pins it).
-func (d Dialect) SurrogateKey(exprs []string) string {
-	return surrogateKey(exprs, "VARCHAR", "LENGTH", func(s string) string { return "MD5(" + s + ")" })
-}
-
-// surrogateKey renders md5 over "len:text" parts (NULL as "~") joined by "|".
-func surrogateKey(exprs []string, text, length string, md5 func(string) string) string {
-	parts := make([]string, 0, 2*len(exprs))
-	for i, e := range exprs {
-		if i > 0 {
-			parts = append(parts, "'|'")
-		}
-		txt := fmt.Sprintf("CAST(%s AS %s)", e, text)
-		parts = append(parts, fmt.Sprintf("CASE WHEN %s IS NULL THEN '~' ELSE CONCAT(CAST(%s(%s) AS %s), ':', %s) END", e, length, txt, text, txt))
-	}
-	if len(parts) == 1 {
-		return md5(parts[0])
-	}
-	return md5("CONCAT(" + strings.Join(parts, ", ") + ")")
 }
 
 // Recipe follows DESIGN §7 for Snowflake: the shared shape, whose DDL

@@ -4,7 +4,6 @@ package dialect
 
 import (
 	"fmt"
-	"hash/fnv"
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
@@ -63,23 +62,6 @@ var Capabilities = adapters.Capabilities{
 	ReplaceDefinition: true,
 }
 
-// SurrogateKey is DESIGN §5's key in Spark SQL: md5 returns lowercase hex;
-// CAST(date AS STRING) is yyyy-MM-dd.
-func (d Dialect) SurrogateKey(exprs []string) string {
-	parts := make([]string, 0, 2*len(exprs))
-	for i, e := range exprs {
-		if i > 0 {
-			parts = append(parts, "'|'")
-		}
-		txt := fmt.Sprintf("CAST(%s AS STRING)", e)
-		parts = append(parts, fmt.Sprintf("CASE WHEN %s IS NULL THEN '~' ELSE concat(CAST(char_length(%s) AS STRING), ':', %s) END", e, txt, txt))
-	}
-	if len(parts) == 1 {
-		return "md5(" + parts[0] + ")"
-	}
-	return "md5(concat(" + strings.Join(parts, ", ") + "))"
-}
-
 // Rollback: Spark has no transaction to end; the runner never opens one
 // (the recipes have no BEGIN), and the Session treats "" as nothing to do.
 func (d Dialect) Rollback() string { return "" }
@@ -112,14 +94,8 @@ func StageRelation(w *plan.Write) plan.Relation {
 	if w.Audit != nil {
 		run = w.Audit.RunID
 	}
-	r.Name += fmt.Sprintf("_%08x", Hash32(run))
+	r.Name += fmt.Sprintf("_%08x", sqlgen.Hash32(run))
 	return r
-}
-
-func Hash32(s string) uint32 {
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return h.Sum32()
 }
 
 // TxnAppID is the Delta idempotent-write application id of a unit's
@@ -133,7 +109,7 @@ func TxnAppID(w *plan.Write) string {
 	if w.Window != nil {
 		part = w.Window.Key
 	}
-	return fmt.Sprintf("idemc-%08x", Hash32(run+"\x00"+w.Target.Schema+"."+w.Target.Name+"\x00"+part))
+	return fmt.Sprintf("idemc-%08x", sqlgen.Hash32(run+"\x00"+w.Target.Schema+"."+w.Target.Name+"\x00"+part))
 }
 
 // Recipe follows DESIGN §7 for Spark / Databricks: verify, then publish.
