@@ -202,6 +202,29 @@ type SeedLoad struct {
 	Publish []string
 }
 
+// Run executes the load's statements in order through exec, stopping at
+// the first error.
+func (l SeedLoad) Run(exec func(sql string, args ...any) error) error {
+	for _, q := range l.Prepare {
+		if err := exec(q); err != nil {
+			return err
+		}
+	}
+	if l.Batches != nil {
+		for b := range l.Batches {
+			if err := exec(b.SQL, b.Args...); err != nil {
+				return err
+			}
+		}
+	}
+	for _, q := range l.Publish {
+		if err := exec(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // SeedBatch is one multi-row INSERT of a seed load.
 type SeedBatch struct {
 	SQL  string

@@ -268,3 +268,30 @@ func init() {
 		Docs:     "DDL before START TRANSACTION; partition replace, checks and audit in one InnoDB transaction under GET_LOCK; tables built aside and swapped with RENAME TABLE",
 	})
 }
+
+// SeedLoad builds r__idemc_new from the seed in multi-row INSERTs with
+// values bound in their kinds, then swaps it in with one atomic RENAME
+// TABLE (MySQL has no transactional DDL). The engine holds the table's
+// lock around it, as a unit writing r does.
+func (d Dialect) SeedLoad(r plan.Relation, t *seed.Table) adapters.SeedLoad {
+	newRel, oldRel := r, r
+	newRel.Name = d.DerivedName(r.Name, "__idemc_new")
+	oldRel.Name = d.DerivedName(r.Name, "__idemc_old")
+	dest, aside, old := d.Qualify(r), d.Qualify(newRel), d.Qualify(oldRel)
+	return adapters.SeedLoad{
+		Aside: newRel,
+		Prepare: []string{
+			"DROP TABLE IF EXISTS " + aside,
+			fmt.Sprintf("CREATE TABLE %s (%s)", aside, sqlgen.SeedColumnDefs(d, t)),
+		},
+		Batches: d.BoundSeedBatches(newRel, t, sqlgen.SeedBatchRows),
+		Publish: []string{
+			fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s LIKE %s", dest, aside),
+			"DROP TABLE IF EXISTS " + old,
+			fmt.Sprintf("RENAME TABLE %s TO %s, %s TO %s", dest, old, aside, dest),
+			"DROP TABLE IF EXISTS " + old,
+		},
+	}
+}
+
+var _ adapters.SeedLoader = Dialect{}

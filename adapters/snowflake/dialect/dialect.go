@@ -258,3 +258,27 @@ func init() {
 		Docs:     "DDL (destination, temporary stage) before BEGIN; delete/insert or MERGE, checks and audit in one transaction on one session; full rebuilds INSERT OVERWRITE inside it; QUERY_TAG = run id",
 	})
 }
+
+// SeedLoad builds a table aside (one name per load: concurrent loads never
+// share it) from the seed in multi-row INSERTs with values bound in their
+// kinds, then swaps it in with ALTER TABLE … SWAP WITH (atomic).
+func (d Dialect) SeedLoad(r plan.Relation, t *seed.Table) adapters.SeedLoad {
+	newRel := sqlgen.SeedLoadName(r)
+	dest, aside := d.Qualify(r), d.Qualify(newRel)
+	var prep []string
+	if sc := d.CreateSchema(r); sc != "" {
+		prep = append(prep, sc)
+	}
+	return adapters.SeedLoad{
+		Aside:   newRel,
+		Prepare: append(prep, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", aside, sqlgen.SeedColumnDefs(d, t))),
+		Batches: d.BoundSeedBatches(newRel, t, sqlgen.SeedBatchRows),
+		Publish: []string{
+			fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s LIKE %s", dest, aside),
+			fmt.Sprintf("ALTER TABLE %s SWAP WITH %s", dest, aside),
+			"DROP TABLE IF EXISTS " + aside,
+		},
+	}
+}
+
+var _ adapters.SeedLoader = Dialect{}

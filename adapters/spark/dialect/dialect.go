@@ -267,24 +267,28 @@ func (d Dialect) markStep(w *plan.Write, stage string) plan.Step {
 			d.Qualify(w.State.Marks), d.String(w.Model), col, stage, col, d.String(run), ts, d.String(run), ts)}
 }
 
-// SeedInsert renders rows [start, end) of a seed as one INSERT of typed
-// literals: each value's canonical text cast to its column's type, NULL
-// for an empty field. (Spark Connect has no bound parameters here.)
-func (d Dialect) SeedInsert(r plan.Relation, t *seed.Table, start, end int) string {
-	rows := make([]string, 0, end-start)
-	vals := make([]string, len(t.Columns))
-	for i := start; i < end; i++ {
-		for j, c := range t.Columns {
-			if s, ok := t.Text(i, j); ok {
-				vals[j] = fmt.Sprintf("CAST(%s AS %s)", d.String(s), d.SeedType(c.Kind))
-			} else {
-				vals[j] = "NULL"
-			}
-		}
-		rows = append(rows, "("+strings.Join(vals, ", ")+")")
+// SeedLoad fills a staging Delta table (one name per load: concurrent
+// loads never share it) by multi-row INSERTs of typed literals, then
+// publishes it with one CREATE OR REPLACE TABLE (a single Delta commit).
+func (d Dialect) SeedLoad(r plan.Relation, t *seed.Table) adapters.SeedLoad {
+	newRel := sqlgen.SeedLoadName(r)
+	dest, aside := d.Qualify(r), d.Qualify(newRel)
+	var prep []string
+	if sc := d.CreateSchema(r); sc != "" {
+		prep = append(prep, sc)
 	}
-	return fmt.Sprintf("INSERT INTO %s VALUES %s", d.Qualify(r), strings.Join(rows, ", "))
+	return adapters.SeedLoad{
+		Aside:   newRel,
+		Prepare: append(prep, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s) USING DELTA", aside, sqlgen.SeedColumnDefs(d, t))),
+		Batches: d.LiteralSeedBatches(newRel, t, sqlgen.SeedBatchRows),
+		Publish: []string{
+			fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS SELECT * FROM %s", dest, aside),
+			"DROP TABLE IF EXISTS " + aside,
+		},
+	}
 }
+
+var _ adapters.SeedLoader = Dialect{}
 
 var _ adapters.Dialect = Dialect{}
 
