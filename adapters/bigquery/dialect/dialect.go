@@ -97,20 +97,33 @@ func (d Dialect) RelationsQuery() string {
 	return "SELECT table_schema, table_name FROM INFORMATION_SCHEMA.TABLES"
 }
 
+// sqlTypes are the API's type names (a dry run's, a table's metadata's,
+// a load job's schema) that GoogleSQL spells otherwise; the other names
+// are the same in both.
+var sqlTypes = map[string]string{"INTEGER": "INT64", "FLOAT": "FLOAT64", "BOOLEAN": "BOOL"}
+
 // columnType spells API type names (INTEGER, FLOAT, BOOLEAN) as GoogleSQL
 // types, for ADD COLUMN and CAST.
 func columnType(t string) string {
-	switch strings.ToUpper(t) {
-	case "INTEGER":
-		return "INT64"
-	case "FLOAT":
-		return "FLOAT64"
-	case "BOOLEAN":
-		return "BOOL"
-	case "":
+	u := strings.ToUpper(t)
+	if s, ok := sqlTypes[u]; ok {
+		return s
+	}
+	if u == "" {
 		return "STRING"
 	}
-	return strings.ToUpper(t)
+	return u
+}
+
+// APIType spells a GoogleSQL type as the API names it (INT64 → INTEGER),
+// for a load job's schema.
+func APIType(sqlType string) string {
+	for api, s := range sqlTypes {
+		if s == sqlType {
+			return api
+		}
+	}
+	return sqlType
 }
 
 // Labels are the job labels of a unit: the run id, the model, the
