@@ -193,16 +193,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	tname := r.o.Compile.Target
-	if tname == "" {
-		tname = r.p.DefaultTarget
-	}
-	t := r.p.Targets[tname]
-	schema := t.StateSchema
-	if schema == "" {
-		schema = t.Schema
-	}
-	r.state = plan.StateIn(schema)
+	r.state = stateOf(r.p, r.o.Compile.Target)
 	sess = r.counted(sess)
 	if err := r.prepareState(ctx, sess); err != nil {
 		sess.Close()

@@ -90,15 +90,11 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 				failed[u.ID] = string(u.Status) + ": " + u.Error
 			}
 		}
-		eng, _, err := Connect(ctx, p, opts.Target)
+		c, err := openConn(ctx, p, opts.Target)
 		if err != nil {
 			return nil, err
 		}
-		sess, err := eng.Session(ctx)
-		if err != nil {
-			eng.Close()
-			return nil, err
-		}
+		sess := c.sess
 		for i, id := range units {
 			r := &results[i]
 			r.Unit = id
@@ -142,8 +138,7 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 				}
 			}
 		}
-		sess.Close()
-		eng.Close()
+		c.Close()
 		if err := fs.after(ctx, "verify", "snapshot"); err != nil {
 			return nil, err // the tests' kill -9 and interrupt point: snapshots exist
 		}
@@ -240,18 +235,13 @@ func dropAll(ctx context.Context, p *project.Project, target string, rels []plan
 	if len(rels) == 0 {
 		return
 	}
-	eng, _, err := Connect(context.WithoutCancel(ctx), p, target)
+	c, err := openConn(context.WithoutCancel(ctx), p, target)
 	if err != nil {
 		return
 	}
-	defer eng.Close()
-	s, err := eng.Session(context.WithoutCancel(ctx))
-	if err != nil {
-		return
-	}
-	defer s.Close()
+	defer c.Close()
 	for _, r := range rels {
-		_, _ = s.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+d.Qualify(r))
+		_, _ = c.sess.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+d.Qualify(r))
 	}
 }
 
@@ -303,17 +293,13 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 	if !res.OK() {
 		return nil, fmt.Errorf("runner: the full-refresh build in the scratch schema failed; see its output")
 	}
-	eng, ad, err := Connect(ctx, p, vo.Compile.Target)
+	c, err := openConn(ctx, p, vo.Compile.Target)
 	if err != nil {
 		return nil, err
 	}
-	defer eng.Close()
-	sess, err := eng.Session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer sess.Close()
-	d, err := ad.VerifyDialect()
+	defer c.Close()
+	sess := c.sess
+	d, err := c.ad.VerifyDialect()
 	if err != nil {
 		return nil, err
 	}
@@ -353,17 +339,13 @@ func dropScratch(ctx context.Context, p *project.Project, target string, pl *pla
 	if perr != nil || pl == nil {
 		return
 	}
-	eng, ad, err := Connect(context.WithoutCancel(ctx), p, target)
+	c, err := openConn(context.WithoutCancel(ctx), p, target)
 	if err != nil {
 		return
 	}
-	defer eng.Close()
-	s, err := eng.Session(context.WithoutCancel(ctx))
-	if err != nil {
-		return
-	}
-	defer s.Close()
-	d, err := ad.VerifyDialect()
+	defer c.Close()
+	s := c.sess
+	d, err := c.ad.VerifyDialect()
 	if err != nil {
 		return
 	}
