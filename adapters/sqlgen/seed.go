@@ -111,6 +111,16 @@ func (g Gen) SeedType(k seed.Kind) string {
 	return g.S.SeedTypes[seed.Text]
 }
 
+// SeedAside is a seed load's aside relation on an engine without a lock
+// around the load (SeedLoadName) and the statement creating r's schema,
+// which the load runs first (none when r names no schema).
+func (g Gen) SeedAside(r plan.Relation) (aside plan.Relation, prepare []string) {
+	if sc := g.CreateSchema(r); sc != "" {
+		prepare = []string{sc}
+	}
+	return SeedLoadName(r), prepare
+}
+
 // SeedLoadName is the relation a seed load fills before publishing it, on
 // engines without a lock around the load (Snowflake, Spark): one name per
 // load, so that two runners loading one seed at once never fill, replace

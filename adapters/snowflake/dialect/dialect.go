@@ -263,12 +263,8 @@ func init() {
 // share it) from the seed in multi-row INSERTs with values bound in their
 // kinds, then swaps it in with ALTER TABLE … SWAP WITH (atomic).
 func (d Dialect) SeedLoad(r plan.Relation, t *seed.Table) adapters.SeedLoad {
-	newRel := sqlgen.SeedLoadName(r)
+	newRel, prep := d.SeedAside(r)
 	dest, aside := d.Qualify(r), d.Qualify(newRel)
-	var prep []string
-	if sc := d.CreateSchema(r); sc != "" {
-		prep = append(prep, sc)
-	}
 	return adapters.SeedLoad{
 		Aside:   newRel,
 		Prepare: append(prep, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", aside, sqlgen.SeedColumnDefs(d, t))),

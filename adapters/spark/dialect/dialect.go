@@ -271,12 +271,8 @@ func (d Dialect) markStep(w *plan.Write, stage string) plan.Step {
 // loads never share it) by multi-row INSERTs of typed literals, then
 // publishes it with one CREATE OR REPLACE TABLE (a single Delta commit).
 func (d Dialect) SeedLoad(r plan.Relation, t *seed.Table) adapters.SeedLoad {
-	newRel := sqlgen.SeedLoadName(r)
+	newRel, prep := d.SeedAside(r)
 	dest, aside := d.Qualify(r), d.Qualify(newRel)
-	var prep []string
-	if sc := d.CreateSchema(r); sc != "" {
-		prep = append(prep, sc)
-	}
 	return adapters.SeedLoad{
 		Aside:   newRel,
 		Prepare: append(prep, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s) USING DELTA", aside, sqlgen.SeedColumnDefs(d, t))),
