@@ -15,7 +15,7 @@ import (
 
 // StateDDL creates idemc_audit and idemc_state.
 func (g Gen) StateDDL(s plan.State) []string {
-	t, n, ts := g.S.Text, g.S.BigInt, g.S.Timestamp
+	t, n, ts := g.S.Text, or(g.S.BigInt, "BIGINT"), or(g.S.Timestamp, "TIMESTAMP")
 	k := t
 	if g.S.KeyText != "" {
 		k = g.S.KeyText

@@ -26,12 +26,14 @@ type Spelling struct {
 	// Key names the functions of the surrogate key; zero values are
 	// char_length, concat and md5(%s).
 	Key KeyFuncs
-	// NullSafeEq renders a null-safe equality of two expressions.
+	// NullSafeEq renders a null-safe equality of two expressions (nil:
+	// a IS NOT DISTINCT FROM b).
 	NullSafeEq func(a, b string) string
-	// DateLit and TimestampLit render typed literals from canonical text.
+	// DateLit and TimestampLit render typed literals from canonical text
+	// (nil: DATE '…' and TIMESTAMP '…').
 	DateLit      func(s string) string
 	TimestampLit func(s string) string
-	// Types of the audit table columns.
+	// Types of the audit table columns ("": BIGINT and TIMESTAMP).
 	BigInt, Timestamp, Text string
 	// StringEscapeBackslash: the engine treats \ in string literals as an escape (MySQL, BigQuery).
 	StringEscapeBackslash bool
@@ -143,13 +145,21 @@ func (g Gen) WindowLiteral(t time.Time, granularity string) string {
 	if granularity == "hour" {
 		return g.Timestamp(t)
 	}
-	return g.S.DateLit(t.UTC().Format("2006-01-02"))
+	d := t.UTC().Format("2006-01-02")
+	if g.S.DateLit == nil {
+		return "DATE '" + d + "'"
+	}
+	return g.S.DateLit(d)
 }
 
 // Timestamp renders a timestamp literal in UTC, with microseconds when it
 // has them (audit times order units finishing within one second).
 func (g Gen) Timestamp(t time.Time) string {
-	return g.S.TimestampLit(t.UTC().Truncate(time.Microsecond).Format("2006-01-02 15:04:05.999999"))
+	ts := t.UTC().Truncate(time.Microsecond).Format("2006-01-02 15:04:05.999999")
+	if g.S.TimestampLit == nil {
+		return "TIMESTAMP '" + ts + "'"
+	}
+	return g.S.TimestampLit(ts)
 }
 
 // SurrogateKey renders md5 over length-prefixed text parts: a NULL becomes
@@ -279,7 +289,12 @@ func (g Gen) Region(w *plan.Write, alias, stage string) string {
 func (g Gen) KeyMatch(keys []string, a, b string) string {
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = g.S.NullSafeEq(a+"."+g.Quote(k), b+"."+g.Quote(k))
+		x, y := a+"."+g.Quote(k), b+"."+g.Quote(k)
+		if g.S.NullSafeEq == nil {
+			parts[i] = x + " IS NOT DISTINCT FROM " + y
+		} else {
+			parts[i] = g.S.NullSafeEq(x, y)
+		}
 	}
 	return strings.Join(parts, " AND ")
 }

@@ -31,9 +31,7 @@ func NewDialect() Dialect {
 		NullSafeEq: func(a, b string) string {
 			return "(" + a + " = " + b + " OR (" + a + " IS NULL AND " + b + " IS NULL))"
 		},
-		DateLit:      func(s string) string { return "DATE '" + s + "'" },
-		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" }, // UTC
-		BigInt:       "INT64", Timestamp: "TIMESTAMP", Text: "STRING",
+		BigInt: "INT64", Text: "STRING",
 		TypeFamily: sqlgen.Families(typeFamilies, true),
 		ColumnType: columnType,
 	}}}

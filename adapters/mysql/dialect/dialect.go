@@ -22,10 +22,8 @@ func NewDialect() Dialect {
 		IdentLimit:    adapters.IdentLimit{Name: 64, Column: 64},
 		CurrentSchema: "DATABASE()",
 		Engine:        "mysql", QuoteOpen: '`', QuoteEnd: '`', TextType: "CHAR",
-		NullSafeEq:   func(a, b string) string { return a + " <=> " + b },
-		DateLit:      func(s string) string { return "DATE '" + s + "'" },
-		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
-		BigInt:       "BIGINT", Timestamp: "DATETIME(6)", Text: "TEXT",
+		NullSafeEq: func(a, b string) string { return a + " <=> " + b },
+		Timestamp:  "DATETIME(6)", Text: "TEXT",
 		// TEXT cannot be indexed whole: the key columns are VARCHARs, so
 		// that each unit's audit UPDATE reads (and InnoDB locks) its own
 		// row, not every row of the table (auditKeyMigration).

@@ -22,10 +22,7 @@ func NewDialect() Dialect {
 		IdentLimit:    adapters.IdentLimit{Name: 63, Column: 63, Bytes: true}, // NAMEDATALEN-1; longer names are cut silently
 		CurrentSchema: "current_schema()",
 		Engine:        "postgres", QuoteOpen: '"', QuoteEnd: '"', TextType: "TEXT",
-		NullSafeEq:   func(a, b string) string { return a + " IS NOT DISTINCT FROM " + b },
-		DateLit:      func(s string) string { return "DATE '" + s + "'" },
-		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
-		BigInt:       "BIGINT", Timestamp: "TIMESTAMP", Text: "TEXT",
+		Text: "TEXT",
 		PartitionIndexDDL: func(table, index, column string) string {
 			return "CREATE INDEX IF NOT EXISTS " + index + " ON " + table + " (" + column + ")"
 		},

@@ -29,11 +29,10 @@ func NewDialect() Dialect {
 		Key:        sqlgen.KeyFuncs{Length: "LENGTH", Concat: "CONCAT", Hash: "MD5(%s)"},
 		QuoteIdent: quoteIdent,
 		NullSafeEq: func(a, b string) string { return "EQUAL_NULL(" + a + ", " + b + ")" },
-		DateLit:    func(s string) string { return "DATE '" + s + "'" },
 		// TIMESTAMP '…' would follow the account's TIMESTAMP_TYPE_MAPPING;
 		// idemc's times are UTC wall-clock values, so say NTZ explicitly.
 		TimestampLit: func(s string) string { return "'" + s + "'::TIMESTAMP_NTZ" },
-		BigInt:       "BIGINT", Timestamp: "TIMESTAMP_NTZ", Text: "VARCHAR",
+		Timestamp:    "TIMESTAMP_NTZ", Text: "VARCHAR",
 		// Snowflake reads \ as an escape inside '…'.
 		StringEscapeBackslash: true,
 		DeleteFrom:            func(dest, alias string) string { return "DELETE FROM " + dest + " " + alias },

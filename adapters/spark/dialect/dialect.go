@@ -21,10 +21,8 @@ func NewDialect() Dialect {
 		SeedTypes:  sqlgen.SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", seed.Boolean: "BOOLEAN", seed.Date: "DATE", seed.Timestamp: "TIMESTAMP", seed.Text: "STRING"},
 		IdentLimit: adapters.IdentLimit{Name: 255, Column: 255}, // Unity Catalog object names
 		Engine:     "spark", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
-		NullSafeEq:   func(a, b string) string { return a + " <=> " + b },
-		DateLit:      func(s string) string { return "DATE '" + s + "'" },
-		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
-		BigInt:       "BIGINT", Timestamp: "TIMESTAMP", Text: "STRING",
+		NullSafeEq: func(a, b string) string { return a + " <=> " + b },
+		Text:       "STRING",
 		// Spark reads '' as two adjacent literals; escape with a backslash.
 		StringLit: func(s string) string {
 			return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\r", `\r`).Replace(s) + "'"
