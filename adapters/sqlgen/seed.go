@@ -99,16 +99,24 @@ func SeedColumnNames(quote func(string) string, t *seed.Table) []string {
 	return out
 }
 
-// SeedTypes is an engine's column type for each seed kind: the one table
-// of them (a kind not in it is text).
+// SeedTypes are an engine's column types of the seed kinds where they
+// differ from DefaultSeedTypes.
 type SeedTypes map[seed.Kind]string
 
-// SeedType maps a seed kind to the engine's column type.
+// DefaultSeedTypes is the one table of seed column types, as DuckDB
+// spells them; each engine's Spelling.SeedTypes overrides a few.
+var DefaultSeedTypes = SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", seed.Boolean: "BOOLEAN",
+	seed.Date: "DATE", seed.Timestamp: "TIMESTAMP", seed.Text: "VARCHAR"}
+
+// SeedType maps a seed kind to the engine's column type (a kind unknown
+// to both tables is text).
 func (g Gen) SeedType(k seed.Kind) string {
-	if t, ok := g.S.SeedTypes[k]; ok {
-		return t
+	for _, t := range []SeedTypes{g.S.SeedTypes, DefaultSeedTypes} {
+		if s, ok := t[k]; ok {
+			return s
+		}
 	}
-	return g.S.SeedTypes[seed.Text]
+	return g.SeedType(seed.Text)
 }
 
 // SeedAside is a seed load's aside relation on an engine without a lock

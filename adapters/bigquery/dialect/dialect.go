@@ -20,7 +20,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns BigQuery's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
-		SeedTypes:  sqlgen.SeedTypes{seed.BigInt: "INT64", seed.Double: "FLOAT64", seed.Boolean: "BOOL", seed.Date: "DATE", seed.Timestamp: "TIMESTAMP", seed.Text: "STRING"},
+		SeedTypes:  sqlgen.SeedTypes{seed.BigInt: "INT64", seed.Double: "FLOAT64", seed.Boolean: "BOOL", seed.Text: "STRING"},
 		IdentLimit: adapters.IdentLimit{Name: 1024, Column: 300, Bytes: true, ColumnChars: true}, // tables 1024 UTF-8 bytes, columns 300 characters
 		Engine:     "bigquery", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
 		// MD5 returns BYTES, TO_HEX makes it lowercase hex; CAST(… AS

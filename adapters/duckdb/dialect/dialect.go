@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
-	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
@@ -19,7 +18,6 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns DuckDB's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
-		SeedTypes:     sqlgen.SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", seed.Boolean: "BOOLEAN", seed.Date: "DATE", seed.Timestamp: "TIMESTAMP", seed.Text: "VARCHAR"},
 		CurrentSchema: "current_schema()",
 		Engine:        "duckdb", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
 		Text:              "VARCHAR",

@@ -18,7 +18,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns the MySQL/MariaDB dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
-		SeedTypes:     sqlgen.SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", seed.Boolean: "BOOLEAN", seed.Date: "DATE", seed.Timestamp: "DATETIME(6)", seed.Text: "TEXT"},
+		SeedTypes:     sqlgen.SeedTypes{seed.Timestamp: "DATETIME(6)", seed.Text: "TEXT"},
 		IdentLimit:    adapters.IdentLimit{Name: 64, Column: 64},
 		CurrentSchema: "DATABASE()",
 		Engine:        "mysql", QuoteOpen: '`', QuoteEnd: '`', TextType: "CHAR",

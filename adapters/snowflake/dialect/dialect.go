@@ -19,7 +19,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns Snowflake's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
-		SeedTypes:     sqlgen.SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", seed.Boolean: "BOOLEAN", seed.Date: "DATE", seed.Timestamp: "TIMESTAMP_NTZ", seed.Text: "VARCHAR"},
+		SeedTypes:     sqlgen.SeedTypes{seed.Timestamp: "TIMESTAMP_NTZ"},
 		IdentLimit:    adapters.IdentLimit{Name: 255, Column: 255},
 		CurrentSchema: "CURRENT_SCHEMA()",
 		Engine:        "snowflake", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",

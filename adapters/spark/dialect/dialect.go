@@ -18,7 +18,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns the Spark / Databricks dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
-		SeedTypes:  sqlgen.SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", seed.Boolean: "BOOLEAN", seed.Date: "DATE", seed.Timestamp: "TIMESTAMP", seed.Text: "STRING"},
+		SeedTypes:  sqlgen.SeedTypes{seed.Text: "STRING"},
 		IdentLimit: adapters.IdentLimit{Name: 255, Column: 255}, // Unity Catalog object names
 		Engine:     "spark", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
 		NullSafeEq: func(a, b string) string { return a + " <=> " + b },
