@@ -234,18 +234,14 @@ var _ adapters.AsideBuilder = Dialect{}
 // new relation to the destination (two metadata operations, not one: the
 // runner restores a destination a dead run left at old, and drops old).
 func (d Dialect) SwapKind(w *plan.Write, aside, old plan.Relation, fromView bool) []string {
-	return []string{d.RenameRelation(w.Target, old, fromView), d.RenameRelation(aside, w.Target, w.Materialized == plan.View)}
+	return sqlgen.RenameSwap(d.RenameRelation, w, aside, old, fromView)
 }
 
 // RenameRelation is ALTER TABLE or ALTER VIEW IF EXISTS … RENAME TO: the
 // runner's restore after a unit that failed before its swap finds nothing
 // to rename, which is no error.
 func (d Dialect) RenameRelation(from, to plan.Relation, view bool) string {
-	kind := "TABLE"
-	if view {
-		kind = "VIEW"
-	}
-	return fmt.Sprintf("ALTER %s IF EXISTS %s RENAME TO %s", kind, d.Qualify(from), d.Qualify(to))
+	return d.AlterRename(from, to, view, "IF EXISTS ")
 }
 
 var _ adapters.KindSwapper = Dialect{}
