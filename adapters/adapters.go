@@ -1,10 +1,11 @@
 // Package adapters is the engine seam. Engine-neutral code (the compiler and
 // the runner) speaks to an engine only through the small interfaces here:
 //
-//   - Dialect: SQL text for one engine (quoting, literals, recipes, checks,
-//     audit). Pure functions, golden-tested for every engine.
+//   - Dialect: SQL text for one engine, one small interface per concern
+//     (dialect.go). Pure functions, golden-tested for every engine.
 //   - Engine: a live connection that executes statements.
-//   - Capabilities: what an engine can do, which the planner and the docs read.
+//   - Capabilities: what an engine can do; it chooses each recipe's shape
+//     (ShapeOf), and adapters/dialecttest checks every engine against it.
 //
 // Each engine lives in its own folder (adapters/duckdb, adapters/postgres, …)
 // and registers itself with Register from an init function.
