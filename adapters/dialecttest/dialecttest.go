@@ -45,106 +45,126 @@ var writes = map[plan.Purpose]bool{plan.Delete: true, plan.Insert: true, plan.Me
 //   - verify, then publish: every error check before the first write;
 //   - publish, then check: no transaction, checks after the publish.
 func CheckRecipe(caps adapters.Capabilities, w *plan.Write, steps []plan.Step) []string {
-	var out []string
-	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-	first := func(match func(plan.Step) bool) int {
-		for i, s := range steps {
-			if match(s) {
-				return i
-			}
-		}
-		return -1
-	}
-	count := func(p plan.Purpose) (n, at int) {
-		at = -1
-		for i, s := range steps {
-			if s.Purpose == p {
-				n, at = n+1, i
-			}
-		}
-		return n, at
-	}
-	starts, _ := count(plan.AuditStart)
-	finishes, finish := count(plan.AuditFinish)
-	if starts != 1 || finishes != 1 {
-		bad("%d audit_start and %d audit_finish steps, want one of each", starts, finishes)
-	}
-	begins, begin := count(plan.Begin)
-	commits, commit := count(plan.Commit)
-	begin = first(func(s plan.Step) bool { return s.Purpose == plan.Begin })
-	if commits > 0 && finish > commit {
-		bad("audit_finish (step %d) after commit (step %d)", finish, commit)
-	}
-	firstWrite := first(func(s plan.Step) bool { return writes[s.Purpose] })
-	lastWrite := -1
-	for i, s := range steps {
-		if writes[s.Purpose] {
-			lastWrite = i
-		}
-		if s.Purpose != plan.Validate {
-			continue
-		}
-		// A partition written straight from the query has no stage: its
-		// NULL check reads what the write put there, before commit.
-		if afterWrite := s.Check != nil && s.Check.Kind == plan.CheckPartitionNull && commits > 0; firstWrite >= 0 && i > firstWrite && !afterWrite {
-			bad("validate step %d after the first write (step %d)", i, firstWrite)
-		}
-		if commits > 0 && i > commit {
-			bad("validate step %d after commit (step %d)", i, commit)
-		}
-	}
-	if caps.UnitLock {
-		if lock := first(func(s plan.Step) bool { return s.Purpose == plan.Lock }); lock < 0 || firstWrite >= 0 && lock > firstWrite {
-			bad("no lock step before the first write (step %d)", firstWrite)
-		}
-	}
-	errorChecks := func() []int {
-		var at []int
-		for i, s := range steps {
-			if s.Purpose == plan.CheckStep && s.Check != nil && s.Check.Severity == "error" {
-				at = append(at, i)
-			}
-		}
-		return at
-	}
-	switch shape := caps.ShapeOf(w); shape {
+	r := survey(steps)
+	r.order(caps)
+	switch caps.ShapeOf(w) {
 	case adapters.OneTransaction, adapters.OneScript:
-		if begins != 1 || commits != 1 || begin > commit {
-			bad("%d begin and %d commit steps in order, want one of each", begins, commits)
-			return out
-		}
-		if firstWrite >= 0 && (firstWrite < begin || lastWrite > commit) {
-			bad("a write (steps %d-%d) outside the transaction (steps %d-%d)", firstWrite, lastWrite, begin, commit)
-		}
-		for _, i := range errorChecks() {
-			if caps.ChecksInWrite && (i < begin || i > commit) {
-				bad("error check %q (step %d) outside the transaction (steps %d-%d)", steps[i].Check.Name, i, begin, commit)
-			}
-		}
-		if !caps.TransactionalDDL {
-			for i := begin + 1; i < commit; i++ {
-				if ddl(steps[i].SQL, caps.TempTableInTransaction) {
-					bad("DDL inside the transaction, which it would commit (step %d: %s)", i, firstLine(steps[i].SQL))
-				}
-			}
-		}
+		r.transaction(caps)
 	case adapters.VerifyThenPublish:
-		for _, i := range errorChecks() {
-			if firstWrite >= 0 && i > firstWrite {
-				bad("error check %q (step %d) after the first write (step %d): it must verify before publishing", steps[i].Check.Name, i, firstWrite)
+		for _, i := range r.errorChecks {
+			if r.firstWrite >= 0 && i > r.firstWrite {
+				r.bad("error check %q (step %d) after the first write (step %d): it must verify before publishing", steps[i].Check.Name, i, r.firstWrite)
 			}
 		}
 	case adapters.PublishThenCheck:
-		if begins+commits > 0 {
-			bad("a transaction around DDL that commits on its own")
+		if r.begins+r.commits > 0 {
+			r.bad("a transaction around DDL that commits on its own")
 		}
-		for _, i := range errorChecks() {
-			if firstWrite < 0 || i < firstWrite {
-				bad("check %q (step %d) before the view is published", steps[i].Check.Name, i)
+		for _, i := range r.errorChecks {
+			if r.firstWrite < 0 || i < r.firstWrite {
+				r.bad("check %q (step %d) before the view is published", steps[i].Check.Name, i)
 			}
 		}
 	}
-	return out
+	return r.problems
+}
+
+// recipe is what CheckRecipe reads of a recipe: where its steps are.
+type recipe struct {
+	steps                  []plan.Step
+	starts, finishes       int
+	finish                 int // the last audit_finish
+	begins, commits        int
+	begin, commit          int // the first begin, the last commit
+	lock                   int // the first lock, -1 for none
+	firstWrite, lastWrite  int // -1 for none
+	errorChecks, validates []int
+	problems               []string
+}
+
+func survey(steps []plan.Step) *recipe {
+	r := &recipe{steps: steps, finish: -1, begin: -1, commit: -1, lock: -1, firstWrite: -1, lastWrite: -1}
+	for i, s := range steps {
+		switch {
+		case s.Purpose == plan.AuditStart:
+			r.starts++
+		case s.Purpose == plan.AuditFinish:
+			r.finishes, r.finish = r.finishes+1, i
+		case s.Purpose == plan.Begin:
+			r.begins++
+			if r.begin < 0 {
+				r.begin = i
+			}
+		case s.Purpose == plan.Commit:
+			r.commits, r.commit = r.commits+1, i
+		case s.Purpose == plan.Lock && r.lock < 0:
+			r.lock = i
+		case s.Purpose == plan.Validate:
+			r.validates = append(r.validates, i)
+		case s.Purpose == plan.CheckStep && s.Check != nil && s.Check.Severity == "error":
+			r.errorChecks = append(r.errorChecks, i)
+		case writes[s.Purpose]:
+			if r.firstWrite < 0 {
+				r.firstWrite = i
+			}
+			r.lastWrite = i
+		}
+	}
+	return r
+}
+
+func (r *recipe) bad(format string, args ...any) {
+	r.problems = append(r.problems, fmt.Sprintf(format, args...))
+}
+
+// order checks what every shape keeps: the audit rows, the commit after
+// the finish, validation and the lock before the first write.
+func (r *recipe) order(caps adapters.Capabilities) {
+	if r.starts != 1 || r.finishes != 1 {
+		r.bad("%d audit_start and %d audit_finish steps, want one of each", r.starts, r.finishes)
+	}
+	if r.commits > 0 && r.finish > r.commit {
+		r.bad("audit_finish (step %d) after commit (step %d)", r.finish, r.commit)
+	}
+	for _, i := range r.validates {
+		// A partition written straight from the query has no stage: its
+		// NULL check reads what the write put there, before commit.
+		c := r.steps[i].Check
+		afterWrite := c != nil && c.Kind == plan.CheckPartitionNull && r.commits > 0
+		if r.firstWrite >= 0 && i > r.firstWrite && !afterWrite {
+			r.bad("validate step %d after the first write (step %d)", i, r.firstWrite)
+		}
+		if r.commits > 0 && i > r.commit {
+			r.bad("validate step %d after commit (step %d)", i, r.commit)
+		}
+	}
+	if caps.UnitLock && (r.lock < 0 || r.firstWrite >= 0 && r.lock > r.firstWrite) {
+		r.bad("no lock step before the first write (step %d)", r.firstWrite)
+	}
+}
+
+// transaction checks a one-transaction or one-script recipe.
+func (r *recipe) transaction(caps adapters.Capabilities) {
+	if r.begins != 1 || r.commits != 1 || r.begin > r.commit {
+		r.bad("%d begin and %d commit steps in order, want one of each", r.begins, r.commits)
+		return
+	}
+	if r.firstWrite >= 0 && (r.firstWrite < r.begin || r.lastWrite > r.commit) {
+		r.bad("a write (steps %d-%d) outside the transaction (steps %d-%d)", r.firstWrite, r.lastWrite, r.begin, r.commit)
+	}
+	for _, i := range r.errorChecks {
+		if caps.ChecksInWrite && (i < r.begin || i > r.commit) {
+			r.bad("error check %q (step %d) outside the transaction (steps %d-%d)", r.steps[i].Check.Name, i, r.begin, r.commit)
+		}
+	}
+	if caps.TransactionalDDL {
+		return
+	}
+	for i := r.begin + 1; i < r.commit; i++ {
+		if ddl(r.steps[i].SQL, caps.TempTableInTransaction) {
+			r.bad("DDL inside the transaction, which it would commit (step %d: %s)", i, firstLine(r.steps[i].SQL))
+		}
+	}
 }
 
 // ddl reports whether a statement is CREATE, ALTER, DROP or RENAME (after
