@@ -1,10 +1,11 @@
 // Package adapters is the engine seam. Engine-neutral code (the compiler and
 // the runner) speaks to an engine only through the small interfaces here:
 //
-//   - Dialect: SQL text for one engine (quoting, literals, recipes, checks,
-//     audit). Pure functions, golden-tested for every engine.
+//   - Dialect: SQL text for one engine, one small interface per concern
+//     (dialect.go). Pure functions, golden-tested for every engine.
 //   - Engine: a live connection that executes statements.
-//   - Capabilities: what an engine can do, which the planner and the docs read.
+//   - Capabilities: what an engine can do; it chooses each recipe's shape
+//     (ShapeOf), and adapters/dialecttest checks every engine against it.
 //
 // Each engine lives in its own folder (adapters/duckdb, adapters/postgres, …)
 // and registers itself with Register from an init function.
@@ -22,13 +23,37 @@ import (
 var ErrLocked = errors.New("locked by another run")
 
 // Capabilities is the per-engine table of DESIGN §2 and docs/engines.md.
+// sqlgen's shared recipe builder chooses a recipe's shape from it
+// (ShapeOf), and dialecttest checks every engine's recipes against it.
 type Capabilities struct {
-	TransactionalDDL   bool   // CREATE/ALTER/DROP can roll back with the write
-	Merge              bool   // MERGE INTO exists
-	MergeBySource      bool   // WHEN NOT MATCHED BY SOURCE exists
-	PartitionOverwrite bool   // a native partition overwrite (insert_overwrite is not delete+insert)
-	ChecksInWrite      bool   // checks run inside the write's transaction
-	Lock               string // the lock primitive that serializes two runs
+	// TransactionalDDL: CREATE/ALTER/DROP can roll back with the write.
+	// Without it, a one-transaction recipe runs its DDL before BEGIN, and
+	// a view is published, then checked.
+	TransactionalDDL bool
+	// TempTableInTransaction: creating and dropping a temporary table does
+	// not end the transaction (MySQL/MariaDB), so the batch is staged
+	// inside it even without TransactionalDDL; elsewhere (Snowflake) the
+	// stage is created before BEGIN and dropped after COMMIT.
+	TempTableInTransaction bool
+	// Merge: MERGE INTO exists; the shared merge strategy uses it, an
+	// engine without it brings its own upsert (MySQL: UPDATE … JOIN, then
+	// INSERT … WHERE NOT EXISTS).
+	Merge bool
+	// PartitionOverwrite: a native partition overwrite (BigQuery's
+	// WRITE_TRUNCATE of table$PARTITION, Delta's REPLACE WHERE); without
+	// it insert_overwrite is delete + insert, and its recipe says so.
+	PartitionOverwrite bool
+	// ChecksInWrite: checks run inside the write's transaction or script;
+	// without it (Spark) they run on a staged batch before the publish.
+	ChecksInWrite bool
+	// Script: the statements from BEGIN to COMMIT are buffered and
+	// submitted as one script job (BigQuery), whose checks are ASSERTs.
+	Script bool
+	// UnitLock: a unit's recipe takes a lock step before its first write
+	// (PostgreSQL's advisory lock, MySQL's GET_LOCK).
+	UnitLock bool
+	// Lock is how two runs writing one unit are serialized, for the docs.
+	Lock string
 	// SingleWriter: one process holds the whole database while it runs, so
 	// a running audit row of another run can only be left by a dead run.
 	SingleWriter bool
@@ -36,7 +61,8 @@ type Capabilities struct {
 	// PostgreSQL and BigQuery, INSERT OVERWRITE on Snowflake, so grants,
 	// options and dependent views survive); the runner first syncs its
 	// columns to the model's (added, dropped and retyped) and the rows are
-	// inserted by column name.
+	// inserted by column name. Without it and without TransactionalDDL
+	// (MySQL) a table is built aside, checked and swapped in.
 	TableInPlace bool
 	// ReplaceDefinition: a write that rebuilds a whole relation can also
 	// replace its definition (its column types) atomically with its rows —
@@ -44,6 +70,42 @@ type Capabilities struct {
 	// commit (Spark). Elsewhere a type change of a full rebuild retypes the
 	// columns in place first (on_schema_change = "sync_all_columns").
 	ReplaceDefinition bool
+}
+
+// Shape is how a recipe makes a unit's write atomic and checked.
+type Shape string
+
+// The recipe shapes.
+const (
+	// OneTransaction: BEGIN, write, checks, audit finish, COMMIT: a failed
+	// check rolls the write back.
+	OneTransaction Shape = "one transaction"
+	// OneScript: the same statements buffered into one script job that
+	// commits whole or not at all (BigQuery).
+	OneScript Shape = "one script"
+	// VerifyThenPublish: the batch (or the table) is built aside and
+	// checked there, then published in one atomic statement.
+	VerifyThenPublish Shape = "verify, then publish"
+	// PublishThenCheck: a view on an engine whose DDL commits on its own:
+	// replaced, then checked; a failing check marks the unit failed.
+	PublishThenCheck Shape = "publish, then check"
+)
+
+// ShapeOf is the shape of w's recipe on an engine with these capabilities.
+func (c Capabilities) ShapeOf(w *Write) Shape {
+	switch {
+	case w.Materialized == View && !c.TransactionalDDL:
+		return PublishThenCheck
+	case !c.ChecksInWrite:
+		return VerifyThenPublish
+	case w.Materialized == Table && !c.TransactionalDDL && !c.TableInPlace:
+		return VerifyThenPublish
+	case c.PartitionOverwrite && w.Materialized == Incremental && w.Strategy == "insert_overwrite" && w.Window != nil && w.PartitionBy != "" && !w.FullRefresh:
+		return VerifyThenPublish
+	case c.Script:
+		return OneScript
+	}
+	return OneTransaction
 }
 
 // CommonSettings are the target keys of every engine.
@@ -135,4 +197,19 @@ func Names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// VerifyDialect is a Dialect that can also verify (idemc verify).
+type VerifyDialect interface {
+	Dialect
+	Verifier
+}
+
+// VerifyDialect returns the adapter's dialect for idemc verify, checked
+// once, or an error naming the engine when its dialect cannot verify.
+func (a *Adapter) VerifyDialect() (VerifyDialect, error) {
+	if v, ok := a.Dialect.(VerifyDialect); ok {
+		return v, nil
+	}
+	return nil, fmt.Errorf("engine %s cannot verify: its dialect has no fingerprint", a.Name)
 }

@@ -1,16 +1,44 @@
 package adapters
 
 import (
+	"iter"
 	"time"
 	"unicode/utf8"
 
 	"github.com/idemc/idemc/adapters/seed"
 )
 
-// Dialect is everything that is SQL text for one engine. Implementations are
-// pure (no connection) so that every engine's SQL can be golden-tested,
-// including engines that cannot be reached from a test machine.
+// Dialect is everything that is SQL text for one engine, composed of one
+// small interface per concern. Implementations are pure (no connection) so
+// that every engine's SQL can be golden-tested, including engines that
+// cannot be reached from a test machine. Each engine's dialect package
+// (adapters/<engine>/dialect) builds it from sqlgen's shared builders and
+// its own spelling; SQL that is the same on every engine once quoted (the
+// run table's statements, the state queries, a verify diff) is not a
+// method: sqlgen renders it from Literals.
 type Dialect interface {
+	Literals
+	Recipes
+	AuditSQL
+	CatalogSQL
+	SchemaSQL
+	SeedSQL
+}
+
+// PlanDialect is what the compiler needs of a dialect: it spells values
+// and builds recipes, and never reads the audit, catalog or schema SQL.
+type PlanDialect interface {
+	Literals
+	Recipes
+}
+
+// Literals quote and spell values. Engines differ in the quote character
+// (" on DuckDB, PostgreSQL, Snowflake; ` on MySQL, BigQuery, Spark), in
+// string escapes (a backslash escapes on MySQL, Snowflake, BigQuery and
+// Spark; BigQuery and Spark cannot double a quote), in Snowflake's upper
+// case for simple names, in Snowflake's TIMESTAMP_NTZ literal and in the
+// hash functions of the surrogate key (BigQuery: TO_HEX(MD5(…)), LENGTH).
+type Literals interface {
 	// Name is the engine name, as in a target's engine = "…".
 	Name() string
 	// Quote quotes one identifier so that any name (spaces, reserved words,
@@ -27,9 +55,22 @@ type Dialect interface {
 	Timestamp(t time.Time) string
 	// SurrogateKey renders DESIGN §5's deterministic key over SQL expressions.
 	SurrogateKey(exprs []string) string
-	// SeedType is the column type a seed column of kind k is created with
-	// (text is VARCHAR, TEXT or STRING, a timestamp has no time zone, …).
-	SeedType(k seed.Kind) string
+	// IdentLimit is the longest identifier the engine keeps. PostgreSQL
+	// silently cuts names after 63 bytes, MySQL/MariaDB refuse more than 64
+	// characters, Snowflake and Spark (Unity Catalog) 255 characters,
+	// BigQuery 1024 bytes for tables and 300 characters for columns; DuckDB
+	// has no practical limit.
+	IdentLimit() IdentLimit
+}
+
+// Recipes turn a unit into steps. The shape of a recipe follows the
+// engine's Capabilities (Capabilities.Shape): one transaction on DuckDB,
+// PostgreSQL, MySQL/MariaDB and Snowflake (DDL moved before BEGIN where it
+// is not transactional), one buffered script on BigQuery (checks are
+// ASSERTs inside it), verify-then-publish on Spark (checks on a staged
+// batch, then one Delta commit) and for MySQL's tables (built aside,
+// checked, swapped in).
+type Recipes interface {
 	// Recipe turns one unit of work into its ordered steps (DESIGN §7).
 	// Schemas are not part of a recipe: a run creates every schema it
 	// writes to once, before its first unit (CreateSchema).
@@ -38,6 +79,20 @@ type Dialect interface {
 	// a sample). With whole set it reads the whole table (idemc test);
 	// otherwise only the region the unit wrote.
 	CheckQuery(c *Check, w *Write, whole bool) string
+	// Begin starts a unit's transaction (BEGIN, START TRANSACTION on
+	// MySQL, BEGIN TRANSACTION on DuckDB, Snowflake and BigQuery, "" on
+	// Spark) and Rollback ends a failed one: ROLLBACK; BigQuery's Session
+	// discards its buffered script (ROLLBACK TRANSACTION); "" on Spark,
+	// whose recipes open none.
+	Begin() string
+	Rollback() string
+}
+
+// AuditSQL creates and writes the audit table. Engines differ in column
+// types (MySQL's key columns are VARCHAR(255) so they can be indexed, and
+// its CREATE TABLE declares the index), in how an older table is migrated
+// (MySQL also re-keys it) and in the table format (Spark: USING DELTA).
+type AuditSQL interface {
 	// StateDDL creates the audit and state tables idempotently.
 	StateDDL(s State) []string
 	// AuditMigrations add to an audit table of an earlier release (whose
@@ -56,26 +111,13 @@ type Dialect interface {
 	// scalar subquery giving the rows written (evaluated inside the write's
 	// transaction).
 	AuditFinish(s State, row *AuditRow, countSQL string) string
-	// RunningQuery lists the run ids that have running rows.
-	RunningQuery(s State) string
-	// Abandon marks the running rows of a dead run as abandoned.
-	Abandon(s State, deadRun string) string
-	// StateQueries read, in bulk, what planning needs: every unit's latest
-	// attempt number, the high-water marks (job_name, high_water) and the
-	// latest row of every unit (StatusQuery: job_name, partition_key,
-	// status, row_count, attempt, started_at, ended_at, run_id, code_hash,
-	// error, inputs, data_version, as_of), which decides whether it is up
-	// to date (DESIGN §9) and what idemc status prints.
-	AttemptsQuery(s State) string
-	MarksQuery(s State) string
-	StatusQuery(s State) string
-	// RunStart records an invocation in idemc_runs (outcome "running");
-	// RunFinish sets its end, outcome and counts.
-	RunStart(s State, row *RunRow) string
-	RunFinish(s State, row *RunRow) string
-	// LastRunQuery returns the most recent retryable run (build, run, seed
-	// or retry) as (run_id, command, options, as_of, outcome, retry_of).
-	LastRunQuery(s State) string
+}
+
+// CatalogSQL reads what planning needs from the catalog. Engines differ in
+// the default-schema expression (none on BigQuery and Spark, which always
+// qualify), in DuckDB's empty probe (its catalog's row estimate) and in
+// BigQuery's INFORMATION_SCHEMA spelling.
+type CatalogSQL interface {
 	// DefaultSchemaQuery returns one row naming the schema where relations
 	// without a schema live, so that state and data agree on it; "" when
 	// the engine always qualifies (BigQuery's default dataset, Spark).
@@ -85,10 +127,14 @@ type Dialect interface {
 	EmptyQuery(rels []Relation) string
 	// RelationsQuery lists existing relations as (schema, name) rows.
 	RelationsQuery() string
-	// Begin starts a unit's transaction ("" where there is none: Spark) and
-	// Rollback ends a failed one.
-	Begin() string
-	Rollback() string
+	// DescribeQuery wraps a SELECT so that running it returns its columns and
+	// no rows.
+	DescribeQuery(sql string) string
+}
+
+// SchemaSQL changes a destination's columns (on_schema_change) and creates
+// schemas.
+type SchemaSQL interface {
 	// AddColumn and DropColumn change a destination's columns
 	// (on_schema_change).
 	AddColumn(r Relation, c Column) string
@@ -116,23 +162,76 @@ type Dialect interface {
 	// CreateSchema creates a relation's schema if it is missing ("" when
 	// the relation names no schema).
 	CreateSchema(r Relation) string
+}
+
+// Verifier is what idemc verify needs beyond a Dialect; the runner asserts
+// it once. Engines differ in the text type and in how 8 hex digits become
+// an integer (PostgreSQL bit(32), MySQL conv, DuckDB a 0x cast) and in
+// whether DROP SCHEMA needs CASCADE.
+type Verifier interface {
 	// Fingerprint returns one row (rows, hash) summarizing a relation's rows
 	// matching where ("" for all): order-independent, over every column.
 	Fingerprint(r Relation, where string, cols []string) string
-	// DiffQuery returns rows that differ between r (where) and a snapshot:
-	// a first column "side" ('now' or 'before') and the row.
-	DiffQuery(r Relation, where string, snapshot Relation) string
 	// DropSchema drops a scratch schema and everything in it.
 	DropSchema(schema string) string
-	// DescribeQuery wraps a SELECT so that running it returns its columns and
-	// no rows.
-	DescribeQuery(sql string) string
-	// IdentLimit is the longest identifier the engine keeps. PostgreSQL
-	// silently cuts names after 63 bytes, MySQL/MariaDB refuse more than 64
-	// characters, Snowflake and Spark (Unity Catalog) 255 characters,
-	// BigQuery 1024 bytes for tables and 300 characters for columns; DuckDB
-	// has no practical limit.
-	IdentLimit() IdentLimit
+}
+
+// SeedSQL is how a dialect types a seed's columns: every engine creates a
+// seed's table from its kinds (a timestamp has no time zone; MySQL keeps
+// microseconds with DATETIME(6); BigQuery says INT64, FLOAT64, BOOL).
+type SeedSQL interface {
+	SeedType(k seed.Kind) string
+}
+
+// SeedLoader is implemented by dialects whose engines load a seed with SQL
+// statements, building the table aside and swapping it in (MySQL/MariaDB
+// RENAME TABLE, Snowflake SWAP WITH, Spark one CREATE OR REPLACE … AS):
+// the engine only executes the load's statements, in order. DuckDB
+// (appender), PostgreSQL (COPY) and BigQuery (a load job) have bulk paths
+// of their own.
+type SeedLoader interface {
+	SeedSQL
+	SeedLoad(r Relation, t *seed.Table) SeedLoad
+}
+
+// SeedLoad is the SQL of one seed load: Prepare, then every Batch, then
+// Publish. A batch binds its values as their Go types where the engine's
+// driver takes "?" parameters (Args), or carries them as typed literals
+// (Spark Connect: Args is nil).
+type SeedLoad struct {
+	Aside   Relation
+	Prepare []string
+	Batches iter.Seq[SeedBatch]
+	Publish []string
+}
+
+// Run executes the load's statements in order through exec, stopping at
+// the first error.
+func (l SeedLoad) Run(exec func(sql string, args ...any) error) error {
+	for _, q := range l.Prepare {
+		if err := exec(q); err != nil {
+			return err
+		}
+	}
+	if l.Batches != nil {
+		for b := range l.Batches {
+			if err := exec(b.SQL, b.Args...); err != nil {
+				return err
+			}
+		}
+	}
+	for _, q := range l.Publish {
+		if err := exec(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SeedBatch is one multi-row INSERT of a seed load.
+type SeedBatch struct {
+	SQL  string
+	Args []any
 }
 
 // IdentLimit is an engine's identifier length limit; 0 means none.

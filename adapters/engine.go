@@ -20,10 +20,11 @@ type Engine interface {
 	// in its kind, NULL for an empty field; the replacement is atomic, but
 	// how differs: DuckDB appends to a table created in one transaction,
 	// PostgreSQL truncates (or recreates) and COPYs in one transaction,
-	// MySQL/MariaDB and Snowflake fill r__idemc_new with batched INSERTs and
+	// MySQL/MariaDB and Snowflake fill a table aside with batched INSERTs and
 	// swap it in (RENAME TABLE, SWAP WITH), BigQuery runs one WRITE_TRUNCATE
 	// load job, Spark fills a staging Delta table and publishes it with one
-	// CREATE OR REPLACE.
+	// CREATE OR REPLACE; the statements of those SQL loads are their
+	// dialects' (SeedLoader).
 	LoadSeed(ctx context.Context, r Relation, t *seed.Table) (int64, error)
 	// Close releases the connection (and, for DuckDB, the database file lock).
 	Close() error

@@ -1,9 +1,7 @@
 package adapters_test
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,14 +9,13 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	_ "github.com/idemc/idemc/adapters/bigquery"
+	"github.com/idemc/idemc/adapters/dialecttest"
 	_ "github.com/idemc/idemc/adapters/duckdb"
 	_ "github.com/idemc/idemc/adapters/mysql"
 	_ "github.com/idemc/idemc/adapters/postgres"
 	_ "github.com/idemc/idemc/adapters/snowflake"
 	_ "github.com/idemc/idemc/adapters/spark"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/schema/*.sql")
 
 // TestSchemaChangeGolden prints, for every engine, the DDL of
 // on_schema_change (add, drop, retype in place, drop to recreate) and the
@@ -28,7 +25,7 @@ func TestSchemaChangeGolden(t *testing.T) {
 	for _, name := range adapters.Names() {
 		ad, _ := adapters.Lookup(name)
 		t.Run(name, func(t *testing.T) {
-			golden(t, filepath.Join("testdata", "schema", name+".sql"), schemaSQL(ad))
+			dialecttest.Golden(t, filepath.Join("testdata", "schema", name+".sql"), schemaSQL(ad))
 		})
 	}
 }
@@ -123,24 +120,4 @@ func steps(b *strings.Builder, steps []adapters.Step) {
 		fmt.Fprintf(b, "-- [%s] %s\n%s;\n", s.Purpose, s.Comment, s.SQL)
 	}
 	b.WriteString("\n")
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./adapters -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (run go test ./adapters -update and review the diff):\n%s", path, got)
-	}
 }

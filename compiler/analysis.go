@@ -154,7 +154,7 @@ func analysisSQL(c *compiled, r *render.Rendered) string {
 
 // codeHash covers the SQL (with window markers, not dates) and every
 // setting that changes what is written.
-func codeHash(c *compiled, r *render.Rendered, d adapters.Dialect) string {
+func codeHash(c *compiled, r *render.Rendered, d adapters.Literals) string {
 	h := sha256.New()
 	h.Write([]byte(r.Expand(func(s *render.Slot) string {
 		switch s.Kind {
@@ -171,7 +171,7 @@ func codeHash(c *compiled, r *render.Rendered, d adapters.Dialect) string {
 }
 
 // literal renders a --vars or [vars] value as a SQL literal.
-func literal(d adapters.Dialect, v any) string {
+func literal(d adapters.Literals, v any) string {
 	switch x := v.(type) {
 	case string:
 		return d.String(x)

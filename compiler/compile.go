@@ -74,7 +74,7 @@ type compilation struct {
 	opts   Options
 	target string // the target's name
 	tgt    *project.Target
-	d      adapters.Dialect
+	d      adapters.PlanDialect
 	state  plan.State // where the audit table lives
 	plan   *plan.Plan
 

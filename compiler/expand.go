@@ -97,7 +97,7 @@ func beginningOfTime() time.Time { return time.Unix(0, 0).UTC() }
 
 // watermarkStart is the stored high-water mark minus overlap, or the
 // beginning of time on the first run and on a full refresh.
-func (c *compiled) watermarkStart(d adapters.Dialect, opts Options) string {
+func (c *compiled) watermarkStart(d adapters.Literals, opts Options) string {
 	wm := c.cfg.Watermark
 	if wm == nil {
 		return d.Timestamp(c.start)
@@ -134,7 +134,7 @@ func (c *compiled) watermarkStart(d adapters.Dialect, opts Options) string {
 }
 
 // watermarkEnd is as_of minus lag: rows newer than that may still be arriving.
-func (c *compiled) watermarkEnd(d adapters.Dialect, opts Options) string {
+func (c *compiled) watermarkEnd(d adapters.Literals, opts Options) string {
 	wm := c.cfg.Watermark
 	if wm != nil && wm.Kind == "sequence" {
 		return "9223372036854775807"

@@ -26,7 +26,7 @@ type planner struct {
 	opts   Options
 	window *explicitWindow
 	chosen map[string]bool
-	d      adapters.Dialect
+	d      adapters.PlanDialect
 	p      *project.Project
 	state  plan.State
 	target string

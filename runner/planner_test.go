@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/plan"
@@ -44,7 +45,7 @@ func (s *stateSession) Query(ctx context.Context, q string, limit int) ([]string
 	switch q {
 	case s.srv.d.RelationsQuery():
 		return []string{"schema", "name"}, s.srv.relations, nil
-	case s.srv.d.StatusQuery(s.srv.st):
+	case sqlgen.StatusQuery(s.srv.d, s.srv.st):
 		return []string{"job_name"}, s.srv.latest, nil
 	}
 	return s.fakeSession.Query(ctx, q, limit)

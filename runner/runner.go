@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/dag"
 	"github.com/idemc/idemc/compiler/project"
@@ -194,16 +195,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	tname := r.o.Compile.Target
-	if tname == "" {
-		tname = r.p.DefaultTarget
-	}
-	t := r.p.Targets[tname]
-	schema := t.StateSchema
-	if schema == "" {
-		schema = t.Schema
-	}
-	r.state = plan.StateIn(schema)
+	r.state = stateOf(r.p, r.o.Compile.Target)
 	sess = r.counted(sess)
 	if err := r.prepareState(ctx, sess); err != nil {
 		sess.Close()
@@ -403,7 +395,7 @@ func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error 
 		}
 		r.release = release
 	}
-	_, rows, err := sess.Query(ctx, r.d.RunningQuery(r.state), 0)
+	_, rows, err := sess.Query(ctx, sqlgen.RunningQuery(r.d, r.state), 0)
 	if err != nil {
 		return err
 	}
@@ -421,7 +413,7 @@ func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error 
 				continue
 			}
 		}
-		if _, err := adapters.ExecSQL(ctx, sess, r.d.Abandon(r.state, other)); err != nil {
+		if _, err := adapters.ExecSQL(ctx, sess, sqlgen.Abandon(r.d, r.state, other)); err != nil {
 			return err
 		}
 	}

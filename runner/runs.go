@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/plan"
 )
@@ -95,7 +96,7 @@ func (r *run) startRun(ctx context.Context, sess adapters.Session, pl *plan.Plan
 	}
 	r.runRow = &plan.RunRow{RunID: r.res.RunID, Command: cmd, Options: string(b), Target: pl.Target, AsOf: pl.AsOf,
 		GitCommit: o.GitCommit, Started: r.res.Started, RetryOf: r.res.RetryOf}
-	if _, err := adapters.ExecSQL(ctx, sess, r.d.RunStart(r.state, r.runRow)); err != nil {
+	if _, err := adapters.ExecSQL(ctx, sess, sqlgen.RunStart(r.d, r.state, r.runRow)); err != nil {
 		return fmt.Errorf("runner: recording the run in idemc_runs: %w", err)
 	}
 	// Only a run with work: an up-to-date build writes nothing.
@@ -122,14 +123,14 @@ func (r *run) finishRun(ctx context.Context, outcome string) {
 	row := *r.runRow
 	row.Ended, row.Outcome = time.Now().UTC(), outcome
 	row.Succeeded, row.Failed, row.Skipped = r.res.Succeeded, r.res.Failed, r.res.Skipped
-	_, _ = adapters.ExecSQL(ctx, sess, r.d.RunFinish(r.state, &row))
+	_, _ = adapters.ExecSQL(ctx, sess, sqlgen.RunFinish(r.d, r.state, &row))
 }
 
 // retryPlan makes the plan options of the most recent run again: its
 // selection, window, flags and logical time, with every unit it finished
 // counted as done.
 func (r *run) retryPlan(ctx context.Context, sess adapters.Session, o *compiler.Options) error {
-	_, rows, err := sess.Query(ctx, r.d.LastRunQuery(r.state), 0)
+	_, rows, err := sess.Query(ctx, sqlgen.LastRunQuery(r.d, r.state), 0)
 	if err != nil {
 		return fmt.Errorf("runner: reading the last run: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/plan"
 )
@@ -47,14 +48,14 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st p
 	for _, r := range rows {
 		out.relations[plan.Relation{Schema: strings.ToLower(r[0]), Name: strings.ToLower(r[1])}] = true
 	}
-	_, rows, err = s.Query(ctx, d.MarksQuery(st), 0)
+	_, rows, err = s.Query(ctx, sqlgen.MarksQuery(d, st), 0)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
 		out.marks[r[0]] = r[1]
 	}
-	_, rows, err = s.Query(ctx, d.AttemptsQuery(st), 0)
+	_, rows, err = s.Query(ctx, sqlgen.AttemptsQuery(d, st), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st p
 		n, _ := strconv.ParseInt(r[2], 10, 64)
 		out.attempts[[2]string{r[0], r[1]}] = n
 	}
-	_, rows, err = s.Query(ctx, d.StatusQuery(st), 0)
+	_, rows, err = s.Query(ctx, sqlgen.StatusQuery(d, st), 0)
 	if err != nil {
 		return nil, err
 	}

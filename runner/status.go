@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/partition"
 	"github.com/idemc/idemc/compiler/project"
@@ -35,26 +36,16 @@ func Status(ctx context.Context, p *project.Project, opts compiler.Options) ([]S
 	if err != nil {
 		return nil, err
 	}
-	eng, ad, err := Connect(ctx, p, opts.Target)
+	c, err := openConn(ctx, p, opts.Target)
 	if err != nil {
 		return nil, err
 	}
-	defer eng.Close()
-	sess, err := eng.Session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer sess.Close()
-	t := p.Targets[pl.Target]
-	schema := t.StateSchema
-	if schema == "" {
-		schema = t.Schema
-	}
-	st := plan.StateIn(schema)
+	defer c.Close()
+	sess, st := c.sess, stateOf(p, pl.Target)
 	if _, ok, err := sess.Relation(ctx, st.Audit); err != nil || !ok {
 		return nil, err // no audit table yet: nothing has run
 	}
-	_, rows, err := sess.Query(ctx, ad.Dialect.StatusQuery(st), 0)
+	_, rows, err := sess.Query(ctx, sqlgen.StatusQuery(c.ad.Dialect, st), 0)
 	if err != nil {
 		return nil, err
 	}

@@ -29,16 +29,12 @@ func Test(ctx context.Context, p *project.Project, opts compiler.Options) ([]*Te
 	if err != nil {
 		return nil, err
 	}
-	eng, ad, err := Connect(ctx, p, opts.Target)
+	c, err := openConn(ctx, p, opts.Target)
 	if err != nil {
 		return nil, err
 	}
-	defer eng.Close()
-	sess, err := eng.Session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer sess.Close()
+	defer c.Close()
+	eng, ad, sess := c.eng, c.ad, c.sess
 	var out []*TestResult
 	for _, n := range pl.Selected {
 		node := pl.Nodes[n]

@@ -62,7 +62,10 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 		return nil, fmt.Errorf("runner: nothing to verify in the selection")
 	}
 	ad, _ := adapters.Lookup(pl.Engine)
-	d := ad.Dialect
+	d, err := ad.VerifyDialect()
+	if err != nil {
+		return nil, err
+	}
 	release, err := claimScratch(ctx, p, opts.Target, pl, d)
 	if err != nil {
 		return nil, err
@@ -87,15 +90,11 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 				failed[u.ID] = string(u.Status) + ": " + u.Error
 			}
 		}
-		eng, _, err := Connect(ctx, p, opts.Target)
+		c, err := openConn(ctx, p, opts.Target)
 		if err != nil {
 			return nil, err
 		}
-		sess, err := eng.Session(ctx)
-		if err != nil {
-			eng.Close()
-			return nil, err
-		}
+		sess := c.sess
 		for i, id := range units {
 			r := &results[i]
 			r.Unit = id
@@ -128,7 +127,7 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 				snaps = append(snaps, snap)
 				continue
 			}
-			cols, rows, err := sess.Query(ctx, d.DiffQuery(rel, where, snap), 0)
+			cols, rows, err := sess.Query(ctx, sqlgen.DiffQuery(d, rel, where, snap), 0)
 			if err != nil {
 				r.Error = err.Error()
 				continue
@@ -139,8 +138,7 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 				}
 			}
 		}
-		sess.Close()
-		eng.Close()
+		c.Close()
 		if err := fs.after(ctx, "verify", "snapshot"); err != nil {
 			return nil, err // the tests' kill -9 and interrupt point: snapshots exist
 		}
@@ -196,7 +194,7 @@ func region(pl *plan.Plan, id string, d adapters.Dialect) (plan.Relation, string
 	return node.Relation, fmt.Sprintf("%s >= %s AND %s < %s", col, d.WindowLiteral(w.Start, w.Granularity), col, d.WindowLiteral(w.End, w.Granularity))
 }
 
-func fingerprint(ctx context.Context, s adapters.Session, d adapters.Dialect, rel plan.Relation, where string) (string, error) {
+func fingerprint(ctx context.Context, s adapters.Session, d adapters.VerifyDialect, rel plan.Relation, where string) (string, error) {
 	cols, ok, err := s.Relation(ctx, rel)
 	if err != nil || !ok {
 		if err == nil {
@@ -237,18 +235,13 @@ func dropAll(ctx context.Context, p *project.Project, target string, rels []plan
 	if len(rels) == 0 {
 		return
 	}
-	eng, _, err := Connect(context.WithoutCancel(ctx), p, target)
+	c, err := openConn(context.WithoutCancel(ctx), p, target)
 	if err != nil {
 		return
 	}
-	defer eng.Close()
-	s, err := eng.Session(context.WithoutCancel(ctx))
-	if err != nil {
-		return
-	}
-	defer s.Close()
+	defer c.Close()
 	for _, r := range rels {
-		_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), s, "DROP TABLE IF EXISTS "+d.Qualify(r))
+		_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), c.sess, "DROP TABLE IF EXISTS "+d.Qualify(r))
 	}
 }
 
@@ -300,17 +293,16 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 	if !res.OK() {
 		return nil, fmt.Errorf("runner: the full-refresh build in the scratch schema failed; see its output")
 	}
-	eng, ad, err := Connect(ctx, p, vo.Compile.Target)
+	c, err := openConn(ctx, p, vo.Compile.Target)
 	if err != nil {
 		return nil, err
 	}
-	defer eng.Close()
-	sess, err := eng.Session(ctx)
+	defer c.Close()
+	sess := c.sess
+	d, err := c.ad.VerifyDialect()
 	if err != nil {
 		return nil, err
 	}
-	defer sess.Close()
-	d := ad.Dialect
 	var out []VerifyResult
 	for _, n := range pl.Selected {
 		node := pl.Nodes[n]
@@ -328,7 +320,7 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 			r.Error = err2.Error()
 		default:
 			r.Fingerprints = []string{a, b}
-			cols, rows, err := sess.Query(ctx, d.DiffQuery(node.Relation, "", scratchRel), 0)
+			cols, rows, err := sess.Query(ctx, sqlgen.DiffQuery(d, node.Relation, "", scratchRel), 0)
 			if err != nil {
 				r.Error = err.Error()
 			}
@@ -347,22 +339,22 @@ func dropScratch(ctx context.Context, p *project.Project, target string, pl *pla
 	if perr != nil || pl == nil {
 		return
 	}
-	eng, ad, err := Connect(context.WithoutCancel(ctx), p, target)
+	c, err := openConn(context.WithoutCancel(ctx), p, target)
 	if err != nil {
 		return
 	}
-	defer eng.Close()
-	s, err := eng.Session(context.WithoutCancel(ctx))
+	defer c.Close()
+	s := c.sess
+	d, err := c.ad.VerifyDialect()
 	if err != nil {
 		return
 	}
-	defer s.Close()
 	done := map[string]bool{}
 	for _, node := range pl.Nodes {
 		sc := node.Relation.Schema
 		if strings.HasSuffix(sc, verifySuffix) && !done[sc] {
 			done[sc] = true
-			_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), s, ad.Dialect.DropSchema(sc))
+			_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), s, d.DropSchema(sc))
 		}
 	}
 }

@@ -24,7 +24,7 @@ import (
 // claimScratch takes the verify lock (engines with RunLocks, held until
 // release) and drops dead verifies' scratch relations. Cleanup is best
 // effort: an engine without information_schema keeps them.
-func claimScratch(ctx context.Context, p *project.Project, target string, pl *plan.Plan, d adapters.Dialect) (release func(), err error) {
+func claimScratch(ctx context.Context, p *project.Project, target string, pl *plan.Plan, d adapters.VerifyDialect) (release func(), err error) {
 	eng, ad, err := Connect(ctx, p, target)
 	if err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func verifyLockID(p *project.Project, pl *plan.Plan) string {
 // leftoverDrops lists the DROP statements for scratch relations next to
 // the plan's relations: a snapshot table is named by a relation of the
 // same schema, a scratch schema by one of the plan's schemas.
-func leftoverDrops(ctx context.Context, sess adapters.Session, pl *plan.Plan, d adapters.Dialect) []string {
+func leftoverDrops(ctx context.Context, sess adapters.Session, pl *plan.Plan, d adapters.VerifyDialect) []string {
 	names := map[string]plan.Relation{} // schema + "\x00" + name
 	schemas := map[string]bool{}
 	for _, n := range pl.Nodes {

@@ -8,6 +8,7 @@ import (
 
 	bq "cloud.google.com/go/bigquery"
 
+	"github.com/idemc/idemc/adapters/bigquery/dialect"
 	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/plan"
 )
@@ -75,20 +76,8 @@ func seedCSV(t *seed.Table) ([]byte, error) {
 	return b.Bytes(), w.Error()
 }
 
-// fieldType is the load job's schema type of a seed kind (the client's
-// names for Dialect.SeedType's types).
+// fieldType is the load job's schema type of a seed kind: the dialect's
+// seed type, as the API names it.
 func fieldType(k seed.Kind) bq.FieldType {
-	switch k {
-	case seed.BigInt:
-		return bq.IntegerFieldType
-	case seed.Double:
-		return bq.FloatFieldType
-	case seed.Boolean:
-		return bq.BooleanFieldType
-	case seed.Date:
-		return bq.DateFieldType
-	case seed.Timestamp:
-		return bq.TimestampFieldType
-	}
-	return bq.StringFieldType
+	return bq.FieldType(dialect.APIType(dialect.NewDialect().SeedType(k)))
 }

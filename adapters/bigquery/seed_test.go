@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	bq "cloud.google.com/go/bigquery"
+
 	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/plan"
 )
@@ -40,5 +42,19 @@ func TestLoadSeedOneLoadJob(t *testing.T) {
 	wantData := "1,2.5,true,2026-07-01,2026-07-01 10:00:00.5,00123,\"a,\nb\"\n2,,false,,,,\n"
 	if jobs[0].Data != wantData {
 		t.Errorf("data\n got %q\nwant %q", jobs[0].Data, wantData)
+	}
+}
+
+// TestFieldTypes: a load job's schema names every seed kind as the API
+// does, derived from the dialect's one table of seed types.
+func TestFieldTypes(t *testing.T) {
+	want := map[seed.Kind]bq.FieldType{
+		seed.BigInt: bq.IntegerFieldType, seed.Double: bq.FloatFieldType, seed.Boolean: bq.BooleanFieldType,
+		seed.Date: bq.DateFieldType, seed.Timestamp: bq.TimestampFieldType, seed.Text: bq.StringFieldType,
+	}
+	for _, k := range seed.Kinds {
+		if got := fieldType(k); got != want[k] {
+			t.Errorf("fieldType(%s) = %s, want %s", k, got, want[k])
+		}
 	}
 }

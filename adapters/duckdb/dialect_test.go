@@ -8,15 +8,10 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/dialecttest"
 	"github.com/idemc/idemc/adapters/duckdb/dialect"
-	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
-
-// goKey is the key the spec gives for the parts.
-var goKey = sqlgen.SurrogateKeyOf
-
-func str(s string) *string { return &s }
 
 func TestSurrogateKeyMatchesSpec(t *testing.T) {
 	db, err := sql.Open("duckdb", "")
@@ -24,27 +19,7 @@ func TestSurrogateKeyMatchesSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	d := dialect.NewDialect()
-	for _, tc := range []struct {
-		exprs []string
-		want  string
-	}{
-		{[]string{"'shop'", "42", "DATE '2026-07-01'"}, goKey(str("shop"), str("42"), str("2026-07-01"))},
-		{[]string{"'a|b'", "'c'"}, goKey(str("a|b"), str("c"))},
-		{[]string{"'a'", "'b|c'"}, goKey(str("a"), str("b|c"))}, // differs from the case above
-		{[]string{"NULL", "'x'"}, goKey(nil, str("x"))},
-		{[]string{"''", "'x'"}, goKey(str(""), str("x"))}, // empty is not NULL
-		{[]string{"'~'"}, goKey(str("~"))},
-		{[]string{"'grüße'"}, goKey(str("grüße"))},
-	} {
-		var got string
-		if err := db.QueryRow("SELECT " + d.SurrogateKey(tc.exprs)).Scan(&got); err != nil {
-			t.Fatalf("%v: %v", tc.exprs, err)
-		}
-		if got != tc.want {
-			t.Errorf("surrogate_key(%v) = %s, want %s", tc.exprs, got, tc.want)
-		}
-	}
+	dialecttest.SurrogateKeys(t, db, dialect.NewDialect(), nil)
 }
 
 // TestRecipesRunTwice executes each recipe shape twice on an in-memory

@@ -70,52 +70,26 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 	return &sqlgen.Session{Conn: c, Gen: e.d.Gen, LockTaken: lockTaken}, nil
 }
 
-// seedBatch rows go in one multi-row INSERT.
-const seedBatch = 500
-
-// LoadSeed builds <table>__idemc_new from the seed in multi-row INSERTs
-// with values bound in their kinds, then swaps it in with one atomic RENAME
-// TABLE (MySQL has no transactional DDL).
+// LoadSeed runs the dialect's seed load (built aside, swapped in with
+// RENAME TABLE) under the destination's lock, as a model unit takes it:
+// two runners loading one seed would otherwise drop and rename each
+// other's r__idemc_new (errors 1146, 1050).
 func (e *Engine) LoadSeed(ctx context.Context, r plan.Relation, t *seed.Table) (int64, error) {
 	c, err := e.db.Conn(ctx)
 	if err != nil {
 		return 0, err
 	}
 	defer c.Close()
-	newRel, oldRel := r, r
-	newRel.Name = e.d.DerivedName(newRel.Name, "__idemc_new")
-	oldRel.Name = e.d.DerivedName(oldRel.Name, "__idemc_old")
-	exec := func(q string, args ...any) error {
-		_, err := c.ExecContext(ctx, q, args...)
-		return err
-	}
-	// The destination's lock, as a model unit takes it: two runners
-	// loading one seed would otherwise drop and rename each other's
-	// r__idemc_new (errors 1146, 1050).
 	release, err := e.lockTable(ctx, c, r)
 	if err != nil {
 		return 0, err
 	}
 	defer release()
-	if err := exec("DROP TABLE IF EXISTS " + e.d.Qualify(newRel)); err != nil {
-		return 0, err
-	}
-	if err := exec(fmt.Sprintf("CREATE TABLE %s (%s)", e.d.Qualify(newRel), sqlgen.SeedColumnDefs(e.d, t))); err != nil {
-		return 0, err
-	}
-	if err := sqlgen.InsertSeed(exec, e.d.Qualify(newRel), sqlgen.SeedColumnNames(e.d.Quote, t), t, seedBatch); err != nil {
-		return 0, err
-	}
-	if err := exec(fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s LIKE %s", e.d.Qualify(r), e.d.Qualify(newRel))); err != nil {
-		return 0, err
-	}
-	if err := exec("DROP TABLE IF EXISTS " + e.d.Qualify(oldRel)); err != nil {
-		return 0, err
-	}
-	if err := exec(fmt.Sprintf("RENAME TABLE %s TO %s, %s TO %s", e.d.Qualify(r), e.d.Qualify(oldRel), e.d.Qualify(newRel), e.d.Qualify(r))); err != nil {
-		return 0, err
-	}
-	if err := exec("DROP TABLE IF EXISTS " + e.d.Qualify(oldRel)); err != nil {
+	err = e.d.SeedLoad(r, t).Run(func(q string, args ...any) error {
+		_, err := c.ExecContext(ctx, q, args...)
+		return err
+	})
+	if err != nil {
 		return 0, err
 	}
 	return int64(len(t.Rows)), nil

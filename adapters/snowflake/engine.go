@@ -178,41 +178,19 @@ func (s *session) Columns(ctx context.Context, q string) ([]plan.Column, error) 
 	return out, rows.Err()
 }
 
-// seedBatch rows go in one multi-row INSERT.
-const seedBatch = 500
-
-// LoadSeed builds <table>__idemc_new from the seed in multi-row INSERTs
-// with values bound in their kinds, then swaps it in with ALTER TABLE …
-// SWAP WITH (atomic).
+// LoadSeed runs the dialect's seed load: a table built aside, swapped in
+// with ALTER TABLE … SWAP WITH.
 func (e *Engine) LoadSeed(ctx context.Context, r plan.Relation, t *seed.Table) (int64, error) {
 	c, err := e.db.Conn(ctx)
 	if err != nil {
 		return 0, err
 	}
 	defer c.Close()
-	newRel := sqlgen.SeedLoadName(r) // one per load: concurrent loads never share it
-	exec := func(q string, args ...any) error {
+	err = e.d.SeedLoad(r, t).Run(func(q string, args ...any) error {
 		_, err := c.ExecContext(ctx, q, args...)
 		return err
-	}
-	if sc := e.d.CreateSchema(r); sc != "" {
-		if err := exec(sc); err != nil {
-			return 0, err
-		}
-	}
-	if err := exec(fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", e.d.Qualify(newRel), sqlgen.SeedColumnDefs(e.d, t))); err != nil {
-		return 0, err
-	}
-	if err := sqlgen.InsertSeed(exec, e.d.Qualify(newRel), sqlgen.SeedColumnNames(e.d.Quote, t), t, seedBatch); err != nil {
-		return 0, err
-	}
-	if err := exec(fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s LIKE %s", e.d.Qualify(r), e.d.Qualify(newRel))); err != nil {
-		return 0, err
-	}
-	if err := exec(fmt.Sprintf("ALTER TABLE %s SWAP WITH %s", e.d.Qualify(r), e.d.Qualify(newRel))); err != nil {
-		return 0, err
-	}
-	if err := exec("DROP TABLE IF EXISTS " + e.d.Qualify(newRel)); err != nil {
+	})
+	if err != nil {
 		return 0, err
 	}
 	return int64(len(t.Rows)), nil

@@ -169,40 +169,18 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 	return s, nil
 }
 
-// LoadSeed replaces r with the seed's rows: a staging Delta table filled
-// by multi-row INSERTs of typed literals, then published with one CREATE
-// OR REPLACE TABLE (a single Delta commit).
+// LoadSeed runs the dialect's seed load: a staging Delta table filled by
+// INSERTs of typed literals, published with one CREATE OR REPLACE TABLE.
 func (e *Engine) LoadSeed(ctx context.Context, r plan.Relation, t *seed.Table) (int64, error) {
 	x, err := e.open(ctx)
 	if err != nil {
 		return 0, err
 	}
-	d := dialect.NewDialect()
-	newRel := sqlgen.SeedLoadName(r) // one per load: concurrent loads never share it
-	if sc := d.CreateSchema(r); sc != "" {
-		if err := x.exec(ctx, sc); err != nil {
-			return 0, err
-		}
-	}
-	if err := x.exec(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s) USING DELTA", d.Qualify(newRel), sqlgen.SeedColumnDefs(d, t))); err != nil {
-		return 0, err
-	}
-	for start := 0; start < len(t.Rows); start += seedBatch {
-		if err := x.exec(ctx, d.SeedInsert(newRel, t, start, min(start+seedBatch, len(t.Rows)))); err != nil {
-			return 0, err
-		}
-	}
-	if err := x.exec(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS SELECT * FROM %s", d.Qualify(r), d.Qualify(newRel))); err != nil {
-		return 0, err
-	}
-	if err := x.exec(ctx, "DROP TABLE IF EXISTS "+d.Qualify(newRel)); err != nil {
+	if err := dialect.NewDialect().SeedLoad(r, t).Run(func(q string, _ ...any) error { return x.exec(ctx, q) }); err != nil {
 		return 0, err
 	}
 	return int64(len(t.Rows)), nil
 }
-
-// seedBatch rows go in one multi-row INSERT.
-const seedBatch = 500
 
 // Retryable reports a Delta commit that lost to a concurrent writer: it
 // committed nothing, and the unit may run again (a publish already made is

@@ -3,6 +3,7 @@ package sqlgen
 import (
 	"crypto/md5"
 	"encoding/hex"
+	"hash/fnv"
 	"unicode/utf8"
 
 	"github.com/idemc/idemc/adapters"
@@ -58,3 +59,12 @@ func (g Gen) DerivedName(base, suffix string) string {
 
 // IdentLimit is the engine's identifier limit.
 func (g Gen) IdentLimit() adapters.IdentLimit { return g.S.IdentLimit }
+
+// Hash32 is the 32-bit FNV-1a hash of s: the one hash of the names idemc
+// derives (MySQL lock names, BigQuery and Spark staging tables and job
+// ids, Spark's txnAppId), so that they agree wherever they are computed.
+func Hash32(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}

@@ -50,3 +50,17 @@ func TestDerive(t *testing.T) {
 		t.Errorf("%q and %q: one stage for two tables", a, b)
 	}
 }
+
+// TestHash32 pins the hash of derived names to FNV-1a (32 bits): MySQL's
+// lock names and BigQuery's and Spark's staging tables of an earlier
+// release must keep their names.
+func TestHash32(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want uint32
+	}{{"", 0x811c9dc5}, {"a", 0xe40c292c}, {"foobar", 0xbf9cf968}} {
+		if got := Hash32(tc.in); got != tc.want {
+			t.Errorf("Hash32(%q) = %#x, want %#x", tc.in, got, tc.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -15,7 +16,7 @@ type Hooks struct {
 	Begin  string // "BEGIN TRANSACTION"
 	Commit string // "COMMIT"
 	// Lock returns a statement run right after Begin that serializes writers
-	// of the same unit ("" when the engine needs none).
+	// of the same unit (Capabilities.UnitLock).
 	Lock func(w *plan.Write) string
 	// LockTimeout is how long Lock waits before the engine reports the
 	// unit locked by another run (0: it waits until it gets the lock).
@@ -29,7 +30,8 @@ type Hooks struct {
 	Table func(w *plan.Write) (steps []plan.Step, countSQL string)
 	// View returns the steps that replace a view.
 	View func(w *plan.Write) []plan.Step
-	// Upsert returns the write steps of the merge strategy.
+	// Upsert returns the write steps of the merge strategy; nil is the
+	// standard MERGE (Capabilities.Merge).
 	Upsert func(w *plan.Write, stage string) []plan.Step
 	// EmptyTable, when set, is a full refresh's statement that removes every
 	// row of dest (BigQuery's TRUNCATE TABLE keeps its options); DELETE FROM
@@ -41,20 +43,44 @@ type Hooks struct {
 	Recreate func(w *plan.Write, stage string) []plan.Step
 	// Unlock, when set, releases the Lock after COMMIT (session locks).
 	Unlock func(w *plan.Write) string
-	// TableRecipe and ViewRecipe, when set, replace the shared shape for
-	// those materializations (engines that cannot put DDL in a transaction).
-	TableRecipe func(w *plan.Write) []plan.Step
-	ViewRecipe  func(w *plan.Write) []plan.Step
+	// VerifyThenPublish builds the recipes whose shape is
+	// adapters.VerifyThenPublish (MySQL's tables: built aside, checked,
+	// swapped in).
+	VerifyThenPublish func(w *plan.Write) []plan.Step
+	// PublishThenCheck, when set, replaces the shared publish-then-check
+	// view recipe (MySQL holds its lock from the replace to the audit row).
+	PublishThenCheck func(w *plan.Write) []plan.Step
 }
 
-// Recipe builds a unit's steps from the shared shape and an engine's hooks.
+// Recipe builds a unit's steps in the shape the engine's capabilities give
+// it (adapters.Capabilities.ShapeOf) from the shared pieces and the
+// engine's hooks. A shape the hooks cannot build is a programming error
+// of the dialect, which dialecttest catches for every engine.
 func (g Gen) Recipe(h Hooks, w *plan.Write) []plan.Step {
-	switch {
-	case w.Materialized == plan.Table && h.TableRecipe != nil:
-		return h.TableRecipe(w)
-	case w.Materialized == plan.View && h.ViewRecipe != nil:
-		return h.ViewRecipe(w)
+	switch shape := g.C.ShapeOf(w); shape {
+	case adapters.PublishThenCheck:
+		if h.PublishThenCheck != nil {
+			return h.PublishThenCheck(w)
+		}
+		return g.AutoCommitViewRecipe(w, h.View(w)...)
+	case adapters.VerifyThenPublish:
+		if h.VerifyThenPublish == nil {
+			panic("sqlgen: " + g.S.Engine + " has no verify-then-publish builder for " + string(w.Materialized))
+		}
+		return h.VerifyThenPublish(w)
+	case adapters.OneScript:
+		panic("sqlgen: " + g.S.Engine + " builds its own script recipes")
 	}
+	steps := g.transaction(h, w)
+	if !g.C.TransactionalDDL && !g.C.TempTableInTransaction {
+		steps = outsideTransaction(steps)
+	}
+	return steps
+}
+
+// transaction is the one-transaction shape: prepare, audit start, BEGIN,
+// lock, stage, validate, write, checks, state, audit finish, COMMIT.
+func (g Gen) transaction(h Hooks, w *plan.Write) []plan.Step {
 	dest := g.Qualify(w.Target)
 	var steps []plan.Step
 	add := func(p plan.Purpose, comment, sql string) {
@@ -70,14 +96,12 @@ func (g Gen) Recipe(h Hooks, w *plan.Write) []plan.Step {
 	}
 	add(plan.AuditStart, "record the unit as running (committed on its own)", g.AuditStart(w.State, auditOf(w, "running")))
 	add(plan.Begin, "", h.Begin)
-	if h.Lock != nil {
-		if l := h.Lock(w); l != "" {
-			add(plan.Lock, "serialize writers of this unit until commit", l)
-			spec := &plan.LockSpec{Key: dest, Timeout: h.LockTimeout}
-			if h.Unlock != nil {
-				spec.Release = h.Unlock(w)
-			}
-			steps[len(steps)-1].Lock = spec
+	if g.C.UnitLock {
+		add(plan.Lock, "serialize writers of this unit until commit", h.Lock(w))
+		spec := &plan.LockSpec{Key: dest, Timeout: h.LockTimeout}
+		steps[len(steps)-1].Lock = spec
+		if h.Unlock != nil {
+			spec.Release = h.Unlock(w)
 		}
 	}
 	stage := g.Quote(StageName(w))
@@ -151,7 +175,7 @@ func (g Gen) partitionSteps(w *plan.Write) []plan.Step {
 		return []plan.Step{ins}
 	}
 	comment := "replace the partition window " + w.Window.Key
-	if w.Strategy == "insert_overwrite" {
+	if w.Strategy == "insert_overwrite" && !g.C.PartitionOverwrite {
 		comment += " (insert_overwrite is delete + insert on this engine)"
 	}
 	return []plan.Step{{Purpose: plan.Delete, Comment: comment, SQL: g.DeleteRegion(w, "")}, ins}
@@ -174,6 +198,8 @@ func (g Gen) writeSteps(h Hooks, w *plan.Write, stage string) []plan.Step {
 	case w.Strategy == "append":
 		ins.Comment = "append the batch (allow_append: a rerun adds the rows again)"
 		return []plan.Step{ins}
+	case w.Strategy == "merge" && h.Upsert == nil && g.C.Merge:
+		return g.MergeSteps(w, stage)
 	case w.Strategy == "merge":
 		return h.Upsert(w, stage)
 	default: // delete_insert by key
@@ -239,8 +265,8 @@ func (g Gen) ViewCheckSteps(w *plan.Write) []plan.Step {
 // AutoCommitViewRecipe is a view's recipe on an engine whose CREATE VIEW
 // commits on its own: audit start, publish, the checks on the published
 // view, audit finish. publish is the engine's CREATE OR REPLACE VIEW step.
-func (g Gen) AutoCommitViewRecipe(w *plan.Write, publish plan.Step) []plan.Step {
-	steps := []plan.Step{g.AuditStartStep(w), publish}
+func (g Gen) AutoCommitViewRecipe(w *plan.Write, publish ...plan.Step) []plan.Step {
+	steps := append([]plan.Step{g.AuditStartStep(w)}, publish...)
 	steps = append(steps, g.ViewCheckSteps(w)...)
 	return append(steps, g.AuditFinishStep(w, ""))
 }
@@ -269,4 +295,38 @@ func auditOf(w *plan.Write, status string) *plan.AuditRow {
 // Indent indents every line of s by two spaces (for readable nested SQL).
 func Indent(s string) string {
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// outsideTransaction moves what an engine without transactional DDL would
+// commit implicitly out of the transaction (Snowflake): prepare steps
+// first, the stage (a temporary table: DDL) just before BEGIN, cleanups
+// (DROP TABLE: DDL) after COMMIT. The relative order of everything else is
+// kept.
+func outsideTransaction(steps []plan.Step) []plan.Step {
+	var prep, stage, mid, clean []plan.Step
+	for _, s := range steps {
+		switch s.Purpose {
+		case plan.Prepare:
+			prep = append(prep, s)
+		case plan.Stage:
+			stage = append(stage, s)
+		case plan.Cleanup:
+			clean = append(clean, s)
+		default:
+			mid = append(mid, s)
+		}
+	}
+	out := append([]plan.Step{}, prep...)
+	placed := false
+	for _, s := range mid {
+		if s.Purpose == plan.Begin && !placed {
+			out = append(out, stage...)
+			placed = true
+		}
+		out = append(out, s)
+	}
+	if !placed {
+		out = append(out, stage...)
+	}
+	return append(out, clean...)
 }

@@ -155,3 +155,20 @@ func (g Gen) RewriteSelect(w *plan.Write, cols []plan.Column, changes []plan.Col
 	}
 	return fmt.Sprintf("SELECT %s\nFROM %s", strings.Join(list, ", "), g.Qualify(w.Target))
 }
+
+// RenameSwap puts aside in the place of w's destination with two renames,
+// the destination to old, then aside to the destination: for engines
+// whose atomic swap takes one kind of relation (Snowflake, Spark).
+func RenameSwap(rename func(from, to plan.Relation, view bool) string, w *plan.Write, aside, old plan.Relation, fromView bool) []string {
+	return []string{rename(w.Target, old, fromView), rename(aside, w.Target, w.Materialized == plan.View)}
+}
+
+// AlterRename is ALTER TABLE (or VIEW) from RENAME TO to; ifExists is
+// "IF EXISTS " where the engine has it, else "".
+func (g Gen) AlterRename(from, to plan.Relation, view bool, ifExists string) string {
+	kind := "TABLE"
+	if view {
+		kind = "VIEW"
+	}
+	return fmt.Sprintf("ALTER %s %s%s RENAME TO %s", kind, ifExists, g.Qualify(from), g.Qualify(to))
+}

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/seed"
+	"github.com/idemc/idemc/plan"
 )
 
 func TestInsertSeedBatches(t *testing.T) {
@@ -15,18 +17,14 @@ func TestInsertSeedBatches(t *testing.T) {
 		Columns: []seed.Column{{Name: "id", Kind: seed.BigInt}, {Name: "d", Kind: seed.Date}},
 		Rows:    [][]any{{int64(1), day}, {int64(2), nil}, {int64(3), day}},
 	}
-	type call struct {
-		q    string
-		args []any
-	}
+	type call = adapters.SeedBatch
 	var calls []call
-	exec := func(q string, args ...any) error { calls = append(calls, call{q, args}); return nil }
-	if err := InsertSeed(exec, `"raw"."s"`, []string{`"id"`, `"d"`}, tab, 2); err != nil {
-		t.Fatal(err)
+	for b := range quoted.BoundSeedBatches(plan.Relation{Schema: "raw", Name: "s"}, tab, 2) {
+		calls = append(calls, b)
 	}
 	want := []call{
-		{`INSERT INTO "raw"."s" ("id", "d") VALUES (?, ?), (?, ?)`, []any{int64(1), day, int64(2), nil}},
-		{`INSERT INTO "raw"."s" ("id", "d") VALUES (?, ?)`, []any{int64(3), day}},
+		{SQL: `INSERT INTO "raw"."s" ("id", "d") VALUES (?, ?), (?, ?)`, Args: []any{int64(1), day, int64(2), nil}},
+		{SQL: `INSERT INTO "raw"."s" ("id", "d") VALUES (?, ?)`, Args: []any{int64(3), day}},
 	}
 	if !reflect.DeepEqual(calls, want) {
 		t.Errorf("calls:\n got %#v\nwant %#v", calls, want)
@@ -36,28 +34,25 @@ func TestInsertSeedBatches(t *testing.T) {
 // A wide seed gets smaller batches: MySQL refuses more than 65,535 placeholders.
 func TestInsertSeedStaysUnderParamLimit(t *testing.T) {
 	cols := make([]seed.Column, 1000)
-	quoted := make([]string, len(cols))
 	row := make([]any, len(cols))
 	for i := range cols {
 		cols[i] = seed.Column{Name: "c", Kind: seed.Text}
-		quoted[i] = "c"
 	}
 	tab := &seed.Table{Columns: cols}
 	for i := 0; i < 70; i++ {
 		tab.Rows = append(tab.Rows, row)
 	}
 	n := 0
-	exec := func(q string, args ...any) error {
+	for b := range quoted.BoundSeedBatches(plan.Relation{Name: "t"}, tab, 500) {
 		n++
-		if len(args) > maxParams || strings.Count(q, "?") != len(args) {
-			t.Errorf("%d args", len(args))
+		if len(b.Args) > maxParams || strings.Count(b.SQL, "?") != len(b.Args) {
+			t.Errorf("%d args", len(b.Args))
 		}
-		return nil
-	}
-	if err := InsertSeed(exec, "t", quoted, tab, 500); err != nil {
-		t.Fatal(err)
 	}
 	if n != 2 { // 70 rows, 65 per statement
 		t.Errorf("%d statements, want 2", n)
 	}
 }
+
+// quoted is a spelling with double-quoted names.
+var quoted = Gen{S: Spelling{QuoteOpen: '"', QuoteEnd: '"'}}

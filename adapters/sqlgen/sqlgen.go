@@ -23,12 +23,17 @@ type Spelling struct {
 	QuoteOpen byte // '"' or '`'
 	QuoteEnd  byte
 	TextType  string // for CAST(x AS …) in surrogate keys and audit columns
-	// NullSafeEq renders a null-safe equality of two expressions.
+	// Key names the functions of the surrogate key; zero values are
+	// char_length, concat and md5(%s).
+	Key KeyFuncs
+	// NullSafeEq renders a null-safe equality of two expressions (nil:
+	// a IS NOT DISTINCT FROM b).
 	NullSafeEq func(a, b string) string
-	// DateLit and TimestampLit render typed literals from canonical text.
+	// DateLit and TimestampLit render typed literals from canonical text
+	// (nil: DATE '…' and TIMESTAMP '…').
 	DateLit      func(s string) string
 	TimestampLit func(s string) string
-	// Types of the audit table columns.
+	// Types of the audit table columns ("": BIGINT and TIMESTAMP).
 	BigInt, Timestamp, Text string
 	// StringEscapeBackslash: the engine treats \ in string literals as an escape (MySQL, BigQuery).
 	StringEscapeBackslash bool
@@ -97,6 +102,9 @@ type Spelling struct {
 // adapters.Dialect; engines embed it and add Recipe.
 type Gen struct {
 	S Spelling
+	// C are the engine's capabilities: Recipe chooses a recipe's shape
+	// from them.
+	C adapters.Capabilities
 }
 
 // Name is the engine name.
@@ -140,13 +148,21 @@ func (g Gen) WindowLiteral(t time.Time, granularity string) string {
 	if granularity == "hour" {
 		return g.Timestamp(t)
 	}
-	return g.S.DateLit(t.UTC().Format("2006-01-02"))
+	d := t.UTC().Format("2006-01-02")
+	if g.S.DateLit == nil {
+		return "DATE '" + d + "'"
+	}
+	return g.S.DateLit(d)
 }
 
 // Timestamp renders a timestamp literal in UTC, with microseconds when it
 // has them (audit times order units finishing within one second).
 func (g Gen) Timestamp(t time.Time) string {
-	return g.S.TimestampLit(t.UTC().Truncate(time.Microsecond).Format("2006-01-02 15:04:05.999999"))
+	ts := t.UTC().Truncate(time.Microsecond).Format("2006-01-02 15:04:05.999999")
+	if g.S.TimestampLit == nil {
+		return "TIMESTAMP '" + ts + "'"
+	}
+	return g.S.TimestampLit(ts)
 }
 
 // SurrogateKey renders md5 over length-prefixed text parts: a NULL becomes
@@ -154,18 +170,35 @@ func (g Gen) Timestamp(t time.Time) string {
 // unambiguous and gives the same hex on every engine for text, integer and
 // date inputs.
 func (g Gen) SurrogateKey(exprs []string) string {
+	k := g.S.Key
+	length, concat, hash := or(k.Length, "char_length"), or(k.Concat, "concat"), or(k.Hash, "md5(%s)")
 	parts := make([]string, 0, 2*len(exprs))
 	for i, e := range exprs {
 		if i > 0 {
 			parts = append(parts, "'|'")
 		}
 		txt := fmt.Sprintf("CAST(%s AS %s)", e, g.S.TextType)
-		parts = append(parts, fmt.Sprintf("CASE WHEN %s IS NULL THEN '~' ELSE concat(CAST(char_length(%s) AS %s), ':', %s) END", e, txt, g.S.TextType, txt))
+		parts = append(parts, fmt.Sprintf("CASE WHEN %s IS NULL THEN '~' ELSE %s(CAST(%s(%s) AS %s), ':', %s) END", e, concat, length, txt, g.S.TextType, txt))
 	}
 	if len(parts) == 1 {
-		return "md5(" + parts[0] + ")"
+		return fmt.Sprintf(hash, parts[0])
 	}
-	return "md5(concat(" + strings.Join(parts, ", ") + "))"
+	return fmt.Sprintf(hash, concat+"("+strings.Join(parts, ", ")+")")
+}
+
+// KeyFuncs are the functions of an engine's surrogate key: Length counts
+// characters, Concat joins text, Hash (a format of one %s) gives the
+// lowercase hex MD5. BigQuery: LENGTH, CONCAT, TO_HEX(MD5(%s)); Snowflake:
+// LENGTH, CONCAT, MD5(%s).
+type KeyFuncs struct {
+	Length, Concat, Hash string
+}
+
+func or(s, dflt string) string {
+	if s == "" {
+		return dflt
+	}
+	return s
 }
 
 // DescribeQuery returns no rows but the SELECT's columns.
@@ -259,7 +292,12 @@ func (g Gen) Region(w *plan.Write, alias, stage string) string {
 func (g Gen) KeyMatch(keys []string, a, b string) string {
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = g.S.NullSafeEq(a+"."+g.Quote(k), b+"."+g.Quote(k))
+		x, y := a+"."+g.Quote(k), b+"."+g.Quote(k)
+		if g.S.NullSafeEq == nil {
+			parts[i] = x + " IS NOT DISTINCT FROM " + y
+		} else {
+			parts[i] = g.S.NullSafeEq(x, y)
+		}
 	}
 	return strings.Join(parts, " AND ")
 }
@@ -421,203 +459,6 @@ func (g Gen) CheckQueryOn(c *plan.Check, w *plan.Write, whole bool, stage string
 	panic("sqlgen: unknown check kind " + c.Kind)
 }
 
-// StateDDL creates idemc_audit and idemc_state.
-func (g Gen) StateDDL(s plan.State) []string {
-	t, n, ts := g.S.Text, g.S.BigInt, g.S.Timestamp
-	k := t
-	if g.S.KeyText != "" {
-		k = g.S.KeyText
-	}
-	index, markIndex := "", ""
-	if g.S.AuditIndex {
-		index = ",\n  KEY idemc_audit_unit (job_name, partition_key, run_id)"
-		markIndex = ",\n  KEY idemc_state_job (job_name)"
-	}
-	var out []string
-	if sc := g.CreateSchema(s.Audit); sc != "" {
-		out = append(out, sc)
-	}
-	out = append(out,
-		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
-  run_id %s NOT NULL,
-  job_name %s NOT NULL,
-  partition_key %s NOT NULL,
-  status %s NOT NULL,
-  row_count %s,
-  started_at %s,
-  ended_at %s,
-  attempt %s,
-  code_hash %s,
-  git_commit %s,
-  target %s,
-  as_of %s,
-  error %s,
-  checks %s,
-  inputs %s,
-  data_version %s%s
-)%s`, g.Qualify(s.Audit), k, k, k, k, n, ts, ts, n, t, t, t, ts, t, t, t, t, index, g.tableOptions()),
-		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
-  job_name %s NOT NULL,
-  high_water %s,
-  run_id %s,
-  updated_at %s%s
-)%s`, g.Qualify(s.Marks), k, t, t, ts, markIndex, g.tableOptions()),
-		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
-  run_id %s NOT NULL,
-  command %s,
-  options %s,
-  target %s,
-  as_of %s,
-  git_commit %s,
-  started_at %s,
-  ended_at %s,
-  outcome %s,
-  retry_of %s,
-  succeeded %s,
-  failed %s,
-  skipped %s
-)%s`, g.Qualify(s.Runs), k, t, t, t, ts, t, ts, ts, t, t, n, n, n, g.tableOptions()))
-	return out
-}
-
-// tableOptions follow a CREATE TABLE's column list: " USING DELTA" on Spark.
-func (g Gen) tableOptions() string {
-	if g.S.TableOptions == "" {
-		return ""
-	}
-	return " " + g.S.TableOptions
-}
-
-// AuditIndex is the idempotent statement that indexes the audit table's
-// unit key ("" when the spelling has none to run).
-func (g Gen) AuditIndex(s plan.State) string {
-	if g.S.AuditIndexDDL == nil {
-		return ""
-	}
-	return g.S.AuditIndexDDL(s.Audit.Schema, g.Qualify(s.Audit))
-}
-
-// AuditMigrations adds the audit columns newer than the table.
-func (g Gen) AuditMigrations(s plan.State, have []plan.Column) []string {
-	got := map[string]bool{}
-	for _, c := range have {
-		got[strings.ToLower(c.Name)] = true
-	}
-	var out []string
-	for _, c := range plan.AuditColumnsAdded() {
-		if !got[c] {
-			out = append(out, fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", g.Qualify(s.Audit), g.Quote(c), g.S.Text))
-		}
-	}
-	return out
-}
-
-// RunStart inserts an invocation's row.
-func (g Gen) RunStart(s plan.State, r *plan.RunRow) string {
-	return fmt.Sprintf(`INSERT INTO %s (run_id, command, options, target, as_of, git_commit, started_at, ended_at, outcome, retry_of, succeeded, failed, skipped)
-VALUES (%s, %s, %s, %s, %s, %s, %s, NULL, 'running', %s, 0, 0, 0)`,
-		g.Qualify(s.Runs), g.String(r.RunID), g.String(r.Command), g.String(r.Options), g.String(r.Target), g.tsOrNull(r.AsOf),
-		g.strOrNull(r.GitCommit), g.tsOrNull(r.Started), g.strOrNull(r.RetryOf))
-}
-
-// RunFinish records an invocation's end.
-func (g Gen) RunFinish(s plan.State, r *plan.RunRow) string {
-	return fmt.Sprintf("UPDATE %s SET ended_at = %s, outcome = %s, succeeded = %d, failed = %d, skipped = %d\nWHERE run_id = %s",
-		g.Qualify(s.Runs), g.tsOrNull(r.Ended), g.String(r.Outcome), r.Succeeded, r.Failed, r.Skipped, g.String(r.RunID))
-}
-
-func (g Gen) tsOrNull(t time.Time) string {
-	if t.IsZero() {
-		return "NULL"
-	}
-	return g.Timestamp(t)
-}
-
-func (g Gen) strOrNull(s string) string {
-	if s == "" {
-		return "NULL"
-	}
-	return g.String(s)
-}
-
-// AuditStart inserts the running row. The attempt and the start are the
-// row's (the runner reads every unit's last attempt in bulk before it
-// starts); a plan printed before any run shows them as <attempt> and
-// <started_at>, values only a run knows.
-func (g Gen) AuditStart(s plan.State, r *plan.AuditRow) string {
-	attempt, started := fmt.Sprint(r.Attempt), g.tsOrNull(r.Started)
-	if r.Attempt <= 0 {
-		attempt, started = "<attempt>", "<started_at>"
-	}
-	return fmt.Sprintf(`INSERT INTO %s (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-VALUES (%s, %s, %s, 'running', NULL, %s, NULL, %s, %s, %s, %s, %s, NULL, NULL, %s, %s)`,
-		g.Qualify(s.Audit), g.String(r.RunID), g.String(r.Job), g.String(r.Partition), started, attempt,
-		g.String(r.CodeHash), g.strOrNull(r.GitCommit), g.String(r.Target), g.tsOrNull(r.AsOf), g.strOrNull(r.Inputs), g.strOrNull(r.DataVersion))
-}
-
-// AttemptsQuery lists every unit's latest attempt number.
-func (g Gen) AttemptsQuery(s plan.State) string {
-	return fmt.Sprintf("SELECT job_name, partition_key, max(attempt) FROM %s GROUP BY job_name, partition_key", g.Qualify(s.Audit))
-}
-
-// AuditFinish sets the final status of the unit's running row.
-func (g Gen) AuditFinish(s plan.State, r *plan.AuditRow, countSQL string) string {
-	count := "NULL"
-	if countSQL != "" {
-		count = "(" + countSQL + ")"
-	}
-	return g.auditFinish(s, r, count, g.tsOrNull(r.Ended), g.strOrNull(r.Error), g.strOrNull(r.Checks))
-}
-
-// AuditFinishSlots is a recipe's audit_finish: the row count, the end and
-// the checks are slots (plan.Step.Slots) that the runner fills once the
-// write ran, so that the recipe printed and written to target/compiled is
-// the one that runs.
-func (g Gen) AuditFinishSlots(s plan.State, r *plan.AuditRow) (string, []string) {
-	return g.auditFinish(s, r, plan.Token(plan.SlotRows), plan.Token(plan.SlotEndedAt), "NULL", plan.Token(plan.SlotChecks)),
-		[]string{plan.SlotRows, plan.SlotEndedAt, plan.SlotChecks}
-}
-
-func (g Gen) auditFinish(s plan.State, r *plan.AuditRow, count, ended, errSQL, checks string) string {
-	return fmt.Sprintf(`UPDATE %s SET status = %s, row_count = %s, ended_at = %s, error = %s, checks = %s
-WHERE run_id = %s AND job_name = %s AND partition_key = %s`,
-		g.Qualify(s.Audit), g.String(r.Status), count, ended, errSQL, checks,
-		g.String(r.RunID), g.String(r.Job), g.String(r.Partition))
-}
-
-// RunningQuery lists the runs with running rows.
-func (g Gen) RunningQuery(s plan.State) string {
-	return fmt.Sprintf("SELECT DISTINCT run_id FROM %s WHERE status = 'running'", g.Qualify(s.Audit))
-}
-
-// Abandon marks a dead run's running rows.
-func (g Gen) Abandon(s plan.State, deadRun string) string {
-	return fmt.Sprintf("UPDATE %s SET status = 'abandoned', error = %s\nWHERE status = 'running' AND run_id = %s",
-		g.Qualify(s.Audit), g.String("the run that started this unit ended without finishing it (killed or crashed); its write was rolled back"), g.String(deadRun))
-}
-
-// MarksQuery lists the watermark models' high-water marks.
-func (g Gen) MarksQuery(s plan.State) string {
-	return fmt.Sprintf("SELECT job_name, high_water FROM %s", g.Qualify(s.Marks))
-}
-
-// StatusQuery returns the latest audit row of every unit.
-func (g Gen) StatusQuery(s plan.State) string {
-	return fmt.Sprintf(`SELECT job_name, partition_key, status, row_count, attempt, started_at, ended_at, run_id, code_hash, error, inputs, data_version, as_of FROM (
-  SELECT a.*, row_number() OVER (PARTITION BY job_name, partition_key ORDER BY attempt DESC, started_at DESC) AS idemc_rank
-  FROM %s AS a
-) AS latest
-WHERE idemc_rank = 1
-ORDER BY job_name, partition_key`, g.Qualify(s.Audit))
-}
-
-// LastRunQuery returns the most recent retryable run (run ids are
-// time-ordered).
-func (g Gen) LastRunQuery(s plan.State) string {
-	r := g.Qualify(s.Runs)
-	return fmt.Sprintf("SELECT run_id, command, options, as_of, outcome, retry_of FROM %s\nWHERE command IN ('build', 'run', 'seed', 'retry')\nORDER BY run_id DESC\nLIMIT 1", r)
-}
-
 // DefaultSchemaQuery returns one row: the schema unqualified relations
 // resolve to ("" when the engine has no such expression).
 func (g Gen) DefaultSchemaQuery() string {
@@ -669,7 +510,7 @@ func (g Gen) StateSteps(w *plan.Write, stage string) []plan.Step {
 			SQL: fmt.Sprintf("DELETE FROM %s WHERE job_name = %s AND EXISTS (SELECT 1 FROM %s WHERE %s IS NOT NULL)", g.Qualify(w.State.Marks), g.String(w.Model), stage, col)},
 		{Purpose: plan.StateStep, Comment: "record the batch's maximum " + w.Watermark.Column,
 			SQL: fmt.Sprintf("INSERT INTO %s (job_name, high_water, run_id, updated_at)\nSELECT %s, CAST(max(%s) AS %s), %s, %s FROM %s HAVING max(%s) IS NOT NULL",
-				g.Qualify(w.State.Marks), g.String(w.Model), col, g.S.TextType, g.String(run), g.tsOrNull(auditTime(w)), stage, col)},
+				g.Qualify(w.State.Marks), g.String(w.Model), col, g.S.TextType, g.String(run), tsOrNull(g, auditTime(w)), stage, col)},
 	}
 }
 
@@ -701,17 +542,6 @@ func (g Gen) Fingerprint(r plan.Relation, where string, cols []string) string {
 		q += " WHERE " + where
 	}
 	return q
-}
-
-// DiffQuery lists up to a sample of rows present on one side only.
-func (g Gen) DiffQuery(r plan.Relation, where string, snap plan.Relation) string {
-	now := "SELECT * FROM " + g.Qualify(r) + " AS t"
-	if where != "" {
-		now += " WHERE " + where
-	}
-	before := "SELECT * FROM " + g.Qualify(snap)
-	return fmt.Sprintf("SELECT 'now' AS side, x.* FROM (%s EXCEPT ALL %s) AS x\nUNION ALL\nSELECT 'before' AS side, y.* FROM (%s EXCEPT ALL %s) AS y\nLIMIT %d",
-		now, before, before, now, SampleLimit)
 }
 
 // DropSchema drops a scratch schema with its tables.

@@ -4,11 +4,11 @@ package dialect
 
 import (
 	"fmt"
-	"hash/fnv"
 	"strconv"
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
@@ -18,18 +18,19 @@ type Dialect struct{ sqlgen.Gen }
 
 // NewDialect returns BigQuery's dialect.
 func NewDialect() Dialect {
-	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		SeedTypes:  sqlgen.SeedTypes{BigInt: "INT64", Double: "FLOAT64", Boolean: "BOOL", Date: "DATE", Timestamp: "TIMESTAMP", Text: "STRING"},
+	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
+		SeedTypes:  sqlgen.SeedTypes{seed.BigInt: "INT64", seed.Double: "FLOAT64", seed.Boolean: "BOOL", seed.Text: "STRING"},
 		IdentLimit: adapters.IdentLimit{Name: 1024, Column: 300, Bytes: true, ColumnChars: true}, // tables 1024 UTF-8 bytes, columns 300 characters
 		Engine:     "bigquery", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
+		// MD5 returns BYTES, TO_HEX makes it lowercase hex; CAST(… AS
+		// STRING) of a DATE is YYYY-MM-DD.
+		Key:        sqlgen.KeyFuncs{Length: "LENGTH", Concat: "CONCAT", Hash: "TO_HEX(MD5(%s))"},
 		QuoteIdent: quoteIdent,
 		StringLit:  stringLit,
 		NullSafeEq: func(a, b string) string {
 			return "(" + a + " = " + b + " OR (" + a + " IS NULL AND " + b + " IS NULL))"
 		},
-		DateLit:      func(s string) string { return "DATE '" + s + "'" },
-		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" }, // UTC
-		BigInt:       "INT64", Timestamp: "TIMESTAMP", Text: "STRING",
+		BigInt: "INT64", Text: "STRING",
 		TypeFamily: sqlgen.Families(typeFamilies, true),
 		ColumnType: columnType,
 	}}}
@@ -59,7 +60,7 @@ func (d Dialect) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan
 
 // Capabilities of BigQuery.
 var Capabilities = adapters.Capabilities{
-	TransactionalDDL: false, Merge: true, MergeBySource: true, PartitionOverwrite: true,
+	TransactionalDDL: false, Merge: true, Script: true, PartitionOverwrite: true,
 	ChecksInWrite: true, Lock: "none: conflicting script transactions abort and are retried; deterministic job ids per unit and attempt",
 	TableInPlace: true,
 }
@@ -73,23 +74,6 @@ func quoteIdent(ident string) string {
 // forbids raw newlines, so everything is backslash-escaped.
 func stringLit(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\r", `\r`).Replace(s) + "'"
-}
-
-// SurrogateKey is DESIGN §5's key in GoogleSQL: MD5 returns BYTES, TO_HEX
-// makes it lowercase hex; CAST(… AS STRING) of a DATE is YYYY-MM-DD.
-func (d Dialect) SurrogateKey(exprs []string) string {
-	parts := make([]string, 0, 2*len(exprs))
-	for i, e := range exprs {
-		if i > 0 {
-			parts = append(parts, "'|'")
-		}
-		txt := fmt.Sprintf("CAST(%s AS STRING)", e)
-		parts = append(parts, fmt.Sprintf("CASE WHEN %s IS NULL THEN '~' ELSE CONCAT(CAST(LENGTH(%s) AS STRING), ':', %s) END", e, txt, txt))
-	}
-	if len(parts) == 1 {
-		return "TO_HEX(MD5(" + parts[0] + "))"
-	}
-	return "TO_HEX(MD5(CONCAT(" + strings.Join(parts, ", ") + ")))"
 }
 
 // Statements the engine's Session recognizes.
@@ -113,20 +97,33 @@ func (d Dialect) RelationsQuery() string {
 	return "SELECT table_schema, table_name FROM INFORMATION_SCHEMA.TABLES"
 }
 
+// sqlTypes are the API's type names (a dry run's, a table's metadata's,
+// a load job's schema) that GoogleSQL spells otherwise; the other names
+// are the same in both.
+var sqlTypes = map[string]string{"INTEGER": "INT64", "FLOAT": "FLOAT64", "BOOLEAN": "BOOL"}
+
 // columnType spells API type names (INTEGER, FLOAT, BOOLEAN) as GoogleSQL
 // types, for ADD COLUMN and CAST.
 func columnType(t string) string {
-	switch strings.ToUpper(t) {
-	case "INTEGER":
-		return "INT64"
-	case "FLOAT":
-		return "FLOAT64"
-	case "BOOLEAN":
-		return "BOOL"
-	case "":
+	u := strings.ToUpper(t)
+	if s, ok := sqlTypes[u]; ok {
+		return s
+	}
+	if u == "" {
 		return "STRING"
 	}
-	return strings.ToUpper(t)
+	return u
+}
+
+// APIType spells a GoogleSQL type as the API names it (INT64 → INTEGER),
+// for a load job's schema.
+func APIType(sqlType string) string {
+	for api, s := range sqlTypes {
+		if s == sqlType {
+			return api
+		}
+	}
+	return sqlType
 }
 
 // Labels are the job labels of a unit: the run id, the model, the
@@ -161,11 +158,8 @@ func LabelValue(s string) string {
 	return out
 }
 
-func Hash32(s string) uint32 {
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return h.Sum32()
-}
+// Hash32 is sqlgen.Hash32, which the engine's job ids use too.
+func Hash32(s string) uint32 { return sqlgen.Hash32(s) }
 
 // withJobs gives a recipe's steps their job specs: every step carries the
 // unit's labels (the Session puts them on each job and derives the unit's

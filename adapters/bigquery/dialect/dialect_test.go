@@ -9,7 +9,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2" // evaluates the key expression offline
 
-	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/adapters/dialecttest"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -89,11 +89,6 @@ func TestRecipeShapes(t *testing.T) {
 	}
 }
 
-// goKey is the key the spec gives for the parts.
-var goKey = sqlgen.SurrogateKeyOf
-
-func str(s string) *string { return &s }
-
 // TestSurrogateKeyValue evaluates BigQuery's key expression in DuckDB. The
 // only translation is TO_HEX(MD5(x)) → md5(x): BigQuery's MD5 returns the
 // 16 digest bytes and TO_HEX their lowercase hex, which is what DuckDB's
@@ -105,29 +100,12 @@ func TestSurrogateKeyValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	d := NewDialect()
-	for _, tc := range []struct {
-		exprs []string
-		want  string
-	}{
-		{[]string{"'shop'", "42", "DATE '2026-07-01'"}, goKey(str("shop"), str("42"), str("2026-07-01"))},
-		{[]string{"NULL", "'x'"}, goKey(nil, str("x"))},
-		{[]string{"''", "'x'"}, goKey(str(""), str("x"))},
-		{[]string{"'grüße'"}, goKey(str("grüße"))},
-	} {
-		expr := d.SurrogateKey(tc.exprs)
+	dialecttest.SurrogateKeys(t, db, NewDialect(), func(expr string) string {
 		if !strings.HasPrefix(expr, "TO_HEX(MD5(") || !strings.HasSuffix(expr, "))") {
 			t.Fatalf("unexpected shape: %s", expr)
 		}
-		duck := "md5(" + strings.TrimSuffix(strings.TrimPrefix(expr, "TO_HEX(MD5("), ")")
-		var got string
-		if err := db.QueryRow("SELECT " + duck).Scan(&got); err != nil {
-			t.Fatalf("%v: %v", tc.exprs, err)
-		}
-		if got != tc.want {
-			t.Errorf("surrogate_key(%v) = %s, want %s", tc.exprs, got, tc.want)
-		}
-	}
+		return "md5(" + strings.TrimSuffix(strings.TrimPrefix(expr, "TO_HEX(MD5("), ")")
+	})
 }
 
 // partitionWrite is one day of a model (the engine's tests have the same).

@@ -17,14 +17,10 @@ type Dialect struct{ sqlgen.Gen }
 
 // NewDialect returns DuckDB's dialect.
 func NewDialect() Dialect {
-	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		SeedTypes:     sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "TIMESTAMP", Text: "VARCHAR"},
+	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
 		CurrentSchema: "current_schema()",
 		Engine:        "duckdb", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
-		NullSafeEq:   func(a, b string) string { return a + " IS NOT DISTINCT FROM " + b },
-		DateLit:      func(s string) string { return "DATE '" + s + "'" },
-		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
-		BigInt:       "BIGINT", Timestamp: "TIMESTAMP", Text: "VARCHAR",
+		Text:              "VARCHAR",
 		DropSchemaCascade: true,
 		TypeFamily:        sqlgen.Families(typeFamilies, true),
 		TypeFits:          sqlgen.DecimalFits,
@@ -71,7 +67,7 @@ func (d Dialect) recreate(w *plan.Write, stage string) []plan.Step {
 
 // Capabilities of DuckDB.
 var Capabilities = adapters.Capabilities{
-	TransactionalDDL: true, Merge: true, MergeBySource: true, PartitionOverwrite: false,
+	TransactionalDDL: true, Merge: true, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "database file lock (one writer process)", SingleWriter: true,
 	ReplaceDefinition: true,
 }
@@ -97,7 +93,6 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			return []plan.Step{{Purpose: plan.Publish, Comment: "replace the view",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
 		},
-		Upsert:   d.MergeSteps,
 		Recreate: d.recreate,
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
@@ -23,15 +24,13 @@ type Dialect struct {
 
 // NewDialect returns the MySQL/MariaDB dialect.
 func NewDialect() Dialect {
-	return Dialect{Gen: sqlgen.Gen{S: sqlgen.Spelling{
-		SeedTypes:     sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "DATETIME(6)", Text: "TEXT"},
+	return Dialect{Gen: sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
+		SeedTypes:     sqlgen.SeedTypes{seed.Timestamp: "DATETIME(6)", seed.Text: "TEXT"},
 		IdentLimit:    adapters.IdentLimit{Name: 64, Column: 64},
 		CurrentSchema: "DATABASE()",
 		Engine:        "mysql", QuoteOpen: '`', QuoteEnd: '`', TextType: "CHAR",
-		NullSafeEq:   func(a, b string) string { return a + " <=> " + b },
-		DateLit:      func(s string) string { return "DATE '" + s + "'" },
-		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
-		BigInt:       "BIGINT", Timestamp: "DATETIME(6)", Text: "TEXT",
+		NullSafeEq: func(a, b string) string { return a + " <=> " + b },
+		Timestamp:  "DATETIME(6)", Text: "TEXT",
 		// TEXT cannot be indexed whole: the key columns are VARCHARs, so
 		// that each unit's audit UPDATE reads (and InnoDB locks) its own
 		// row, not every row of the table (auditKeyMigration).
@@ -64,7 +63,7 @@ var typeFamilies = map[string][]string{
 
 // Capabilities of MySQL and MariaDB.
 var Capabilities = adapters.Capabilities{
-	TransactionalDDL: false, Merge: false, MergeBySource: false, PartitionOverwrite: false,
+	TransactionalDDL: false, Merge: false, TempTableInTransaction: true, UnitLock: true, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "GET_LOCK per unit on the unit's pinned connection",
 }
 
@@ -78,18 +77,9 @@ func (d Dialect) Recipe(w *plan.Write) []plan.Step {
 func (d Dialect) LockName(w *plan.Write) string {
 	key := "idemc:" + w.Target.Schema + "." + w.Target.Name
 	if len(key) > 64 { // GET_LOCK names are limited to 64 characters
-		key = key[:48] + fmt.Sprintf("#%x", hash(key))
+		key = key[:48] + fmt.Sprintf("#%x", sqlgen.Hash32(key))
 	}
 	return key
-}
-
-func hash(s string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(s); i++ {
-		h ^= uint32(s[i])
-		h *= 16777619
-	}
-	return h
 }
 
 func (d Dialect) hooks() sqlgen.Hooks {
@@ -103,12 +93,10 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			// TEMPORARY tables do not commit the transaction.
 			return fmt.Sprintf("CREATE TEMPORARY TABLE %s AS\n%s", stage, sql)
 		},
-		DropStage: func(stage string) string { return "DROP TEMPORARY TABLE IF EXISTS " + stage },
-		Upsert:    d.upsert,
-		TableRecipe: func(w *plan.Write) []plan.Step {
-			return d.tableRecipe(w)
-		},
-		ViewRecipe: func(w *plan.Write) []plan.Step {
+		DropStage:         func(stage string) string { return "DROP TEMPORARY TABLE IF EXISTS " + stage },
+		Upsert:            d.upsert,
+		VerifyThenPublish: d.tableRecipe,
+		PublishThenCheck: func(w *plan.Write) []plan.Step {
 			steps := d.AutoCommitViewRecipe(w, plan.Step{Purpose: plan.Publish, Comment: "replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)})
 			// Held from the replace to the audit row, so that a concurrent
@@ -298,3 +286,30 @@ const beginSQL = "START TRANSACTION"
 
 // Begin is the statement that starts a unit's transaction.
 func (d Dialect) Begin() string { return beginSQL }
+
+// SeedLoad builds r__idemc_new from the seed in multi-row INSERTs with
+// values bound in their kinds, then swaps it in with one atomic RENAME
+// TABLE (MySQL has no transactional DDL). The engine holds the table's
+// lock around it, as a unit writing r does.
+func (d Dialect) SeedLoad(r plan.Relation, t *seed.Table) adapters.SeedLoad {
+	newRel, oldRel := r, r
+	newRel.Name = d.DerivedName(r.Name, "__idemc_new")
+	oldRel.Name = d.DerivedName(r.Name, "__idemc_old")
+	dest, aside, old := d.Qualify(r), d.Qualify(newRel), d.Qualify(oldRel)
+	return adapters.SeedLoad{
+		Aside: newRel,
+		Prepare: []string{
+			"DROP TABLE IF EXISTS " + aside,
+			fmt.Sprintf("CREATE TABLE %s (%s)", aside, sqlgen.SeedColumnDefs(d, t)),
+		},
+		Batches: d.BoundSeedBatches(newRel, t, sqlgen.SeedBatchRows),
+		Publish: []string{
+			fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s LIKE %s", dest, aside),
+			"DROP TABLE IF EXISTS " + old,
+			fmt.Sprintf("RENAME TABLE %s TO %s, %s TO %s", dest, old, aside, dest),
+			"DROP TABLE IF EXISTS " + old,
+		},
+	}
+}
+
+var _ adapters.SeedLoader = Dialect{}

@@ -17,15 +17,12 @@ type Dialect struct{ sqlgen.Gen }
 
 // NewDialect returns PostgreSQL's dialect.
 func NewDialect() Dialect {
-	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		SeedTypes:     sqlgen.SeedTypes{BigInt: "bigint", Double: "double precision", Boolean: "boolean", Date: "date", Timestamp: "timestamp without time zone", Text: "text"},
+	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
+		SeedTypes:     sqlgen.SeedTypes{seed.BigInt: "bigint", seed.Double: "double precision", seed.Boolean: "boolean", seed.Date: "date", seed.Timestamp: "timestamp without time zone", seed.Text: "text"},
 		IdentLimit:    adapters.IdentLimit{Name: 63, Column: 63, Bytes: true}, // NAMEDATALEN-1; longer names are cut silently
 		CurrentSchema: "current_schema()",
 		Engine:        "postgres", QuoteOpen: '"', QuoteEnd: '"', TextType: "TEXT",
-		NullSafeEq:   func(a, b string) string { return a + " IS NOT DISTINCT FROM " + b },
-		DateLit:      func(s string) string { return "DATE '" + s + "'" },
-		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
-		BigInt:       "BIGINT", Timestamp: "TIMESTAMP", Text: "TEXT",
+		Text: "TEXT",
 		PartitionIndexDDL: func(table, index, column string) string {
 			return "CREATE INDEX IF NOT EXISTS " + index + " ON " + table + " (" + column + ")"
 		},
@@ -68,7 +65,7 @@ func typeFamily(t string) string {
 
 // Capabilities of PostgreSQL.
 var Capabilities = adapters.Capabilities{
-	TransactionalDDL: true, Merge: true, MergeBySource: false, PartitionOverwrite: false,
+	TransactionalDDL: true, Merge: true, UnitLock: true, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "pg_advisory_xact_lock per unit", TableInPlace: true,
 	ReplaceDefinition: true,
 }
@@ -116,7 +113,6 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			return []plan.Step{{Purpose: plan.Publish, Comment: "replace the view",
 				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
 		},
-		Upsert:   d.MergeSteps,
 		Recreate: d.recreate,
 	}
 }

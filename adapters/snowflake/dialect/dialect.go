@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
@@ -17,18 +18,21 @@ type Dialect struct{ sqlgen.Gen }
 
 // NewDialect returns Snowflake's dialect.
 func NewDialect() Dialect {
-	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		SeedTypes:     sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "TIMESTAMP_NTZ", Text: "VARCHAR"},
+	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
+		SeedTypes:     sqlgen.SeedTypes{seed.Timestamp: "TIMESTAMP_NTZ"},
 		IdentLimit:    adapters.IdentLimit{Name: 255, Column: 255},
 		CurrentSchema: "CURRENT_SCHEMA()",
 		Engine:        "snowflake", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
+		// MD5 returns lowercase hex; LENGTH counts characters. Dates cast
+		// to text as YYYY-MM-DD, the session's DATE_OUTPUT_FORMAT (the
+		// engine pins it).
+		Key:        sqlgen.KeyFuncs{Length: "LENGTH", Concat: "CONCAT", Hash: "MD5(%s)"},
 		QuoteIdent: quoteIdent,
 		NullSafeEq: func(a, b string) string { return "EQUAL_NULL(" + a + ", " + b + ")" },
-		DateLit:    func(s string) string { return "DATE '" + s + "'" },
 		// TIMESTAMP '…' would follow the account's TIMESTAMP_TYPE_MAPPING;
 		// idemc's times are UTC wall-clock values, so say NTZ explicitly.
 		TimestampLit: func(s string) string { return "'" + s + "'::TIMESTAMP_NTZ" },
-		BigInt:       "BIGINT", Timestamp: "TIMESTAMP_NTZ", Text: "VARCHAR",
+		Timestamp:    "TIMESTAMP_NTZ", Text: "VARCHAR",
 		// Snowflake reads \ as an escape inside '…'.
 		StringEscapeBackslash: true,
 		DeleteFrom:            func(dest, alias string) string { return "DELETE FROM " + dest + " " + alias },
@@ -62,7 +66,7 @@ func (d Dialect) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan
 
 // Capabilities of Snowflake.
 var Capabilities = adapters.Capabilities{
-	TransactionalDDL: false, Merge: true, MergeBySource: false, PartitionOverwrite: false,
+	TransactionalDDL: false, Merge: true, PartitionOverwrite: false,
 	ChecksInWrite: true, Lock: "none needed: Snowflake's table locks serialize DML on one table (the run id is the QUERY_TAG)",
 	TableInPlace: true,
 }
@@ -97,34 +101,10 @@ func SimpleIdent(s string) bool {
 	return true
 }
 
-// SurrogateKey is DESIGN §5's key spelled for Snowflake: MD5 returns
-// lowercase hex; LENGTH counts characters. Dates cast to text as
-// YYYY-MM-DD, the session's DATE_OUTPUT_FORMAT (the engine pins it).
-func (d Dialect) SurrogateKey(exprs []string) string {
-	return surrogateKey(exprs, "VARCHAR", "LENGTH", func(s string) string { return "MD5(" + s + ")" })
-}
-
-// surrogateKey renders md5 over "len:text" parts (NULL as "~") joined by "|".
-func surrogateKey(exprs []string, text, length string, md5 func(string) string) string {
-	parts := make([]string, 0, 2*len(exprs))
-	for i, e := range exprs {
-		if i > 0 {
-			parts = append(parts, "'|'")
-		}
-		txt := fmt.Sprintf("CAST(%s AS %s)", e, text)
-		parts = append(parts, fmt.Sprintf("CASE WHEN %s IS NULL THEN '~' ELSE CONCAT(CAST(%s(%s) AS %s), ':', %s) END", e, length, txt, text, txt))
-	}
-	if len(parts) == 1 {
-		return md5(parts[0])
-	}
-	return md5("CONCAT(" + strings.Join(parts, ", ") + ")")
-}
-
-// Recipe follows DESIGN §7 for Snowflake: the shared shape, reordered so
-// that nothing auto-committing runs between BEGIN and COMMIT.
+// Recipe follows DESIGN §7 for Snowflake: the shared shape, whose DDL
+// sqlgen moves out of the transaction (no TransactionalDDL), tagged.
 func (d Dialect) Recipe(w *plan.Write) []plan.Step {
-	steps := d.Gen.Recipe(d.hooks(), w)
-	return withQueryTag(d, w, outsideTransaction(steps))
+	return withQueryTag(d, w, d.Gen.Recipe(d.hooks(), w))
 }
 
 // QueryTag is the QUERY_TAG a unit's statements carry: JSON with the run id
@@ -157,39 +137,6 @@ func withQueryTag(d Dialect, w *plan.Write, steps []plan.Step) []plan.Step {
 	return append(out, plan.Step{Purpose: plan.Cleanup, Comment: "untag the pooled session", SQL: "ALTER SESSION UNSET QUERY_TAG"})
 }
 
-// outsideTransaction moves what Snowflake would commit implicitly out of the
-// transaction: prepare steps first, the stage (a temporary table: DDL) just
-// before BEGIN, cleanups (DROP TABLE: DDL) after COMMIT. The relative order
-// of everything else is kept.
-func outsideTransaction(steps []plan.Step) []plan.Step {
-	var prep, stage, mid, clean []plan.Step
-	for _, s := range steps {
-		switch s.Purpose {
-		case plan.Prepare:
-			prep = append(prep, s)
-		case plan.Stage:
-			stage = append(stage, s)
-		case plan.Cleanup:
-			clean = append(clean, s)
-		default:
-			mid = append(mid, s)
-		}
-	}
-	out := append([]plan.Step{}, prep...)
-	placed := false
-	for _, s := range mid {
-		if s.Purpose == plan.Begin && !placed {
-			out = append(out, stage...)
-			placed = true
-		}
-		out = append(out, s)
-	}
-	if !placed {
-		out = append(out, stage...)
-	}
-	return append(out, clean...)
-}
-
 func (d Dialect) hooks() sqlgen.Hooks {
 	return sqlgen.Hooks{
 		Begin:  beginSQL,
@@ -207,10 +154,9 @@ func (d Dialect) hooks() sqlgen.Hooks {
 					SQL: "INSERT OVERWRITE INTO " + d.byName(w)},
 			}, "SELECT count(*) FROM " + dest
 		},
-		Upsert: d.MergeSteps,
-		ViewRecipe: func(w *plan.Write) []plan.Step {
-			return d.AutoCommitViewRecipe(w, plan.Step{Purpose: plan.Publish, Comment: "replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)",
-				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)})
+		View: func(w *plan.Write) []plan.Step {
+			return []plan.Step{{Purpose: plan.Publish, Comment: "replace the view (DDL commits on its own: a failing check leaves the new view, marked failed)",
+				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
 		},
 	}
 }
@@ -288,18 +234,14 @@ var _ adapters.AsideBuilder = Dialect{}
 // new relation to the destination (two metadata operations, not one: the
 // runner restores a destination a dead run left at old, and drops old).
 func (d Dialect) SwapKind(w *plan.Write, aside, old plan.Relation, fromView bool) []string {
-	return []string{d.RenameRelation(w.Target, old, fromView), d.RenameRelation(aside, w.Target, w.Materialized == plan.View)}
+	return sqlgen.RenameSwap(d.RenameRelation, w, aside, old, fromView)
 }
 
 // RenameRelation is ALTER TABLE or ALTER VIEW IF EXISTS … RENAME TO: the
 // runner's restore after a unit that failed before its swap finds nothing
 // to rename, which is no error.
 func (d Dialect) RenameRelation(from, to plan.Relation, view bool) string {
-	kind := "TABLE"
-	if view {
-		kind = "VIEW"
-	}
-	return fmt.Sprintf("ALTER %s IF EXISTS %s RENAME TO %s", kind, d.Qualify(from), d.Qualify(to))
+	return d.AlterRename(from, to, view, "IF EXISTS ")
 }
 
 var _ adapters.KindSwapper = Dialect{}
@@ -317,3 +259,23 @@ const beginSQL = "BEGIN TRANSACTION"
 
 // Begin is the statement that starts a unit's transaction.
 func (d Dialect) Begin() string { return beginSQL }
+
+// SeedLoad builds a table aside (one name per load: concurrent loads never
+// share it) from the seed in multi-row INSERTs with values bound in their
+// kinds, then swaps it in with ALTER TABLE … SWAP WITH (atomic).
+func (d Dialect) SeedLoad(r plan.Relation, t *seed.Table) adapters.SeedLoad {
+	newRel, prep := d.SeedAside(r)
+	dest, aside := d.Qualify(r), d.Qualify(newRel)
+	return adapters.SeedLoad{
+		Aside:   newRel,
+		Prepare: append(prep, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", aside, sqlgen.SeedColumnDefs(d, t))),
+		Batches: d.BoundSeedBatches(newRel, t, sqlgen.SeedBatchRows),
+		Publish: []string{
+			fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s LIKE %s", dest, aside),
+			fmt.Sprintf("ALTER TABLE %s SWAP WITH %s", dest, aside),
+			"DROP TABLE IF EXISTS " + aside,
+		},
+	}
+}
+
+var _ adapters.SeedLoader = Dialect{}

@@ -4,7 +4,6 @@ package dialect
 
 import (
 	"fmt"
-	"hash/fnv"
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
@@ -18,14 +17,12 @@ type Dialect struct{ sqlgen.Gen }
 
 // NewDialect returns the Spark / Databricks dialect.
 func NewDialect() Dialect {
-	return Dialect{sqlgen.Gen{S: sqlgen.Spelling{
-		SeedTypes:  sqlgen.SeedTypes{BigInt: "BIGINT", Double: "DOUBLE", Boolean: "BOOLEAN", Date: "DATE", Timestamp: "TIMESTAMP", Text: "STRING"},
+	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
+		SeedTypes:  sqlgen.SeedTypes{seed.Text: "STRING"},
 		IdentLimit: adapters.IdentLimit{Name: 255, Column: 255}, // Unity Catalog object names
 		Engine:     "spark", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
 		NullSafeEq:   func(a, b string) string { return a + " <=> " + b },
-		DateLit:      func(s string) string { return "DATE '" + s + "'" },
-		TimestampLit: func(s string) string { return "TIMESTAMP '" + s + "'" },
-		BigInt:       "BIGINT", Timestamp: "TIMESTAMP", Text: "STRING",
+		Text:         "STRING",
 		TableOptions: "USING DELTA", // the state tables are Delta tables, whatever the default format
 		// Spark reads '' as two adjacent literals; escape with a backslash.
 		StringLit: func(s string) string {
@@ -59,26 +56,9 @@ func (d Dialect) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan
 
 // Capabilities of Spark / Databricks on Delta.
 var Capabilities = adapters.Capabilities{
-	TransactionalDDL: false, Merge: true, MergeBySource: true, PartitionOverwrite: true,
+	TransactionalDDL: false, Merge: true, PartitionOverwrite: true,
 	ChecksInWrite: false, Lock: "none: Delta's optimistic commits (a conflicting writer fails and is retried); idempotent txnAppId/txnVersion per unit",
 	ReplaceDefinition: true,
-}
-
-// SurrogateKey is DESIGN §5's key in Spark SQL: md5 returns lowercase hex;
-// CAST(date AS STRING) is yyyy-MM-dd.
-func (d Dialect) SurrogateKey(exprs []string) string {
-	parts := make([]string, 0, 2*len(exprs))
-	for i, e := range exprs {
-		if i > 0 {
-			parts = append(parts, "'|'")
-		}
-		txt := fmt.Sprintf("CAST(%s AS STRING)", e)
-		parts = append(parts, fmt.Sprintf("CASE WHEN %s IS NULL THEN '~' ELSE concat(CAST(char_length(%s) AS STRING), ':', %s) END", e, txt, txt))
-	}
-	if len(parts) == 1 {
-		return "md5(" + parts[0] + ")"
-	}
-	return "md5(concat(" + strings.Join(parts, ", ") + "))"
 }
 
 // Rollback: Spark has no transaction to end; the runner never opens one
@@ -105,14 +85,8 @@ func StageRelation(w *plan.Write) plan.Relation {
 	if w.Audit != nil {
 		run = w.Audit.RunID
 	}
-	r.Name += fmt.Sprintf("_%08x", Hash32(run))
+	r.Name += fmt.Sprintf("_%08x", sqlgen.Hash32(run))
 	return r
-}
-
-func Hash32(s string) uint32 {
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return h.Sum32()
 }
 
 // TxnAppID is the Delta idempotent-write application id of a unit's
@@ -126,13 +100,13 @@ func TxnAppID(w *plan.Write) string {
 	if w.Window != nil {
 		part = w.Window.Key
 	}
-	return fmt.Sprintf("idemc-%08x", Hash32(run+"\x00"+w.Target.Schema+"."+w.Target.Name+"\x00"+part))
+	return fmt.Sprintf("idemc-%08x", sqlgen.Hash32(run+"\x00"+w.Target.Schema+"."+w.Target.Name+"\x00"+part))
 }
 
 // Recipe follows DESIGN §7 for Spark / Databricks: verify, then publish.
 func (d Dialect) Recipe(w *plan.Write) []plan.Step {
 	dest := d.Qualify(w.Target)
-	if w.Materialized == plan.View {
+	if d.C.ShapeOf(w) == adapters.PublishThenCheck {
 		return d.AutoCommitViewRecipe(w, plan.Step{Purpose: plan.Publish, Comment: "replace the view (no transaction: a failing check leaves the new view, marked failed)",
 			SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", dest, w.Select)})
 	}
@@ -278,24 +252,24 @@ func (d Dialect) markStep(w *plan.Write, stage string) plan.Step {
 			d.Qualify(w.State.Marks), d.String(w.Model), col, stage, col, d.String(run), ts, d.String(run), ts)}
 }
 
-// SeedInsert renders rows [start, end) of a seed as one INSERT of typed
-// literals: each value's canonical text cast to its column's type, NULL
-// for an empty field. (Spark Connect has no bound parameters here.)
-func (d Dialect) SeedInsert(r plan.Relation, t *seed.Table, start, end int) string {
-	rows := make([]string, 0, end-start)
-	vals := make([]string, len(t.Columns))
-	for i := start; i < end; i++ {
-		for j, c := range t.Columns {
-			if s, ok := t.Text(i, j); ok {
-				vals[j] = fmt.Sprintf("CAST(%s AS %s)", d.String(s), d.SeedType(c.Kind))
-			} else {
-				vals[j] = "NULL"
-			}
-		}
-		rows = append(rows, "("+strings.Join(vals, ", ")+")")
+// SeedLoad fills a staging Delta table (one name per load: concurrent
+// loads never share it) by multi-row INSERTs of typed literals, then
+// publishes it with one CREATE OR REPLACE TABLE (a single Delta commit).
+func (d Dialect) SeedLoad(r plan.Relation, t *seed.Table) adapters.SeedLoad {
+	newRel, prep := d.SeedAside(r)
+	dest, aside := d.Qualify(r), d.Qualify(newRel)
+	return adapters.SeedLoad{
+		Aside:   newRel,
+		Prepare: append(prep, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s) USING DELTA", aside, sqlgen.SeedColumnDefs(d, t))),
+		Batches: d.LiteralSeedBatches(newRel, t, sqlgen.SeedBatchRows),
+		Publish: []string{
+			fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS SELECT * FROM %s", dest, aside),
+			"DROP TABLE IF EXISTS " + aside,
+		},
 	}
-	return fmt.Sprintf("INSERT INTO %s VALUES %s", d.Qualify(r), strings.Join(rows, ", "))
 }
+
+var _ adapters.SeedLoader = Dialect{}
 
 var _ adapters.Dialect = Dialect{}
 

@@ -9,6 +9,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2" // evaluates the key expression offline
 
+	"github.com/idemc/idemc/adapters/dialecttest"
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
@@ -40,7 +41,7 @@ func TestDialectSQL(t *testing.T) {
 		{"timestamp", d.Timestamp(time.Date(2026, 7, 2, 13, 0, 0, 0, time.UTC)), "TIMESTAMP '2026-07-02 13:00:00'"},
 		{"null-safe key match", d.KeyMatch([]string{"k"}, "t", "s"), "t.`k` <=> s.`k`"},
 		{"surrogate key", d.SurrogateKey([]string{"a"}), "md5(CASE WHEN a IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(a AS STRING)) AS STRING), ':', CAST(a AS STRING)) END)"},
-		{"stage name", StageRelation(w).Name, fmt.Sprintf("events_daily__idemc_stage_20260702_%08x", Hash32("r1"))},
+		{"stage name", StageRelation(w).Name, fmt.Sprintf("events_daily__idemc_stage_20260702_%08x", sqlgen.Hash32("r1"))},
 		{"unique check reads the stage", d.stageCheck(w.Checks[0], w, &plan.Write{Target: StageRelation(w), Window: w.Window, PartitionBy: w.PartitionBy, Materialized: plan.Incremental}),
 			"SELECT t.`event_key`, count(*) AS n FROM " + stage + " AS t\nWHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'\nGROUP BY t.`event_key`\nHAVING count(*) > 1\nLIMIT 5"},
 	} {
@@ -104,10 +105,6 @@ func TestRecipeShapes(t *testing.T) {
 	}
 }
 
-var goKey = sqlgen.SurrogateKeyOf
-
-func str(s string) *string { return &s }
-
 // TestSurrogateKeyValue evaluates Spark's key expression unchanged in
 // DuckDB (md5 as lowercase hex, char_length in characters, concat, CAST …
 // AS STRING; dates as yyyy-MM-dd in both) and compares with the
@@ -118,21 +115,5 @@ func TestSurrogateKeyValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	d := NewDialect()
-	for _, tc := range []struct {
-		exprs []string
-		want  string
-	}{
-		{[]string{"'shop'", "42", "DATE '2026-07-01'"}, goKey(str("shop"), str("42"), str("2026-07-01"))},
-		{[]string{"NULL", "'x'"}, goKey(nil, str("x"))},
-		{[]string{"'grüße'"}, goKey(str("grüße"))},
-	} {
-		var got string
-		if err := db.QueryRow("SELECT " + d.SurrogateKey(tc.exprs)).Scan(&got); err != nil {
-			t.Fatalf("%v: %v", tc.exprs, err)
-		}
-		if got != tc.want {
-			t.Errorf("surrogate_key(%v) = %s, want %s", tc.exprs, got, tc.want)
-		}
-	}
+	dialecttest.SurrogateKeys(t, db, NewDialect(), nil)
 }

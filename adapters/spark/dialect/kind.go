@@ -1,9 +1,8 @@
 package dialect
 
 import (
-	"fmt"
-
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -15,7 +14,7 @@ import (
 // destination: two metadata operations, not one (the runner restores a
 // destination a dead run left at old, and drops old).
 func (d Dialect) SwapKind(w *plan.Write, aside, old plan.Relation, fromView bool) []string {
-	return []string{d.RenameRelation(w.Target, old, fromView), d.RenameRelation(aside, w.Target, w.Materialized == plan.View)}
+	return sqlgen.RenameSwap(d.RenameRelation, w, aside, old, fromView)
 }
 
 // RenameRelation is ALTER TABLE or ALTER VIEW … RENAME TO: each takes one
@@ -24,11 +23,7 @@ func (d Dialect) SwapKind(w *plan.Write, aside, old plan.Relation, fromView bool
 // Hive metastore moves its files when renamed (Unity Catalog renames in
 // the catalog only).
 func (d Dialect) RenameRelation(from, to plan.Relation, view bool) string {
-	kind := "TABLE"
-	if view {
-		kind = "VIEW"
-	}
-	return fmt.Sprintf("ALTER %s %s RENAME TO %s", kind, d.Qualify(from), d.Qualify(to))
+	return d.AlterRename(from, to, view, "")
 }
 
 var _ adapters.KindSwapper = Dialect{}

@@ -14,7 +14,10 @@ func TestSeedInsert(t *testing.T) {
 	if errs != nil {
 		t.Fatal(errs)
 	}
-	got := NewDialect().SeedInsert(plan.Relation{Schema: "raw", Name: "s"}, tab, 0, 2)
+	var got string
+	for b := range NewDialect().LiteralSeedBatches(plan.Relation{Schema: "raw", Name: "s"}, tab, 2) {
+		got += b.SQL
+	}
 	want := "INSERT INTO `raw`.`s` VALUES (CAST('1' AS BIGINT), CAST('2.5' AS DOUBLE), CAST('true' AS BOOLEAN), CAST('2026-07-01' AS DATE), " +
 		"CAST('2026-07-01 10:00:00.5' AS TIMESTAMP), CAST('00123' AS STRING)), (CAST('2' AS BIGINT), NULL, CAST('false' AS BOOLEAN), NULL, NULL, CAST('it\\'s' AS STRING))"
 	if got != want {

@@ -1,0 +1,222 @@
+package sqlgen
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/plan"
+)
+
+// The run table's statements and the state queries are the same SQL on
+// every engine once names and values are spelled: functions of the
+// dialect's Literals, not Dialect methods.
+
+// StateDDL creates idemc_audit and idemc_state.
+func (g Gen) StateDDL(s plan.State) []string {
+	t, n, ts := g.S.Text, or(g.S.BigInt, "BIGINT"), or(g.S.Timestamp, "TIMESTAMP")
+	k := t
+	if g.S.KeyText != "" {
+		k = g.S.KeyText
+	}
+	index, markIndex := "", ""
+	if g.S.AuditIndex {
+		index = ",\n  KEY idemc_audit_unit (job_name, partition_key, run_id)"
+		markIndex = ",\n  KEY idemc_state_job (job_name)"
+	}
+	var out []string
+	if sc := g.CreateSchema(s.Audit); sc != "" {
+		out = append(out, sc)
+	}
+	out = append(out,
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+  run_id %s NOT NULL,
+  job_name %s NOT NULL,
+  partition_key %s NOT NULL,
+  status %s NOT NULL,
+  row_count %s,
+  started_at %s,
+  ended_at %s,
+  attempt %s,
+  code_hash %s,
+  git_commit %s,
+  target %s,
+  as_of %s,
+  error %s,
+  checks %s,
+  inputs %s,
+  data_version %s%s
+)%s`, g.Qualify(s.Audit), k, k, k, k, n, ts, ts, n, t, t, t, ts, t, t, t, t, index, g.tableOptions()),
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+  job_name %s NOT NULL,
+  high_water %s,
+  run_id %s,
+  updated_at %s%s
+)%s`, g.Qualify(s.Marks), k, t, t, ts, markIndex, g.tableOptions()),
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+  run_id %s NOT NULL,
+  command %s,
+  options %s,
+  target %s,
+  as_of %s,
+  git_commit %s,
+  started_at %s,
+  ended_at %s,
+  outcome %s,
+  retry_of %s,
+  succeeded %s,
+  failed %s,
+  skipped %s
+)%s`, g.Qualify(s.Runs), k, t, t, t, ts, t, ts, ts, t, t, n, n, n, g.tableOptions()))
+	return out
+}
+
+// tableOptions follow a CREATE TABLE's column list: " USING DELTA" on Spark.
+func (g Gen) tableOptions() string {
+	if g.S.TableOptions == "" {
+		return ""
+	}
+	return " " + g.S.TableOptions
+}
+
+// AuditIndex is the idempotent statement that indexes the audit table's
+// unit key ("" when the spelling has none to run).
+func (g Gen) AuditIndex(s plan.State) string {
+	if g.S.AuditIndexDDL == nil {
+		return ""
+	}
+	return g.S.AuditIndexDDL(s.Audit.Schema, g.Qualify(s.Audit))
+}
+
+// AuditMigrations adds the audit columns newer than the table.
+func (g Gen) AuditMigrations(s plan.State, have []plan.Column) []string {
+	got := map[string]bool{}
+	for _, c := range have {
+		got[strings.ToLower(c.Name)] = true
+	}
+	var out []string
+	for _, c := range plan.AuditColumnsAdded() {
+		if !got[c] {
+			out = append(out, fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", g.Qualify(s.Audit), g.Quote(c), g.S.Text))
+		}
+	}
+	return out
+}
+
+// RunStart inserts an invocation's row.
+func RunStart(g adapters.Literals, s plan.State, r *plan.RunRow) string {
+	return fmt.Sprintf(`INSERT INTO %s (run_id, command, options, target, as_of, git_commit, started_at, ended_at, outcome, retry_of, succeeded, failed, skipped)
+VALUES (%s, %s, %s, %s, %s, %s, %s, NULL, 'running', %s, 0, 0, 0)`,
+		g.Qualify(s.Runs), g.String(r.RunID), g.String(r.Command), g.String(r.Options), g.String(r.Target), tsOrNull(g, r.AsOf),
+		strOrNull(g, r.GitCommit), tsOrNull(g, r.Started), strOrNull(g, r.RetryOf))
+}
+
+// RunFinish records an invocation's end.
+func RunFinish(g adapters.Literals, s plan.State, r *plan.RunRow) string {
+	return fmt.Sprintf("UPDATE %s SET ended_at = %s, outcome = %s, succeeded = %d, failed = %d, skipped = %d\nWHERE run_id = %s",
+		g.Qualify(s.Runs), tsOrNull(g, r.Ended), g.String(r.Outcome), r.Succeeded, r.Failed, r.Skipped, g.String(r.RunID))
+}
+
+func tsOrNull(g adapters.Literals, t time.Time) string {
+	if t.IsZero() {
+		return "NULL"
+	}
+	return g.Timestamp(t)
+}
+
+func strOrNull(g adapters.Literals, s string) string {
+	if s == "" {
+		return "NULL"
+	}
+	return g.String(s)
+}
+
+// AuditStart inserts the running row. The attempt and the start are the
+// row's (the runner reads every unit's last attempt in bulk before it
+// starts); a plan printed before any run shows them as <attempt> and
+// <started_at>, values only a run knows.
+func (g Gen) AuditStart(s plan.State, r *plan.AuditRow) string {
+	attempt, started := fmt.Sprint(r.Attempt), tsOrNull(g, r.Started)
+	if r.Attempt <= 0 {
+		attempt, started = "<attempt>", "<started_at>"
+	}
+	return fmt.Sprintf(`INSERT INTO %s (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES (%s, %s, %s, 'running', NULL, %s, NULL, %s, %s, %s, %s, %s, NULL, NULL, %s, %s)`,
+		g.Qualify(s.Audit), g.String(r.RunID), g.String(r.Job), g.String(r.Partition), started, attempt,
+		g.String(r.CodeHash), strOrNull(g, r.GitCommit), g.String(r.Target), tsOrNull(g, r.AsOf), strOrNull(g, r.Inputs), strOrNull(g, r.DataVersion))
+}
+
+// AttemptsQuery lists every unit's latest attempt number.
+func AttemptsQuery(g adapters.Literals, s plan.State) string {
+	return fmt.Sprintf("SELECT job_name, partition_key, max(attempt) FROM %s GROUP BY job_name, partition_key", g.Qualify(s.Audit))
+}
+
+// AuditFinish sets the final status of the unit's running row.
+func (g Gen) AuditFinish(s plan.State, r *plan.AuditRow, countSQL string) string {
+	count := "NULL"
+	if countSQL != "" {
+		count = "(" + countSQL + ")"
+	}
+	return g.auditFinish(s, r, count, tsOrNull(g, r.Ended), strOrNull(g, r.Error), strOrNull(g, r.Checks))
+}
+
+// AuditFinishSlots is a recipe's audit_finish: the row count, the end and
+// the checks are slots (plan.Step.Slots) that the runner fills once the
+// write ran, so that the recipe printed and written to target/compiled is
+// the one that runs.
+func (g Gen) AuditFinishSlots(s plan.State, r *plan.AuditRow) (string, []string) {
+	return g.auditFinish(s, r, plan.Token(plan.SlotRows), plan.Token(plan.SlotEndedAt), "NULL", plan.Token(plan.SlotChecks)),
+		[]string{plan.SlotRows, plan.SlotEndedAt, plan.SlotChecks}
+}
+
+func (g Gen) auditFinish(s plan.State, r *plan.AuditRow, count, ended, errSQL, checks string) string {
+	return fmt.Sprintf(`UPDATE %s SET status = %s, row_count = %s, ended_at = %s, error = %s, checks = %s
+WHERE run_id = %s AND job_name = %s AND partition_key = %s`,
+		g.Qualify(s.Audit), g.String(r.Status), count, ended, errSQL, checks,
+		g.String(r.RunID), g.String(r.Job), g.String(r.Partition))
+}
+
+// RunningQuery lists the runs with running rows.
+func RunningQuery(g adapters.Literals, s plan.State) string {
+	return fmt.Sprintf("SELECT DISTINCT run_id FROM %s WHERE status = 'running'", g.Qualify(s.Audit))
+}
+
+// Abandon marks a dead run's running rows.
+func Abandon(g adapters.Literals, s plan.State, deadRun string) string {
+	return fmt.Sprintf("UPDATE %s SET status = 'abandoned', error = %s\nWHERE status = 'running' AND run_id = %s",
+		g.Qualify(s.Audit), g.String("the run that started this unit ended without finishing it (killed or crashed); its write was rolled back"), g.String(deadRun))
+}
+
+// MarksQuery lists the watermark models' high-water marks.
+func MarksQuery(g adapters.Literals, s plan.State) string {
+	return fmt.Sprintf("SELECT job_name, high_water FROM %s", g.Qualify(s.Marks))
+}
+
+// StatusQuery returns the latest audit row of every unit.
+func StatusQuery(g adapters.Literals, s plan.State) string {
+	return fmt.Sprintf(`SELECT job_name, partition_key, status, row_count, attempt, started_at, ended_at, run_id, code_hash, error, inputs, data_version, as_of FROM (
+  SELECT a.*, row_number() OVER (PARTITION BY job_name, partition_key ORDER BY attempt DESC, started_at DESC) AS idemc_rank
+  FROM %s AS a
+) AS latest
+WHERE idemc_rank = 1
+ORDER BY job_name, partition_key`, g.Qualify(s.Audit))
+}
+
+// LastRunQuery returns the most recent retryable run (run ids are
+// time-ordered).
+func LastRunQuery(g adapters.Literals, s plan.State) string {
+	r := g.Qualify(s.Runs)
+	return fmt.Sprintf("SELECT run_id, command, options, as_of, outcome, retry_of FROM %s\nWHERE command IN ('build', 'run', 'seed', 'retry')\nORDER BY run_id DESC\nLIMIT 1", r)
+}
+
+// DiffQuery lists up to a sample of rows present on one side only.
+func DiffQuery(g adapters.Literals, r plan.Relation, where string, snap plan.Relation) string {
+	now := "SELECT * FROM " + g.Qualify(r) + " AS t"
+	if where != "" {
+		now += " WHERE " + where
+	}
+	before := "SELECT * FROM " + g.Qualify(snap)
+	return fmt.Sprintf("SELECT 'now' AS side, x.* FROM (%s EXCEPT ALL %s) AS x\nUNION ALL\nSELECT 'before' AS side, y.* FROM (%s EXCEPT ALL %s) AS y\nLIMIT %d",
+		now, before, before, now, SampleLimit)
+}
