@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/idemc/idemc/compiler/diag"
+	"github.com/idemc/idemc/plan"
 )
 
 // Severity and Finding live in diag, so that a plan can hold findings
@@ -66,6 +67,9 @@ type Result struct {
 	// nil if not parsed.
 	Columns []string
 	Star    bool // the SELECT list (of any top-level branch) has * or t.*
+	// Lineage is, per output column, the columns of the relations it reads (lineage.go); nil
+	// if not parsed or when the first branch selects a wildcard.
+	Lineage []plan.ColumnLineage
 }
 
 // HasErrors reports whether any finding has Error severity.
@@ -116,6 +120,7 @@ func (p *Parser) Analyze(in Input) (res Result) {
 		res.Parsed = true
 		res.Columns = f.columns
 		res.Star = f.star
+		res.Lineage = f.lineage
 		drafts = lint(drafts, in, keys, f, &loc)
 	}
 	if len(drafts) == 0 {

@@ -1,6 +1,7 @@
 package analyze
 
-// parse.go is the only file that imports the TiDB parser. It turns one rendered SELECT into
+// parse.go (with lineage.go, which follows columns) is the only code that reads the TiDB
+// parser's AST. It turns one rendered SELECT into
 // facts: plain data about function calls, window functions, LIMIT clauses and the output
 // columns, which lint.go checks without knowing anything about the parser's AST.
 
@@ -13,6 +14,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
+
+	"github.com/idemc/idemc/plan"
 )
 
 // sqlMode is ANSI_QUOTES,PIPES_AS_CONCAT spelled out: the combined "ANSI" mode does not
@@ -50,10 +53,11 @@ type facts struct {
 	windows []windowCall // every order-dependent window function
 	limits  []limitUse   // every LIMIT clause, in the text order of their LIMIT keywords
 
-	columns   []string // output names of the first top-level branch ("*" / "t.*" for wildcards)
-	star      bool     // some top-level branch selects * or t.*
-	firstStar bool     // the first top-level branch (the one columns describe) has a wildcard
-	starOff   int      // offset of the first top-level wildcard, -1 if unknown
+	columns   []string             // output names of the first top-level branch ("*" / "t.*" for wildcards)
+	lineage   []plan.ColumnLineage // per output column; nil when the first branch has a wildcard
+	star      bool                 // some top-level branch selects * or t.*
+	firstStar bool                 // the first top-level branch (the one columns describe) has a wildcard
+	starOff   int                  // offset of the first top-level wildcard, -1 if unknown
 
 	// keyFeeds maps a requested key column to the order-dependent window functions whose
 	// value flows into it, following CTEs and derived tables.
@@ -130,6 +134,7 @@ func (p *Parser) parse(sql string, keys []string) (f *facts, perr *parseError) {
 	root.Accept(c)
 	c.f = nil
 	output(root, f)
+	f.lineage = columnLineage(root, f.columns, f.firstStar)
 	if len(f.windows) > 0 && len(keys) > 0 {
 		keyLineage(root, f, keys)
 	}
