@@ -234,3 +234,35 @@ func TestBuildUnreachable(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDescriptionOutsideCodeHash: rewording a model's description reruns
+// nothing (the code hash is the same); the site shows the new text.
+func TestDescriptionOutsideCodeHash(t *testing.T) {
+	hash := func(desc string) (string, string) {
+		dir := t.TempDir()
+		files := map[string]string{
+			"project.toml": "name = \"p\"\ndefault_target = \"l\"\n[targets.l]\nengine = \"duckdb\"\npath = \"w.duckdb\"\nschema = \"main\"\n",
+			"models/a.sql": "/* idemc\ndescription = \"" + desc + "\"\nmaterialized = \"table\"\n*/\nSELECT 1 AS id\n",
+		}
+		for rel, text := range files {
+			_ = os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
+			if err := os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := project.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := compiler.Compile(p, compiler.Options{AsOf: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pl.Nodes["a"].CodeHash, pl.Nodes["a"].Description
+	}
+	h1, d1 := hash("first words")
+	h2, d2 := hash("other words entirely")
+	if h1 != h2 || d1 != "first words" || d2 != "other words entirely" {
+		t.Errorf("hashes %s %s, descriptions %q %q", h1, h2, d1, d2)
+	}
+}
