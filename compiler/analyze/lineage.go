@@ -47,6 +47,8 @@ type block struct {
 	s     *ast.SelectStmt
 	sc    *scope
 	outer *block
+	srcs  []fromSource // its FROM clause, read on first use
+	read  bool
 }
 
 // fromSource is one relation of a FROM clause.
@@ -247,8 +249,16 @@ func (l *lineager) bind(s fromSource, col string) {
 	}
 }
 
-// fromSources lists the relations of b's FROM clause, joins flattened.
+// fromSources lists the relations of b's FROM clause, joins flattened
+// (once per block: a SELECT list names them many times).
 func fromSources(b *block) []fromSource {
+	if !b.read {
+		b.srcs, b.read = readFrom(b), true
+	}
+	return b.srcs
+}
+
+func readFrom(b *block) []fromSource {
 	if b.s.From == nil || b.s.From.TableRefs == nil {
 		return nil
 	}

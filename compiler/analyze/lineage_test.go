@@ -70,7 +70,7 @@ func TestLineage(t *testing.T) {
 	p := NewParser()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := p.Analyze(Input{SQL: tt.sql, Materialized: "table"})
+			res := p.Analyze(Input{SQL: tt.sql, Materialized: "table", Lineage: true})
 			if !res.Parsed {
 				t.Fatalf("not parsed: %v", res.Findings)
 			}
@@ -85,8 +85,12 @@ func TestLineage(t *testing.T) {
 // TestLineageNotParsed: a model the parser cannot read has no lineage at all (the docs site
 // shows it as unknown), not a partial guess.
 func TestLineageNotParsed(t *testing.T) {
-	res := NewParser().Analyze(Input{SQL: "SELECT a::int AS a FROM t QUALIFY row_number() OVER () = 1", Materialized: "table"})
+	res := NewParser().Analyze(Input{SQL: "SELECT a::int AS a FROM t QUALIFY row_number() OVER () = 1", Materialized: "table", Lineage: true})
 	if res.Parsed || res.Lineage != nil {
 		t.Fatalf("parsed %v, lineage %v; want no lineage", res.Parsed, res.Lineage)
+	}
+	// Not asked for, it is not traced.
+	if res := NewParser().Analyze(Input{SQL: "SELECT a FROM t", Materialized: "table"}); !res.Parsed || res.Lineage != nil {
+		t.Fatalf("lineage %v without Input.Lineage", res.Lineage)
 	}
 }

@@ -98,9 +98,10 @@ var orderDependent = map[string]bool{
 }
 
 // parse parses sql (one SELECT) and extracts its facts. keys are the lower-case column names
-// whose lineage to order-dependent window functions is wanted. The parser never panics out of
+// whose lineage to order-dependent window functions is wanted; lineage asks for every output
+// column's inputs too. The parser never panics out of
 // here: a panic becomes a parseError and the parser is replaced.
-func (p *Parser) parse(sql string, keys []string) (f *facts, perr *parseError) {
+func (p *Parser) parse(sql string, keys []string, lineage bool) (f *facts, perr *parseError) {
 	defer func() {
 		if r := recover(); r != nil {
 			p.reset()
@@ -134,7 +135,9 @@ func (p *Parser) parse(sql string, keys []string) (f *facts, perr *parseError) {
 	root.Accept(c)
 	c.f = nil
 	output(root, f)
-	f.lineage = columnLineage(root, f.columns, f.firstStar)
+	if lineage {
+		f.lineage = columnLineage(root, f.columns, f.firstStar)
+	}
 	if len(f.windows) > 0 && len(keys) > 0 {
 		keyLineage(root, f, keys)
 	}

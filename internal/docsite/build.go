@@ -24,7 +24,7 @@ var files embed.FS
 // that cannot be read leaves Site.Warehouse saying why; the rest of the
 // site is still built.
 func Build(ctx context.Context, p *project.Project, opts compiler.Options) (*Site, error) {
-	opts.Models, opts.Seeds = false, false
+	opts.Models, opts.Seeds, opts.Lineage = false, false, true
 	pl, err := compiler.Compile(p, opts)
 	if err != nil {
 		return nil, err

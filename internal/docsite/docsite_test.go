@@ -254,7 +254,7 @@ func TestDescriptionOutsideCodeHash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pl, err := compiler.Compile(p, compiler.Options{AsOf: time.Now()})
+		pl, err := compiler.Compile(p, compiler.Options{AsOf: time.Now(), Lineage: true})
 		if err != nil {
 			t.Fatal(err)
 		}
