@@ -39,6 +39,7 @@ func Build(ctx context.Context, p *project.Project, opts compiler.Options) (*Sit
 		return nil, context.Cause(ctx)
 	}
 	if err != nil {
+		forgetWarehouse(s) // what was read before the error is not shown as if complete
 		s.Warehouse = err.Error()
 	} else {
 		fillStatus(s, p, pl, rows, opts.AsOf)

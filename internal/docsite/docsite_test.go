@@ -266,3 +266,22 @@ func TestDescriptionOutsideCodeHash(t *testing.T) {
 		t.Errorf("hashes %s %s, descriptions %q %q", h1, h2, d1, d2)
 	}
 }
+
+// TestForgetWarehouse: after a read that failed half-way the site keeps
+// what the analysis knows and nothing the warehouse said.
+func TestForgetWarehouse(t *testing.T) {
+	yes := true
+	s := &Site{Runs: []Run{{RunID: "r"}}, Nodes: []*Node{
+		{Name: "seed", Kind: "seed", Exists: &yes, Columns: []*Column{{Name: "a", Type: "INTEGER"}}},
+		{Name: "m", Kind: "model", Exists: &yes, Columns: []*Column{{Name: "a", Type: "INTEGER", From: []ColumnRef{{Node: "seed", Column: "a"}}}}},
+		{Name: "star", Kind: "model", ColumnsUnknown: "wildcard", Columns: []*Column{{Name: "a", Type: "INTEGER"}}},
+	}}
+	forgetWarehouse(s)
+	n := s.byName()
+	if len(s.Runs) != 0 || n["seed"].Exists != nil || len(n["seed"].Columns) != 0 || len(n["star"].Columns) != 0 {
+		t.Errorf("warehouse facts kept: runs %v, seed %+v, star %+v", s.Runs, n["seed"], n["star"])
+	}
+	if c := n["m"].Columns; len(c) != 1 || c[0].Type != "" || len(c[0].From) != 1 {
+		t.Errorf("m's analysed column: %+v", c)
+	}
+}

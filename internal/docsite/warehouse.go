@@ -61,6 +61,21 @@ func readCatalog(ctx context.Context, s *Site, p *project.Project, pl *plan.Plan
 	return err
 }
 
+// forgetWarehouse drops what a failed read found: types, existence, runs,
+// and the columns that only the warehouse listed.
+func forgetWarehouse(s *Site) {
+	s.Runs = []Run{}
+	for _, n := range s.Nodes {
+		n.Exists = nil
+		if n.Kind == "seed" || n.ColumnsUnknown != "" {
+			n.Columns = []*Column{}
+		}
+		for _, c := range n.Columns {
+			c.Type = ""
+		}
+	}
+}
+
 // mergeColumns adds the warehouse's types to the analysed columns; a node
 // whose columns the analysis does not know takes the warehouse's list.
 func mergeColumns(n *Node, cols []adapters.Column) {
