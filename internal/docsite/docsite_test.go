@@ -46,8 +46,13 @@ func TestLayout(t *testing.T) {
 			}
 			nodes := s.byName()
 			for _, e := range s.Edges {
-				if a, b := nodes[e.From], nodes[e.To]; a.X+a.W >= b.X {
+				a, b := nodes[e.From], nodes[e.To]
+				if a.X+a.W >= b.X {
 					t.Errorf("edge %s -> %s does not point right: %v..%v", e.From, e.To, a.X+a.W, b.X)
+				}
+				// One straight run across each layer it spans, between the boxes there.
+				if got, want := strings.Count(e.Path, " L"), b.Layer-a.Layer-1; got != want {
+					t.Errorf("edge %s -> %s crosses %d layers straight, want %d: %s", e.From, e.To, got, want, e.Path)
 				}
 			}
 			for i, a := range s.Nodes {
