@@ -131,6 +131,19 @@ func TestDocsChromium(t *testing.T) {
 		t.Errorf("events_daily, whose 2026-07-15 failed, is not drawn as failed")
 	}
 
+	// index.html#events_daily highlights what it reads and what reads it.
+	dom = string(headless(t, bin, "--dump-dom", index+"#events_daily"))
+	gotFocus := attrs(dom, `<g class="node [^"]*?\b(self|up|down)\b[^"]*" data-node="([^"]+)"`, " ")
+	wantFocus := []string{"down user_summary", "down valid_events", "self events_daily", "up staging_events", "up stg_events"}
+	if strings.Join(gotFocus, "|") != strings.Join(wantFocus, "|") {
+		t.Errorf("highlighted nodes for #events_daily: %v, want %v", gotFocus, wantFocus)
+	}
+	for _, n := range wantNodes {
+		if _, err := os.Stat(filepath.Join(dir, "target", "docs", "models", n+".html")); err != nil {
+			t.Errorf("a click on %s opens a page that does not exist: %v", n, err)
+		}
+	}
+
 	shot, err := filepath.Abs(filepath.Join("..", "..", "target", "docs-site.png"))
 	if err != nil {
 		t.Fatal(err)

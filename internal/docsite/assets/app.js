@@ -85,6 +85,9 @@
       g.addEventListener("keydown", function (ev) { if (ev.key === "Enter") { location.href = modelURL(name); } });
       g.addEventListener("click", function () { if (!svg.dragged) { location.href = modelURL(name); } });
     });
+    // index.html#name opens with that model highlighted (a link to share).
+    var focus = decodeURIComponent(location.hash.slice(1));
+    if (byName[focus]) { set(focus); }
   }
 
   // panZoom: the wheel zooms around the pointer, a drag pans; a drag is not
