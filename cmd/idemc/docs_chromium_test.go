@@ -144,6 +144,24 @@ func TestDocsChromium(t *testing.T) {
 		}
 	}
 
+	// The demo's column lineage, one hop per model, with the warehouse's types.
+	for page, want := range map[string][]string{
+		"user_summary": {`href="valid_events.html#col-event_key">valid_events.event_key</a>`, `<td><code>revenue_cents</code></td><td>DECIMAL(38,0)</td>`},
+		"valid_events": {`href="events_daily.html#col-amount_cents">events_daily.amount_cents</a>`, `href="user_summary.html#col-revenue_cents">user_summary.revenue_cents</a>`},
+		"events_daily": {`href="stg_events.html#col-source_id">stg_events.source_id</a>`, `href="stg_events.html#col-event_version">stg_events.event_version</a>`},
+		"stg_events":   {`href="staging_events.html#col-loaded_at">staging_events.loaded_at</a>`},
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, "target", "docs", "models", page+".html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(string(b), w) {
+				t.Errorf("%s.html lacks %s", page, w)
+			}
+		}
+	}
+
 	shot, err := filepath.Abs(filepath.Join("..", "..", "target", "docs-site.png"))
 	if err != nil {
 		t.Fatal(err)
