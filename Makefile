@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: build test demo bench update-golden lint soak services clean
+.PHONY: build test demo docs bench update-golden lint soak services clean
 
 # build: the idemc binary at ./idemc.
 build:
@@ -22,6 +22,11 @@ test:
 demo:
 	$(GO) run ./cmd/idemc build --as-of 2026-08-01T00:00:00Z
 	$(GO) run ./cmd/idemc status --select events_daily --start 2026-07-28 --end 2026-08-01
+
+# docs: the demo's docs site in target/docs/index.html (run make demo first):
+# the graph, column lineage, the partition heatmap and the runs.
+docs:
+	$(GO) run ./cmd/idemc docs --as-of 2026-08-01T00:00:00Z
 
 # bench: compile, runner and seed-load benchmarks (figures go to docs/benchmarks.md).
 bench:

@@ -89,7 +89,7 @@ func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) err
 	c.res = parser.Analyze(analyze.Input{
 		Path: c.m.Path, SQL: analysisSQL(c, r), Materialized: c.cfg.Materialized, Strategy: c.strategy,
 		PartitionBy: c.cfg.PartitionBy, UniqueKey: c.cfg.UniqueKey, AllowAppend: c.cfg.AllowAppend,
-		AllowNondeterministic: allow, StrictParse: c.cfg.StrictParse, UsesWindow: r.UsesWindow,
+		AllowNondeterministic: allow, StrictParse: c.cfg.StrictParse, UsesWindow: r.UsesWindow, Lineage: cc.opts.Lineage,
 		Line: c.m.BodyLine, Col: 1,
 	})
 	c.hash = codeHash(c, r, cc.d)

@@ -48,6 +48,10 @@ type Options struct {
 	NoRecipes bool
 	// LintOnly leaves error findings in Plan.Findings instead of failing.
 	LintOnly bool
+	// Lineage fills each model node's column lineage (idemc docs); off,
+	// the analysis does not trace columns (it costs about a tenth more
+	// allocations per model).
+	Lineage bool
 	// Units, when not nil, plans exactly these unit ids ("model" or
 	// "model/partition"), forced (idemc retry and verify).
 	Units []string

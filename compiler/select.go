@@ -15,9 +15,10 @@ func (cc *compilation) selectNodes() error {
 	for _, n := range cc.order {
 		if c := cc.models[n]; c != nil {
 			node := &plan.Node{Name: n, Path: c.m.Path, Relation: c.rel, Materialized: c.cfg.Materialized, Strategy: c.strategy,
-				Tags: c.cfg.Tags, PartitionBy: c.cfg.PartitionBy, Granularity: c.gran, OnSchemaChange: c.cfg.OnSchemaChange, CodeHash: c.hash, Checks: c.checks, Columns: c.res.Columns}
+				Tags: c.cfg.Tags, PartitionBy: c.cfg.PartitionBy, Granularity: c.gran, OnSchemaChange: c.cfg.OnSchemaChange, CodeHash: c.hash, Checks: c.checks, Columns: c.res.Columns,
+				Lineage: c.res.Lineage, Description: c.cfg.Description}
 			if !c.res.Parsed || c.res.Star {
-				node.Columns = nil
+				node.Columns, node.Lineage = nil, nil
 			}
 			pl.Nodes[n] = node
 		}

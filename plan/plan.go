@@ -65,6 +65,12 @@ type Node struct {
 	SQL string
 	// Columns found by the analysis (nil if not parsed or SELECT *).
 	Columns []string
+	// Lineage is each output column's inputs as the analysis reads them
+	// (nil when Columns is nil or Options.Lineage was off): what the docs
+	// site's column lineage shows.
+	Lineage []ColumnLineage
+	// Description is the model's description setting, for the docs site.
+	Description string
 }
 
 // Unit is one model × partition of work.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# services.sh [postgres] [mariadb] [redis] [spark] — install (from Debian's
-# packages) and start the servers the live test suites need, on loopback only,
-# without systemd. No argument means every server the tests need today.
+# services.sh [postgres] [mariadb] [redis] [spark] [chromium] — install (from
+# Debian's packages) and start the servers the live test suites need, on
+# loopback only, without systemd. No argument means every server the tests
+# need today. chromium is no server: it installs headless Chromium for the
+# docs site's browser test (cmd/idemc TestDocsChromium) and prints its path.
 #
 # Safe to run twice and on a machine where the servers already run: a server
 # that answers is left alone. Progress goes to stderr; stdout carries only the
@@ -163,6 +165,16 @@ start_redis() {
   echo "export IDEMC_REDIS_URL='redis://127.0.0.1:$REDIS_PORT/0'"
 }
 
+# ensure_chromium: Debian's chromium package, for `idemc docs`'s browser
+# test; it starts nothing, and exports the binary's path for the test.
+ensure_chromium() {
+  command -v chromium >/dev/null 2>&1 || ensure_packages chromium
+  local bin
+  bin=$(command -v chromium) || die "chromium is installed but not on PATH"
+  say "chromium ready: $("$bin" --version 2>/dev/null | head -n 1)"
+  echo "export IDEMC_CHROMIUM='$bin'"
+}
+
 main() {
   mkdir -p "$LOG_DIR"
   local want=("$@")
@@ -173,8 +185,8 @@ main() {
       postgres | postgresql) pkgs+=(postgresql) ;;
       mariadb | mysql) pkgs+=(mariadb-server mariadb-client) ;;
       redis) pkgs+=(redis-server) ;;
-      spark) ;;
-      *) die "unknown service '$s' (want: postgres, mariadb, redis, spark)" ;;
+      spark | chromium) ;; # chromium: ensure_chromium installs it, once
+      *) die "unknown service '$s' (want: postgres, mariadb, redis, spark, chromium)" ;;
     esac
   done
   [ ${#pkgs[@]} -gt 0 ] && ensure_packages "${pkgs[@]}"
@@ -183,6 +195,7 @@ main() {
       postgres | postgresql) start_postgres ;;
       mariadb | mysql) start_mariadb ;;
       redis) start_redis ;;
+      chromium) ensure_chromium ;;
       spark) die "spark: the local Spark Connect server is not set up by this script yet (the live-Spark issue adds it)" ;;
     esac
   done

@@ -17,9 +17,9 @@ func compileCmd(c *common) *cobra.Command {
 	var printSQL bool
 	cmd := &cobra.Command{
 		Use:   "compile",
-		Short: "print the pl and write its SQL to target/compiled/; no connection",
+		Short: "print the plan and write its SQL to target/compiled/; no connection",
 		Long: "compile renders, analyses and plans the selected models for a target without connecting to it.\n" +
-			"It writes one file per unit to target/compiled/<model>/<partition>.sql and prints the pl.\n" +
+			"It writes one file per unit to target/compiled/<model>/<partition>.sql and prints the plan.\n" +
 			"Without a connection every destination is assumed to exist and no partition to have run.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -147,7 +147,8 @@ func newRoot(stdout, stderr io.Writer, afterStep runner.StepHook) *cobra.Command
 	mk := func() *common {
 		return &common{stdout: stdout, stderr: stderr, afterStep: afterStep, trace: traceTo(stderr)}
 	}
-	root.AddCommand(compileCmd(mk()), lintCmd(mk()), lsCmd(mk()))
+	root.AddCommand(compileCmd(mk()), lintCmd(mk()), lsCmd(mk()), docsCmd(mk()))
+	root.AddCommand(initCmd(mk()), versionCmd(mk()), completionCmd(mk()))
 	root.AddCommand(runnerCommands(mk)...)
 	return root
 }

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/idemc/idemc/compiler/diag"
+	"github.com/idemc/idemc/plan"
 )
 
 // Severity and Finding live in diag, so that a plan can hold findings
@@ -50,6 +51,7 @@ type Input struct {
 	AllowNondeterministic []string // function names (lowercase) allowed for L001
 	StrictParse           bool
 	UsesWindow            bool // the template referenced start/end/partition/watermark_start/watermark_end
+	Lineage               bool // also trace each output column's inputs (Result.Lineage)
 	// Line, Col is the position of the model's first SELECT line, used for model-level
 	// findings (L004/L005/L006 when no better position). When Line is 0 the first token of
 	// SQL is used.
@@ -66,6 +68,9 @@ type Result struct {
 	// nil if not parsed.
 	Columns []string
 	Star    bool // the SELECT list (of any top-level branch) has * or t.*
+	// Lineage is, per output column, the columns of the relations it reads (lineage.go); nil
+	// unless Input.Lineage, if not parsed, or when the first branch selects a wildcard.
+	Lineage []plan.ColumnLineage
 }
 
 // HasErrors reports whether any finding has Error severity.
@@ -105,7 +110,7 @@ func (p *Parser) Analyze(in Input) (res Result) {
 		drafts = append(drafts, d)
 	}
 	ptext := normalize(text)
-	f, perr := p.parse(ptext, keys)
+	f, perr := p.parse(ptext, keys, in.Lineage)
 	loc := locator{text: ptext}
 	if perr != nil {
 		if perr.syntax {
@@ -116,6 +121,7 @@ func (p *Parser) Analyze(in Input) (res Result) {
 		res.Parsed = true
 		res.Columns = f.columns
 		res.Star = f.star
+		res.Lineage = f.lineage
 		drafts = lint(drafts, in, keys, f, &loc)
 	}
 	if len(drafts) == 0 {

@@ -1,6 +1,7 @@
 package analyze
 
-// parse.go is the only file that imports the TiDB parser. It turns one rendered SELECT into
+// parse.go (with lineage.go, which follows columns) is the only code that reads the TiDB
+// parser's AST. It turns one rendered SELECT into
 // facts: plain data about function calls, window functions, LIMIT clauses and the output
 // columns, which lint.go checks without knowing anything about the parser's AST.
 
@@ -13,6 +14,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value expressions for the parser
+
+	"github.com/idemc/idemc/plan"
 )
 
 // sqlMode is ANSI_QUOTES,PIPES_AS_CONCAT spelled out: the combined "ANSI" mode does not
@@ -50,10 +53,11 @@ type facts struct {
 	windows []windowCall // every order-dependent window function
 	limits  []limitUse   // every LIMIT clause, in the text order of their LIMIT keywords
 
-	columns   []string // output names of the first top-level branch ("*" / "t.*" for wildcards)
-	star      bool     // some top-level branch selects * or t.*
-	firstStar bool     // the first top-level branch (the one columns describe) has a wildcard
-	starOff   int      // offset of the first top-level wildcard, -1 if unknown
+	columns   []string             // output names of the first top-level branch ("*" / "t.*" for wildcards)
+	lineage   []plan.ColumnLineage // per output column; nil when the first branch has a wildcard
+	star      bool                 // some top-level branch selects * or t.*
+	firstStar bool                 // the first top-level branch (the one columns describe) has a wildcard
+	starOff   int                  // offset of the first top-level wildcard, -1 if unknown
 
 	// keyFeeds maps a requested key column to the order-dependent window functions whose
 	// value flows into it, following CTEs and derived tables.
@@ -94,9 +98,10 @@ var orderDependent = map[string]bool{
 }
 
 // parse parses sql (one SELECT) and extracts its facts. keys are the lower-case column names
-// whose lineage to order-dependent window functions is wanted. The parser never panics out of
+// whose lineage to order-dependent window functions is wanted; lineage asks for every output
+// column's inputs too. The parser never panics out of
 // here: a panic becomes a parseError and the parser is replaced.
-func (p *Parser) parse(sql string, keys []string) (f *facts, perr *parseError) {
+func (p *Parser) parse(sql string, keys []string, lineage bool) (f *facts, perr *parseError) {
 	defer func() {
 		if r := recover(); r != nil {
 			p.reset()
@@ -130,6 +135,9 @@ func (p *Parser) parse(sql string, keys []string) (f *facts, perr *parseError) {
 	root.Accept(c)
 	c.f = nil
 	output(root, f)
+	if lineage {
+		f.lineage = columnLineage(root, f.columns, f.firstStar)
+	}
 	if len(f.windows) > 0 && len(keys) > 0 {
 		keyLineage(root, f, keys)
 	}

@@ -71,6 +71,7 @@ type ModelConfig struct {
 	AllowNondeterministic StringList           `toml:"allow_nondeterministic"`
 	StrictParse           bool                 `toml:"strict_parse"`
 	Tags                  StringList           `toml:"tags"`
+	Description           string               `toml:"description"` // for the docs site; not part of the code hash
 	Checks                map[string]CheckSpec `toml:"checks"`
 }
 

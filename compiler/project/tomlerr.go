@@ -36,6 +36,7 @@ var examples = map[string]string{
 	"allow_nondeterministic": `allow_nondeterministic = ["random"]`,
 	"strict_parse":           `strict_parse = true`,
 	"tags":                   `tags = ["daily"]`,
+	"description":            `description = "one row per event and day"`,
 	"checks":                 "[checks] with one check per line: min_rows = 1",
 	"column":                 `column = "updated_at"`,
 	"kind":                   `kind = "sequence"`,
