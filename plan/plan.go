@@ -108,20 +108,29 @@ func (p *Plan) Format(withSQL bool) string {
 	return b.String()
 }
 
+// Kind names what the unit does: "seed", or its materialization and
+// strategy ("incremental merge").
+func (u *Unit) Kind() string {
+	if u.Seed {
+		return "seed"
+	}
+	if u.Write.Strategy != "" {
+		return u.Write.Materialized + " " + u.Write.Strategy
+	}
+	return u.Write.Materialized
+}
+
+// PartitionLabel is the unit's partition key, "-" for an unpartitioned one.
+func (u *Unit) PartitionLabel() string {
+	if u.Partition == "" {
+		return "-"
+	}
+	return u.Partition
+}
+
 // FormatUnit renders one unit.
 func FormatUnit(b *strings.Builder, u *Unit, withSQL bool) {
-	kind := "seed"
-	if !u.Seed {
-		kind = u.Write.Materialized
-		if u.Write.Strategy != "" {
-			kind += " " + u.Write.Strategy
-		}
-	}
-	part := u.Partition
-	if part == "" {
-		part = "-"
-	}
-	fmt.Fprintf(b, "\n-- unit %s  partition %s  (%s)\n", u.Model, part, kind)
+	fmt.Fprintf(b, "\n-- unit %s  partition %s  (%s)\n", u.Model, u.PartitionLabel(), u.Kind())
 	if !withSQL {
 		return
 	}

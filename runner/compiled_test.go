@@ -13,6 +13,7 @@ import (
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/testtree"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -185,7 +186,7 @@ func failurePath(rest []string) bool {
 // (append_new_columns: the schema step is in the file) and for a unit that
 // failed its check.
 func TestCompiledIsWhatRan(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testtree.Write(t, map[string]string{
 		"project.toml": "name = \"ran\"\ndefault_target = \"local\"\n[targets.local]\nengine = \"recording\"\npath = \"target/w.duckdb\"\nschema = \"main\"\n",
 		"models/src.sql": "/* idemc\nmaterialized = \"table\"\n*/\n" +
 			"SELECT * FROM (VALUES (DATE '2026-07-01', 1, 'a'), (DATE '2026-07-02', 2, 'b'), (DATE '2026-07-02', 3, 'c')) AS t(d, id, name)",
@@ -216,21 +217,6 @@ func TestCompiledIsWhatRan(t *testing.T) {
 		t.Fatal(err)
 	}
 	buildAndCompare(t, dir, loadProject(t, dir), 1, false)
-}
-
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for path, text := range files {
-		full := filepath.Join(dir, path)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }
 
 func loadProject(t *testing.T, dir string) *project.Project {

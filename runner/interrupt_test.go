@@ -16,6 +16,7 @@ import (
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/testtree"
 	"github.com/idemc/idemc/plan"
 	"github.com/idemc/idemc/runner"
 )
@@ -119,21 +120,6 @@ WHERE d >= {{ start }} AND d < {{ end }}`,
 	}
 }
 
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for path, text := range files {
-		full := filepath.Join(dir, path)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 // TestInterruptMidWalk: Ctrl-C while slow's rebuild runs. The run is
 // interrupted, not failed: a and b stay succeeded, slow is rolled back and
 // its audit row is abandoned with an "interrupted" error (never left
@@ -151,7 +137,7 @@ func TestInterruptMidWalk(t *testing.T) {
 }
 
 func interruptMidWalk(t *testing.T, breaks bool) {
-	dir := writeFiles(t, interruptFiles("interrupting"))
+	dir := testtree.Write(t, interruptFiles("interrupting"))
 	p, err := project.Load(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -45,18 +45,7 @@ func compileCmd(c *common) *cobra.Command {
 			fmt.Fprintf(c.stdout, "capabilities: transactional DDL %s, MERGE %s, native partition overwrite %s, checks inside the write %s, lock: %s\n",
 				yes(caps.TransactionalDDL), yes(caps.Merge), yes(caps.PartitionOverwrite), yes(caps.ChecksInWrite), caps.Lock)
 			for _, u := range pl.Units {
-				kind := "seed"
-				if !u.Seed {
-					kind = u.Write.Materialized
-					if u.Write.Strategy != "" {
-						kind += " " + u.Write.Strategy
-					}
-				}
-				part := u.Partition
-				if part == "" {
-					part = "-"
-				}
-				fmt.Fprintf(c.stdout, "  %-28s %-12s %-24s %d steps\n", u.Model, part, kind, len(u.Steps))
+				fmt.Fprintf(c.stdout, "  %-28s %-12s %-24s %d steps\n", u.Model, u.PartitionLabel(), u.Kind(), len(u.Steps))
 			}
 			fmt.Fprintf(c.stdout, "%d units of %d selected models compiled into %s\n", len(pl.Units), len(pl.Selected), filepath.Join("target", "compiled"))
 			return nil

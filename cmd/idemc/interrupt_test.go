@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/idemc/idemc/internal/testtree"
 )
 
 // interruptProject: a and b, slow reading both, 20 partitions of daily
@@ -107,21 +109,6 @@ func (c *child) wait(t *testing.T, limit time.Duration) int {
 	}
 }
 
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for path, text := range files {
-		full := filepath.Join(dir, path)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 // auditSummary lists "job status" for every audit row not succeeded, and
 // the number of succeeded ones.
 func auditSummary(t *testing.T, dir string) (notOK []string, succeeded int) {
@@ -156,7 +143,7 @@ var buildArgs = []string{"build", "--threads", "1", "--as-of", "2026-07-21T00:00
 // open (an injected pause after BEGIN that the interrupt cuts short, like
 // a long statement the driver cancels).
 func TestInterruptRealBinary(t *testing.T) {
-	dir := writeTree(t, interruptProject)
+	dir := testtree.Write(t, interruptProject)
 	c := startIdemc(t, dir, "sleep:slow:begin:60s", buildArgs...)
 	c.waitFor(t, "succeeded b ")
 	time.Sleep(300 * time.Millisecond) // slow is in its pause
@@ -196,7 +183,7 @@ func TestInterruptRealBinary(t *testing.T) {
 // cancellation (an injected stall); the next run marks the unit left
 // running abandoned and completes.
 func TestInterruptTwice(t *testing.T) {
-	dir := writeTree(t, interruptProject)
+	dir := testtree.Write(t, interruptProject)
 	c := startIdemc(t, dir, "stall:slow:begin:60s", buildArgs...)
 	c.waitFor(t, "succeeded b ")
 	time.Sleep(300 * time.Millisecond)
@@ -226,7 +213,7 @@ func TestInterruptTwice(t *testing.T) {
 // rolled-back unit and the 20 that never started, at the interrupted run's
 // logical time (retry is given none) — and then nothing is left to do.
 func TestInterruptThenRetry(t *testing.T) {
-	dir := writeTree(t, interruptProject)
+	dir := testtree.Write(t, interruptProject)
 	c := startIdemc(t, dir, "sleep:slow:begin:60s", buildArgs...)
 	c.waitFor(t, "succeeded b ")
 	time.Sleep(300 * time.Millisecond)

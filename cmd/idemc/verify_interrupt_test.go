@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/idemc/idemc/internal/testtree"
 )
 
 // verifyProject: two tables; verify snapshots each as <name>__idemc_verify_<i>.
@@ -72,7 +74,7 @@ func TestVerifyKilledScratchDropped(t *testing.T) {
 		{"scratch schema", "crash:verify:scratch", []string{"verify", "--runs", "2", "--against-full-refresh"}, "main__idemc_verify"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTree(t, verifyProject)
+			dir := testtree.Write(t, verifyProject)
 			if code := startIdemc(t, dir, "", "build").wait(t, time.Minute); code != 0 {
 				t.Fatalf("build: exit %d", code)
 			}
@@ -96,7 +98,7 @@ func TestVerifyKilledScratchDropped(t *testing.T) {
 // TestVerifyInterruptDropsScratch: SIGINT while verify holds its snapshots
 // exits 130 and drops them before exiting.
 func TestVerifyInterruptDropsScratch(t *testing.T) {
-	dir := writeTree(t, verifyProject)
+	dir := testtree.Write(t, verifyProject)
 	if code := startIdemc(t, dir, "", "build").wait(t, time.Minute); code != 0 {
 		t.Fatalf("build: exit %d", code)
 	}

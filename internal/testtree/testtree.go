@@ -1,0 +1,26 @@
+// Package testtree writes a tree of files for a test: the projects the
+// runner's and the command's tests build.
+package testtree
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Write creates files (relative path → text) under a new temporary folder
+// and returns it.
+func Write(tb testing.TB, files map[string]string) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	for path, text := range files {
+		full := filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return dir
+}
