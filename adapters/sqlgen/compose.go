@@ -189,15 +189,16 @@ func swapSteps(d adapters.Dialect, w *plan.Write, real []plan.Step, prelude, pub
 
 // lockPrelude is what a swapped recipe keeps of the destination's own
 // recipe: its running row and the lock of the destination (with the BEGIN
-// the lock needs: a BEGIN alone would open BigQuery's script), and the
-// release of a session lock, which runs last.
+// a transaction lock needs: a BEGIN alone would open BigQuery's script,
+// and a session lock (MySQL's GET_LOCK) needs none: the copy's DDL would
+// commit it at once), and the release of a session lock, which runs last.
 func lockPrelude(real []plan.Step) (prelude, unlock []plan.Step) {
 	done := false
 	for i, s := range real {
 		switch {
 		case s.Purpose == plan.AuditStart, s.Purpose == plan.Lock:
 			prelude = append(prelude, s)
-		case s.Purpose == plan.Begin && i+1 < len(real) && real[i+1].Purpose == plan.Lock:
+		case s.Purpose == plan.Begin && i+1 < len(real) && real[i+1].Purpose == plan.Lock && (real[i+1].Lock == nil || real[i+1].Lock.Release == ""):
 			prelude = append(prelude, s)
 		case s.Purpose == plan.Commit:
 			done = true
