@@ -96,7 +96,7 @@ func (g Gen) script(h Hooks, w *plan.Write) []plan.Step {
 	case w.Materialized == plan.Table:
 		begin()
 		add(plan.Delete, "rebuild: empty the table inside the transaction (keeps its options and grants)", h.EmptyTable(dest))
-		add(plan.Insert, "rebuild the rows", g.insertByName(w))
+		add(plan.Insert, "rebuild the rows", g.InsertByName(w))
 		count = "SELECT count(*) FROM " + dest
 	case partition:
 		begin()
@@ -174,10 +174,11 @@ func (g Gen) Assert(c *plan.Check, w *plan.Write, stage string) plan.Step {
 		SQL: fmt.Sprintf("ASSERT NOT EXISTS (\n%s\n) AS %s", g.CheckQueryOn(c, w, false, stage), g.String(AssertMessage(c)))}
 }
 
-// insertByName inserts the model's rows by column name when the columns
-// are known: the runner first syncs the table's columns to the model's
-// (TableInPlace), which appends new ones at the end.
-func (g Gen) insertByName(w *plan.Write) string {
+// InsertByName inserts the model's rows by column name when the columns
+// are known, so that a reordered SELECT, or a table whose columns the
+// runner synced to the model's (TableInPlace: new ones appended at the
+// end), still gets each value in its column.
+func (g Gen) InsertByName(w *plan.Write) string {
 	dest := g.Qualify(w.Target)
 	if w.Columns == nil {
 		return fmt.Sprintf("INSERT INTO %s\n%s", dest, w.Select)
