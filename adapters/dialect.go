@@ -73,7 +73,9 @@ type Literals interface {
 type Recipes interface {
 	// Recipe turns one unit of work into its ordered steps (DESIGN §7).
 	// Schemas are not part of a recipe: a run creates every schema it
-	// writes to once, before its first unit (CreateSchema).
+	// writes to once, before its first unit (CreateSchema). Nor is a
+	// change of the destination's definition (Write.Schema): sqlgen.Recipe
+	// composes it around this recipe, the same way on every engine.
 	Recipe(w *Write) []Step
 	// CheckQuery renders a check as a query returning failing rows (at most
 	// a sample). With whole set it reads the whole table (idemc test);

@@ -60,7 +60,7 @@ func schemaSQL(ad *adapters.Adapter) string {
 	section("full refresh whose types cannot change in place: drop, then the prepare steps again", d.DropTable(part.Target))
 	if ab, ok := d.(adapters.AsideBuilder); ok {
 		// DDL commits on its own: a unit that changes columns works on a
-		// copy and swaps it in after its checks (the runner's asideSteps).
+		// copy and swaps it in after its checks (sqlgen.Recipe composes it).
 		aside, old := part.Target, part.Target
 		aside.Name += "__idemc_new"
 		old.Name += "__idemc_old"
@@ -69,7 +69,7 @@ func schemaSQL(ad *adapters.Adapter) string {
 		section("the checked copy replaces the destination", ab.SwapTable(part.Target, aside, old))
 		if ks, ok := d.(adapters.KindSwapper); ok {
 			// A changed materialization: the new relation is built and
-			// checked aside, then swapped in (the runner's kindSwapSteps).
+			// checked aside, then swapped in (sqlgen.Recipe composes it).
 			view := *part
 			view.Materialized, view.Window, view.PartitionBy, view.Strategy = adapters.View, nil, "", ""
 			section("a table becomes a view: the checked view takes its place", ks.SwapKind(&view, aside, old, false)...)

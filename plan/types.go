@@ -262,9 +262,44 @@ type Write struct {
 	// changed materialization: replacing windows would keep the old rows
 	// outside every window. Set by the planner.
 	Replace bool
+	// Schema, set by the runner's resolve phase, is how the unit changes
+	// its destination's definition before it writes; nil for no change.
+	Schema *SchemaChange
 
 	State State
 	Audit *AuditRow // the unit's audit row as far as it is known
+}
+
+// SchemaChange is a unit's change of its destination's definition
+// (on_schema_change, a full refresh recreating its table, a changed
+// materialization), as the runner decided it from the catalog: what
+// sqlgen.Recipe composes into the unit's recipe.
+type SchemaChange struct {
+	// Alters are the schema statements, in order: for the destination,
+	// run inside the unit's transaction right after BEGIN and its lock
+	// (transactional DDL); with Aside, for the copy.
+	Alters []Step
+	// Reprepare: the recipe's prepare steps run again among the alters,
+	// before Alters[ReprepareAt] (after the DROP of a recreated table,
+	// they create it with the batch's columns).
+	Reprepare   bool
+	ReprepareAt int
+	// MovePrepare: the prepare steps run only there, not before the
+	// transaction (the destination is replaced inside it: a changed
+	// materialization where DDL is transactional).
+	MovePrepare bool
+	// Aside: the change goes to a copy of the destination, where the unit
+	// writes and checks, swapped in after the checks (AsideBuilder
+	// dialects); CopyRows: the copy starts with the destination's rows.
+	Aside, CopyRows bool
+	// Kind, when set, replaces the destination by a relation of the other
+	// kind, built aside and swapped in (KindSwapper dialects).
+	Kind *KindSwap
+}
+
+// KindSwap is a changed materialization built aside and swapped in.
+type KindSwap struct {
+	FromView bool // the destination is a view now
 }
 
 // WatermarkWrite is the state a watermark model keeps.

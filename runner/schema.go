@@ -160,7 +160,7 @@ func (r *run) rebuildsAll(w *plan.Write) bool {
 }
 
 // recreateEmpty drops the destination, has the unit's prepare steps run
-// again after the drop (schemaDDL.withPrepare), which create it, empty,
+// again after the drop (plan.SchemaChange.Reprepare), which create it, empty,
 // with the batch's columns, then recreates the views that read it
 // (ViewBinder dialects), reporting those that no longer compile in the
 // note.

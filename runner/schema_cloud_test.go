@@ -262,7 +262,7 @@ func TestAsideRecipeShapes(t *testing.T) {
 		w.Strategy, w.Columns = c.strategy, []string{"id", "d", "amount", "note"}
 		aside := r.asideOf(w.Target, "__idemc_new")
 		alter := plan.Step{Purpose: plan.SchemaStep, SQL: r.d.AddColumn(aside, plan.Column{Name: "note", Type: "STRING"})}
-		steps := r.asideSteps(ad.Dialect.(adapters.AsideBuilder), w, r.d.Recipe(w), []plan.Step{alter}, true)
+		steps := asideRecipe(r.d, w, alter)
 		if got := purposes(steps); got != c.want {
 			t.Errorf("%s %s:\n got %s\nwant %s", c.engine, c.strategy, got, c.want)
 		}

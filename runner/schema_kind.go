@@ -135,11 +135,12 @@ func (r *run) dropLeftover(ctx context.Context, s adapters.Session, rel plan.Rel
 }
 
 // replaceKind puts the new relation in the old one's place inside the
-// unit's transaction (transactional DDL): drop the old relation, run the
-// recipe's prepare steps (which create the new table) or create the view,
-// then recreate the views that read it (ViewBinder dialects, whose DROP …
-// CASCADE dropped them). A failure rolls it all back.
-func (r *run) replaceKind(ctx context.Context, s adapters.Session, ddl *schemaDDL, w *plan.Write, drop string, prepare []plan.Step) error {
+// unit's transaction (transactional DDL): drop the old relation, then
+// (sqlgen.Recipe moves the recipe's prepare steps, which create the new
+// table, right after the drop) create the view, then recreate the views
+// that read it (ViewBinder dialects, whose DROP … CASCADE dropped them).
+// A failure rolls it all back.
+func (r *run) replaceKind(ctx context.Context, s adapters.Session, ddl *schemaDDL, w *plan.Write, drop string) error {
 	views, err := r.dependentViews(ctx, s, w.Target)
 	if err != nil {
 		return err
@@ -148,9 +149,6 @@ func (r *run) replaceKind(ctx context.Context, s adapters.Session, ddl *schemaDD
 		drop += " CASCADE"
 	}
 	_ = ddl.exec(ctx, drop, "the materialization changed: replace the relation")
-	for _, st := range prepare {
-		_ = ddl.exec(ctx, st.SQL, st.Comment)
-	}
 	if w.Materialized == plan.View {
 		_ = ddl.exec(ctx, fmt.Sprintf("CREATE VIEW %s AS\n%s", r.d.Qualify(w.Target), w.Select), "the view, in the old relation's place")
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -65,12 +66,8 @@ func TestCloudKindSwapShapes(t *testing.T) {
 		r := &run{d: ad.Dialect, ad: ad}
 		w := kindWrite(c.to)
 		fromView := c.to != plan.View
-		old := r.asideOf(w.Target, "__idemc_old")
-		dropOld := r.d.DropTable(old)
-		if fromView {
-			dropOld = "DROP VIEW IF EXISTS " + r.d.Qualify(old)
-		}
-		steps := r.kindSwapSteps(ad.Dialect.(adapters.KindSwapper), w, fromView, dropOld)
+		w.Schema = &plan.SchemaChange{Kind: &plan.KindSwap{FromView: fromView}}
+		steps := sqlgen.Recipe(r.d, w)
 		if got := purposes(steps); got != c.shape {
 			t.Errorf("%s → %s:\n got %s\nwant %s", c.engine, c.to, got, c.shape)
 		}

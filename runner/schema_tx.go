@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -18,7 +19,7 @@ type schemaDDL struct {
 	sess     adapters.Session
 	deferred bool
 	// aside: the statements are collected for a copy of the destination
-	// (asideSteps) on an engine whose DDL commits on its own; asideName
+	// (sqlgen.Recipe) on an engine whose DDL commits on its own; asideName
 	// names that copy.
 	aside     bool
 	asideName func(plan.Relation, string) plan.Relation
@@ -28,8 +29,8 @@ type schemaDDL struct {
 	begin     string // the recipe's BEGIN, for trial transactions
 	rollback  string
 	steps     []plan.Step
-	// reprepare is where among steps the recipe's prepare steps go
-	// (withPrepare); -1 for nowhere.
+	// reprepare is where among steps the recipe's prepare steps run again
+	// (plan.SchemaChange.ReprepareAt); -1 for nowhere.
 	reprepare int
 }
 
@@ -42,23 +43,8 @@ func (r *run) newSchemaDDL(sess adapters.Session, w *plan.Write) *schemaDDL {
 	return k
 }
 
-// withPrepare is the schema steps with the recipe's prepare steps where a
-// full refresh that recreates the table needs them (recreateEmpty): after
-// the DROP, they create it again, empty, with the batch's columns.
-func (k *schemaDDL) withPrepare(recipe []plan.Step) []plan.Step {
-	if k.reprepare < 0 {
-		return k.steps
-	}
-	out := append([]plan.Step(nil), k.steps[:k.reprepare]...)
-	for _, s := range recipe[:leadingPrepare(recipe)] {
-		s.Purpose = plan.SchemaStep
-		out = append(out, s)
-	}
-	return append(out, k.steps[k.reprepare:]...)
-}
-
 // target is the relation the schema statements change: the destination,
-// or its copy (asideSteps).
+// or its copy (sqlgen.Recipe).
 func (k *schemaDDL) target(rel plan.Relation) plan.Relation {
 	if k.aside {
 		return k.asideName(rel, "__idemc_new")
@@ -107,21 +93,7 @@ func (k *schemaDDL) inTransaction(stmts []string) []string {
 	return out
 }
 
-// spliceSchema puts the schema steps first in the unit's transaction: after
-// BEGIN and the unit's lock, before the write. The retry loop reruns them
-// with the rest of the transaction.
-func spliceSchema(steps []plan.Step, from int, ddl []plan.Step) []plan.Step {
-	for i := from; i < len(steps); i++ {
-		if steps[i].Purpose != plan.Begin {
-			continue
-		}
-		at := i + 1
-		for at < len(steps) && steps[at].Purpose == plan.Lock {
-			at++
-		}
-		out := make([]plan.Step, 0, len(steps)+len(ddl))
-		out = append(append(append(out, steps[:at]...), ddl...), steps[at:]...)
-		return out
-	}
-	return steps
+// asideOf names a relation beside rel (sqlgen.AsideOf).
+func (r *run) asideOf(rel plan.Relation, suffix string) plan.Relation {
+	return sqlgen.AsideOf(r.d, rel, suffix)
 }

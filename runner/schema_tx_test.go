@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemc/idemc/adapters"
 	mysqldialect "github.com/idemc/idemc/adapters/mysql/dialect"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -16,35 +18,10 @@ func purposes(steps []plan.Step) string {
 	return strings.Join(out, " ")
 }
 
-// The schema steps go right after BEGIN and the unit's lock, before the
-// write; a recipe without BEGIN is left alone.
-func TestSpliceSchema(t *testing.T) {
-	ddl := []plan.Step{{Purpose: plan.SchemaStep}}
-	st := func(ps ...plan.Purpose) []plan.Step {
-		out := make([]plan.Step, len(ps))
-		for i, p := range ps {
-			out[i] = plan.Step{Purpose: p}
-		}
-		return out
-	}
-	for _, c := range []struct {
-		name  string
-		steps []plan.Step
-		want  string
-	}{
-		{"with a lock", st(plan.Prepare, plan.AuditStart, plan.Begin, plan.Lock, plan.Delete, plan.Insert, plan.Commit),
-			"prepare audit_start begin lock schema delete insert commit"},
-		{"without a lock", st(plan.AuditStart, plan.Begin, plan.Publish, plan.Commit), "audit_start begin schema publish commit"},
-		{"no transaction", st(plan.AuditStart, plan.Publish, plan.AuditFinish), "audit_start publish audit_finish"},
-	} {
-		if got := purposes(spliceSchema(c.steps, 0, ddl)); got != c.want {
-			t.Errorf("%s: got %s, want %s", c.name, got, c.want)
-		}
-	}
-}
-
 // On MySQL a column change is written to a copy, checked, swapped in, and
 // only then recorded: nothing touches the destination before the swap.
+// The session lock is taken without a BEGIN: the copy's DDL would commit
+// that transaction at once (dialecttest.CheckComposed).
 func TestAsideSteps(t *testing.T) {
 	d := mysqldialect.NewDialect()
 	r := &run{d: d}
@@ -53,9 +30,9 @@ func TestAsideSteps(t *testing.T) {
 		Window: &plan.Window{Key: "2026-07-01", Granularity: "day"}, Checks: []*plan.Check{{Name: "c", Kind: plan.CheckMinRows, MinRows: 1}},
 		State: plan.StateIn("s")}
 	alter := plan.Step{Purpose: plan.SchemaStep, SQL: d.AddColumn(plan.Relation{Schema: "s", Name: "daily__idemc_new"}, plan.Column{Name: "y", Type: "INT"})}
-	steps := r.asideSteps(d, w, d.Recipe(w), []plan.Step{alter}, true)
+	steps := asideRecipe(r.d, w, alter)
 	got := purposes(steps)
-	want := "audit_start begin lock schema schema schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish commit cleanup cleanup"
+	want := "audit_start lock schema schema schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish commit cleanup cleanup"
 	if got != want {
 		t.Fatalf("purposes:\n got %s\nwant %s", got, want)
 	}
@@ -71,4 +48,13 @@ func TestAsideSteps(t *testing.T) {
 			t.Errorf("step %s touches the destination before the swap:\n%s", s.Purpose, s.SQL)
 		}
 	}
+}
+
+// asideRecipe is the recipe of w with alters going to a copy of its
+// destination (with its rows), after its leading prepare steps.
+func asideRecipe(d adapters.Dialect, w *plan.Write, alters ...plan.Step) []plan.Step {
+	cw := *w
+	cw.Schema = &plan.SchemaChange{Alters: alters, Aside: true, CopyRows: true}
+	steps := sqlgen.Recipe(d, &cw)
+	return steps[sqlgen.LeadingPrepare(steps):]
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -39,17 +40,6 @@ func rollback(ctx context.Context, sess adapters.Session, d adapters.Dialect) {
 	_, _ = sess.Exec(ctx, &plan.Step{Purpose: plan.Rollback, SQL: d.Rollback()})
 }
 
-// isRelease reports whether a cleanup step releases a session lock: those
-// run only through unitState, once per take.
-func isRelease(steps []plan.Step, s plan.Step) bool {
-	for _, l := range steps {
-		if l.Purpose == plan.Lock && l.Lock != nil && l.Lock.Release != "" && l.Lock.Release == s.SQL {
-			return true
-		}
-	}
-	return false
-}
-
 // releaseLocks releases every session lock the unit still holds, even
 // after an interrupt: a pooled connection must not keep one.
 func releaseLocks(ctx context.Context, sess adapters.Session, st *unitState) {
@@ -64,7 +54,7 @@ func releaseLocks(ctx context.Context, sess adapters.Session, st *unitState) {
 // releases the session locks it took.
 func cleanup(ctx context.Context, sess adapters.Session, steps []plan.Step, st *unitState) {
 	for i := range steps {
-		if steps[i].Purpose == plan.Cleanup && !isRelease(steps, steps[i]) {
+		if steps[i].Purpose == plan.Cleanup && !sqlgen.IsRelease(steps, steps[i]) {
 			_, _ = sess.Exec(ctx, &steps[i])
 		}
 	}
@@ -112,7 +102,7 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 		}
 		var res plan.Result
 		var err error
-		if s.Purpose == plan.Cleanup && isRelease(steps, s) {
+		if s.Purpose == plan.Cleanup && sqlgen.IsRelease(steps, s) {
 			// Released once per take, and only when this unit took it.
 			if st.release(s.SQL) {
 				_, _ = sess.Exec(context.WithoutCancel(ctx), &s)

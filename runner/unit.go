@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -127,7 +128,7 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *plan.Unit,
 	if steps == nil {
 		// It failed before its recipe was built: the file shows the
 		// recipe it would have run.
-		r.recordRecipe(u, w, r.d.Recipe(w))
+		r.recordRecipe(u, w, sqlgen.Recipe(r.d, w))
 	}
 	if !st.audited {
 		// The unit failed before its running row: record it now, so
@@ -186,21 +187,23 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *plan.Unit,
 
 // resolveRecipe reads what a unit's recipe depends on — whether the
 // destination changes kind, the batch's columns and how on_schema_change
-// changes the destination's, whether a view's columns changed — and then
-// builds the recipe, once. Reading comes first, before any of the recipe
-// runs: its prepare steps create a missing destination with the batch's
-// columns, which leaves nothing to change. hold says the recipe changes
-// the relation's schema.
+// changes the destination's, whether a view's columns changed — decides
+// the change of the destination's definition (w.Schema), and then builds
+// the recipe, once (sqlgen.Recipe composes the change in). Reading comes
+// first, before any of the recipe runs: its prepare steps create a
+// missing destination with the batch's columns, which leaves nothing to
+// change. hold says the recipe changes the relation's schema.
 func (r *run) resolveRecipe(ctx context.Context, sess adapters.Session, w *plan.Write, ur *UnitResult) ([]plan.Step, bool, *unitError) {
 	schemaErr := func(err error) ([]plan.Step, bool, *unitError) {
 		return nil, false, &unitError{step: 1, purp: plan.SchemaStep, err: err}
 	}
 	ddl := r.newSchemaDDL(sess, w)
-	if steps, err := r.kindChangeRecipe(ctx, sess, ddl, w); steps != nil || err != nil {
+	if ch, err := r.kindChangeRecipe(ctx, sess, ddl, w); ch != nil || err != nil {
 		if err != nil {
 			return schemaErr(err)
 		}
-		return steps, true, nil
+		w.Schema = ch
+		return sqlgen.Recipe(r.d, w), true, nil
 	}
 	if w.Materialized == plan.Incremental || w.Materialized == plan.Table && r.ad.Capabilities.TableInPlace {
 		cols, note, err := r.syncSchema(ctx, sess, ddl, w)
@@ -217,27 +220,21 @@ func (r *run) resolveRecipe(ctx context.Context, sess adapters.Session, w *plan.
 		}
 		ur.Note = cmp.Or(note, ur.Note)
 	}
-	recipe := r.d.Recipe(w)
-	switch ab, _ := r.d.(adapters.AsideBuilder); {
-	case len(ddl.steps) == 0:
-		return recipe, false, nil
-	case ddl.aside:
-		// An unpartitioned full refresh rewrites every row: its copy
-		// starts empty, so a type its old values cannot take is no error.
-		copyRows := !ddl.emptyCopy && !(w.FullRefresh && w.Window == nil)
-		np := leadingPrepare(recipe)
-		return append(recipe[:np:np], r.asideSteps(ab, w, recipe, ddl.steps, copyRows)...), true, nil
-	default:
-		return spliceSchema(recipe, leadingPrepare(recipe), ddl.withPrepare(recipe)), true, nil
+	if len(ddl.steps) > 0 {
+		w.Schema = &plan.SchemaChange{Alters: ddl.steps, Reprepare: ddl.reprepare >= 0, ReprepareAt: max(ddl.reprepare, 0), Aside: ddl.aside,
+			// An unpartitioned full refresh rewrites every row: its copy
+			// starts empty, so a type its old values cannot take is no error.
+			CopyRows: ddl.aside && !ddl.emptyCopy && !(w.FullRefresh && w.Window == nil)}
 	}
+	return sqlgen.Recipe(r.d, w), w.Schema != nil, nil
 }
 
-// kindChangeRecipe is the recipe of a unit whose destination changes kind
-// (a view becomes a table or the other way round, or the planner's
+// kindChangeRecipe decides the change of a unit whose destination changes
+// kind (a view becomes a table or the other way round, or the planner's
 // Write.Replace), nil when it does not: replaced inside the unit's
-// transaction where DDL is transactional, its prepare steps moved there
-// too; built aside and swapped in on a KindSwapper dialect.
-func (r *run) kindChangeRecipe(ctx context.Context, sess adapters.Session, ddl *schemaDDL, w *plan.Write) ([]plan.Step, error) {
+// transaction where DDL is transactional, the recipe's prepare steps moved
+// there too; built aside and swapped in on a KindSwapper dialect.
+func (r *run) kindChangeRecipe(ctx context.Context, sess adapters.Session, ddl *schemaDDL, w *plan.Write) (*plan.SchemaChange, error) {
 	if ddl.deferred {
 		drop, err := r.kindChange(ctx, sess, w)
 		if err != nil || drop == "" {
@@ -248,12 +245,10 @@ func (r *run) kindChangeRecipe(ctx context.Context, sess adapters.Session, ddl *
 				return nil, err
 			}
 		}
-		recipe := r.d.Recipe(w)
-		np := leadingPrepare(recipe)
-		if err := r.replaceKind(ctx, sess, ddl, w, drop, recipe[:np]); err != nil {
+		if err := r.replaceKind(ctx, sess, ddl, w, drop); err != nil {
 			return nil, err
 		}
-		return spliceSchema(recipe[np:], 0, ddl.steps), nil
+		return &plan.SchemaChange{Alters: ddl.steps, Reprepare: true, ReprepareAt: 1, MovePrepare: true}, nil
 	}
 	ks, ok := r.d.(adapters.KindSwapper)
 	// (A table recipe that rebuilds in place, or replaces with CREATE OR
@@ -266,16 +261,10 @@ func (r *run) kindChangeRecipe(ctx context.Context, sess adapters.Session, ddl *
 	if err != nil {
 		return nil, err
 	}
-	drop := r.kindChangeFrom(have, w)
-	if drop == "" {
+	if r.kindChangeFrom(have, w) == "" {
 		return nil, nil
 	}
-	old := r.asideOf(w.Target, "__idemc_old")
-	dropOld := r.d.DropTable(old)
-	if have == "view" {
-		dropOld = "DROP VIEW IF EXISTS " + r.d.Qualify(old)
-	}
-	return r.kindSwapSteps(ks, w, have == "view", dropOld), nil
+	return &plan.SchemaChange{Kind: &plan.KindSwap{FromView: have == "view"}}, nil
 }
 
 // describeBatch sets the write's columns to the batch's, as the engine
@@ -290,15 +279,6 @@ func (r *run) describeBatch(ctx context.Context, sess adapters.Session, w *plan.
 		w.Columns[j] = c.Name
 	}
 	return nil
-}
-
-// leadingPrepare counts a recipe's prepare steps, which come first.
-func leadingPrepare(steps []plan.Step) int {
-	i := 0
-	for i < len(steps) && steps[i].Purpose == plan.Prepare {
-		i++
-	}
-	return i
 }
 
 // maxTxAttempts bounds retries of a unit's transaction after conflicts.

@@ -428,9 +428,9 @@ func TestSessionReadsAndDescribes(t *testing.T) {
 	}
 }
 
-// TestAsideSwapJobs: a unit that changes columns runs as the runner
-// composes it (runner/schema_aside.go): the copy is a DDL job, the script
-// writes and checks the copy, the swap is its own DDL job with a derived
+// TestAsideSwapJobs: a unit that changes columns runs as
+// sqlgen.Recipe composes it (adapters/sqlgen/compose.go): the copy is a
+// DDL job, the script writes and checks the copy, the swap is its own DDL job with a derived
 // id (never inside a script: BigQuery refuses DDL on permanent tables in a
 // transaction), and the audit row commits in a second script. A failing
 // ASSERT stops the unit before the swap job.

@@ -9,8 +9,8 @@ import (
 	"github.com/idemc/idemc/plan"
 )
 
-// TestKindSwapJobs: a view that becomes an incremental table, as the
-// runner composes it (runner/schema_aside.go kindSwapSteps): the new table
+// TestKindSwapJobs: a view that becomes an incremental table, as
+// sqlgen.Recipe composes it (adapters/sqlgen/compose.go): the new table
 // is created and written and checked by a script, then the swap is three
 // DDL jobs of their own after that script's COMMIT (never inside it: no
 // DDL on permanent tables in a transaction), and the audit row commits in

@@ -11,12 +11,13 @@ import (
 	"testing"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
 
-// CheckEngine builds the recipe of every unit of Writes on the named
-// engine and fails t for each way a recipe breaks the engine's
-// capabilities (CheckRecipe).
+// CheckEngine builds the recipe of every unit of Writes, and of every
+// schema change of Changes, on the named engine and fails t for each way a
+// recipe breaks the engine's capabilities (CheckRecipe, CheckComposed).
 func CheckEngine(t *testing.T, engine string) {
 	t.Helper()
 	ad, ok := adapters.Lookup(engine)
@@ -26,6 +27,15 @@ func CheckEngine(t *testing.T, engine string) {
 	for _, c := range Writes() {
 		for _, problem := range CheckRecipe(ad.Capabilities, c.Write, ad.Dialect.Recipe(c.Write)) {
 			t.Errorf("%s, %s (%s): %s", engine, c.Name, ad.Capabilities.ShapeOf(c.Write), problem)
+		}
+	}
+	changes := Changes(ad)
+	if len(changes) == 0 {
+		t.Errorf("%s: no schema change to check (neither transactional DDL nor an AsideBuilder dialect)", engine)
+	}
+	for _, c := range changes {
+		for _, problem := range CheckComposed(ad.Capabilities, sqlgen.Recipe(ad.Dialect, c.Write), c.Swap) {
+			t.Errorf("%s, %s: %s", engine, c.Name, problem)
 		}
 	}
 }

@@ -144,3 +144,62 @@ func TestGoldenUpdate(t *testing.T) {
 		t.Errorf("a changed output: %v", err)
 	}
 }
+
+// swapped is a correct recipe of a column change on a copy swapped in, on
+// an engine whose DDL commits on its own: the copy outside any
+// transaction, the write and checks on it, the swap, the audit row after.
+func swapped() []plan.Step {
+	return []plan.Step{
+		st(plan.AuditStart, "INSERT INTO audit"),
+		st(plan.SchemaStep, "DROP TABLE IF EXISTS d_old"),
+		st(plan.SchemaStep, "CREATE TABLE d_new LIKE d"),
+		st(plan.Begin, "BEGIN"),
+		st(plan.Delete, "DELETE FROM d_new"),
+		st(plan.Insert, "INSERT INTO d_new SELECT 1"),
+		check(plan.Validate, keyCheck),
+		check(plan.CheckStep, errCheck),
+		st(plan.Commit, "COMMIT"),
+		st(plan.Publish, "RENAME TABLE d TO d_old, d_new TO d"),
+		st(plan.Cleanup, "DROP TABLE IF EXISTS d_old"),
+		st(plan.Begin, "BEGIN"),
+		st(plan.AuditFinish, "UPDATE audit"),
+		st(plan.Commit, "COMMIT"),
+	}
+}
+
+// TestCheckComposedFails feeds CheckComposed correct composed recipes and
+// deliberately wrong ones: each must be named.
+func TestCheckComposedFails(t *testing.T) {
+	swap := []string{"RENAME TABLE d TO d_old, d_new TO d"}
+	s := swapped()
+	inTx := []plan.Step{
+		st(plan.AuditStart, "INSERT INTO audit"), st(plan.Begin, "BEGIN"), st(plan.Lock, "SELECT pg_advisory_xact_lock(1)"),
+		st(plan.SchemaStep, "ALTER TABLE d ADD COLUMN n int"), st(plan.Insert, "INSERT INTO d SELECT 1"),
+		check(plan.CheckStep, errCheck), st(plan.AuditFinish, "UPDATE audit"), st(plan.Commit, "COMMIT"),
+	}
+	for _, tc := range []struct {
+		name  string
+		caps  adapters.Capabilities
+		steps []plan.Step
+		swap  []string
+		want  string
+	}{
+		{"a correct swap", noTxDDL, s, swap, ""},
+		{"a correct change in the transaction", txn, inTx, nil, ""},
+		{"the copy's DDL inside a transaction", noTxDDL, move(s, 3, 1), swap, "DDL inside the transaction opened at step 1, which it would commit (step 2: DROP TABLE IF EXISTS d_old)"},
+		{"the swap before the checks", noTxDDL, move(s, 9, 6), swap, `check "batch_unique_key(id)" (step 7) after the swap (step 6)`},
+		{"the audit row before the swap", noTxDDL, move(s, 12, 8), swap, "bookkeeping step 8 (audit_finish) before the swap (step 10)"},
+		{"no swap", noTxDDL, slices.Delete(slices.Clone(s), 9, 10), swap, "is not among the steps"},
+		{"two audit rows", noTxDDL, slices.Insert(slices.Clone(s), 0, st(plan.AuditStart, "INSERT")), swap, "2 audit_start and 1 audit_finish"},
+		{"a schema step after the write", txn, move(inTx, 3, 5), nil, "schema step 5 outside the transaction or after the first write (step 3)"},
+		{"a schema step before BEGIN", txn, move(inTx, 3, 1), nil, "schema step 1 outside the transaction"},
+	} {
+		got := strings.Join(CheckComposed(tc.caps, tc.steps, tc.swap), "\n")
+		switch {
+		case tc.want == "" && got != "":
+			t.Errorf("%s: a correct recipe is refused:\n%s", tc.name, got)
+		case tc.want != "" && !strings.Contains(got, tc.want):
+			t.Errorf("%s:\n got %q\nwant it to say %q", tc.name, got, tc.want)
+		}
+	}
+}

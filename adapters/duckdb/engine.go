@@ -102,9 +102,9 @@ func firstLine(s string) string {
 
 // Session pins one connection.
 func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
-	c, err := e.db.Conn(ctx)
+	c, err := sqlgen.Pin(ctx, "duckdb", e.db)
 	if err != nil {
-		return nil, fmt.Errorf("duckdb: %w", err)
+		return nil, err
 	}
 	return &sqlgen.Session{Conn: c, Gen: e.d.Gen}, nil
 }

@@ -54,18 +54,17 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 	if err != nil {
 		return nil, fmt.Errorf("mysql: %w", err)
 	}
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("mysql: %w", err)
+	if err := sqlgen.Ping(ctx, "mysql", db); err != nil {
+		return nil, err
 	}
 	return &Engine{db: db, d: dialect.NewDialect()}, nil
 }
 
 // Session pins one connection (GET_LOCK and temporary tables live on it).
 func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
-	c, err := e.db.Conn(ctx)
+	c, err := sqlgen.Pin(ctx, "mysql", e.db)
 	if err != nil {
-		return nil, fmt.Errorf("mysql: %w", err)
+		return nil, err
 	}
 	return &sqlgen.Session{Conn: c, Gen: e.d.Gen, LockTaken: lockTaken}, nil
 }

@@ -36,9 +36,8 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 		return nil, err
 	}
 	db := stdlib.OpenDB(*cfg)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("postgres: %w", err)
+	if err := sqlgen.Ping(ctx, "postgres", db); err != nil {
+		return nil, err
 	}
 	return &Engine{db: db, d: dialect.NewDialect()}, nil
 }
@@ -66,9 +65,9 @@ func connConfig(settings map[string]string) (*pgx.ConnConfig, error) {
 
 // Session pins one connection.
 func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
-	c, err := e.db.Conn(ctx)
+	c, err := sqlgen.Pin(ctx, "postgres", e.db)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
+		return nil, err
 	}
 	return &session{Session: sqlgen.Session{Conn: c, Gen: e.d.Gen}}, nil
 }

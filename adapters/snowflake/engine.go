@@ -133,9 +133,8 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 		return nil, err
 	}
 	db := sql.OpenDB(sf.NewConnector(sf.SnowflakeDriver{}, *cfg))
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("snowflake: %w", err)
+	if err := sqlgen.Ping(ctx, "snowflake", db); err != nil {
+		return nil, err
 	}
 	return &Engine{db: db, d: dialect.NewDialect()}, nil
 }
@@ -143,39 +142,23 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 // Session pins one connection: one Snowflake session, so BEGIN … COMMIT,
 // temporary stages and the QUERY_TAG stay together.
 func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
-	c, err := e.db.Conn(ctx)
+	c, err := sqlgen.Pin(ctx, "snowflake", e.db)
 	if err != nil {
-		return nil, fmt.Errorf("snowflake: %w", err)
+		return nil, err
 	}
-	return &session{Session: sqlgen.Session{Conn: c, Gen: e.d.Gen, ColumnsQuery: e.d.ColumnsQuery}}, nil
+	return &sqlgen.Session{Conn: c, Gen: e.d.Gen, ColumnsQuery: e.d.ColumnsQuery, ColumnType: columnType}, nil
 }
 
-// session is sqlgen's database/sql session with Snowflake's column types.
-type session struct{ sqlgen.Session }
-
-// Columns reports a query's columns with Snowflake column types
-// (NUMBER(p,s), not the driver's FIXED).
-func (s *session) Columns(ctx context.Context, q string) ([]plan.Column, error) {
-	rows, err := s.Conn.QueryContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	types, err := rows.ColumnTypes()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]plan.Column, len(types))
-	for i, t := range types {
-		typ := t.DatabaseTypeName()
-		if strings.EqualFold(typ, "FIXED") {
-			if p, sc, ok := t.DecimalSize(); ok {
-				typ = fmt.Sprintf("NUMBER(%d, %d)", p, sc)
-			}
+// columnType spells a result column's type as Snowflake does
+// (NUMBER(p, s), not the driver's FIXED).
+func columnType(t *sql.ColumnType) string {
+	typ := t.DatabaseTypeName()
+	if strings.EqualFold(typ, "FIXED") {
+		if p, sc, ok := t.DecimalSize(); ok {
+			typ = fmt.Sprintf("NUMBER(%d, %d)", p, sc)
 		}
-		out[i] = plan.Column{Name: t.Name(), Type: typ}
 	}
-	return out, rows.Err()
+	return typ
 }
 
 // LoadSeed runs the dialect's seed load: a table built aside, swapped in

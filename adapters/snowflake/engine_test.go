@@ -349,3 +349,25 @@ func TestMinicoreOff(t *testing.T) {
 		t.Fatal("SF_DISABLE_MINICORE is not set before gosnowflake initializes")
 	}
 }
+
+// TestEngineColumnsSpellNumbers: a query's FIXED columns are reported as
+// Snowflake's NUMBER(p, s) (what SameType and the catalog compare), other
+// types as the driver names them.
+func TestEngineColumnsSpellNumbers(t *testing.T) {
+	f := newFakeSnowflake(t)
+	_, s := openFake(t, f)
+	f.answer = func(string) ([]string, [][]string, string) {
+		return []string{"ID:38:0", "AMOUNT:12:2", "NAME"}, nil, ""
+	}
+	cols, err := s.Columns(context.Background(), "SELECT id, amount, name FROM t LIMIT 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]string, len(cols))
+	for i, c := range cols {
+		got[i] = c.Name + " " + c.Type
+	}
+	if want := "ID NUMBER(38, 0), AMOUNT NUMBER(12, 2), NAME TEXT"; strings.Join(got, ", ") != want {
+		t.Fatalf("columns %s, want %s", strings.Join(got, ", "), want)
+	}
+}

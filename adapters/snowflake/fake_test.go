@@ -162,6 +162,12 @@ func queryResponse(q string, answer func(string) ([]string, [][]string, string))
 		rt := make([]any, len(cols))
 		for i, c := range cols {
 			rt[i] = map[string]any{"name": c, "type": "text", "nullable": true, "length": 100}
+			// "NAME:p:s" answers a FIXED column of precision p and scale s.
+			if f := strings.Split(c, ":"); len(f) == 3 {
+				p, _ := strconv.Atoi(f[1])
+				sc, _ := strconv.Atoi(f[2])
+				rt[i] = map[string]any{"name": f[0], "type": "fixed", "nullable": true, "precision": p, "scale": sc}
+			}
 		}
 		rs := make([][]*string, len(rows))
 		for i, row := range rows {

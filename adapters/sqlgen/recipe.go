@@ -50,6 +50,16 @@ type Hooks struct {
 	// PublishThenCheck, when set, replaces the shared publish-then-check
 	// view recipe (MySQL holds its lock from the replace to the audit row).
 	PublishThenCheck func(w *plan.Write) []plan.Step
+	// Staged are the staging table and publish of the shared
+	// verify-then-publish shape (Spark, BigQuery's insert_overwrite) and of
+	// the script shape's key writes (BigQuery).
+	Staged *Staged
+	// Prepare creates a missing destination in the verify-then-publish and
+	// script shapes.
+	Prepare func(w *plan.Write) plan.Step
+	// BeginNote and CommitNote are the comments of the script shape's
+	// BEGIN and COMMIT.
+	BeginNote, CommitNote string
 }
 
 // Recipe builds a unit's steps in the shape the engine's capabilities give
@@ -64,12 +74,18 @@ func (g Gen) Recipe(h Hooks, w *plan.Write) []plan.Step {
 		}
 		return g.AutoCommitViewRecipe(w, h.View(w)...)
 	case adapters.VerifyThenPublish:
-		if h.VerifyThenPublish == nil {
+		if h.VerifyThenPublish != nil {
+			return h.VerifyThenPublish(w)
+		}
+		if h.Staged == nil || h.Prepare == nil {
 			panic("sqlgen: " + g.S.Engine + " has no verify-then-publish builder for " + string(w.Materialized))
 		}
-		return h.VerifyThenPublish(w)
+		return g.verifyThenPublish(h, w)
 	case adapters.OneScript:
-		panic("sqlgen: " + g.S.Engine + " builds its own script recipes")
+		if h.Staged == nil || h.Prepare == nil || h.EmptyTable == nil {
+			panic("sqlgen: " + g.S.Engine + " has no staging table, prepare or empty-table hook for its script")
+		}
+		return g.script(h, w)
 	}
 	steps := g.transaction(h, w)
 	if !g.C.TransactionalDDL && !g.C.TempTableInTransaction {
@@ -205,18 +221,6 @@ func (g Gen) writeSteps(h Hooks, w *plan.Write, stage string) []plan.Step {
 	default: // delete_insert by key
 		return []plan.Step{{Purpose: plan.Delete, Comment: "delete the batch's keys (null-safe)", SQL: g.DeleteRegion(w, stage)}, ins}
 	}
-}
-
-// PartitionSteps are the shared steps that replace (or append to) a window
-// straight from the guarded query, for dialects with a recipe of their own
-// shape (BigQuery's script).
-func (g Gen) PartitionSteps(w *plan.Write) []plan.Step { return g.partitionSteps(w) }
-
-// WriteSteps are the shared steps that write a staged batch by key, by
-// merge (h.Upsert), appended, or replacing every row (h.EmptyTable), for
-// dialects with a recipe of their own shape.
-func (g Gen) WriteSteps(h Hooks, w *plan.Write, stage string) []plan.Step {
-	return g.writeSteps(h, w, stage)
 }
 
 // Validate is a step refusing a bad batch.

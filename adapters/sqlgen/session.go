@@ -22,6 +22,29 @@ type Session struct {
 	// Nil: the lock statement waits until it has the lock and its answer
 	// says nothing (PostgreSQL's pg_advisory_xact_lock).
 	LockTaken func(s *plan.Step, rows [][]string) error
+	// ColumnType, when set, spells a result column's type where the
+	// driver's name is not the engine's (Snowflake's FIXED is NUMBER(p, s)).
+	ColumnType func(t *sql.ColumnType) string
+}
+
+// Ping checks that db reaches its server, closing it when it does not; the
+// error names the engine.
+func Ping(ctx context.Context, engine string, db *sql.DB) error {
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return fmt.Errorf("%s: %w", engine, err)
+	}
+	return nil
+}
+
+// Pin pins one connection of db for a session (its transaction, session
+// locks and temporary tables live on it); the error names the engine.
+func Pin(ctx context.Context, engine string, db *sql.DB) (*sql.Conn, error) {
+	c, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", engine, err)
+	}
+	return c, nil
 }
 
 // Exec runs one step: a check as a query whose rows are its failures, a
@@ -117,6 +140,9 @@ func (s *Session) Columns(ctx context.Context, q string) ([]plan.Column, error) 
 	out := make([]plan.Column, len(types))
 	for i, t := range types {
 		out[i] = plan.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
+		if s.ColumnType != nil {
+			out[i].Type = s.ColumnType(t)
+		}
 	}
 	return out, rows.Err()
 }

@@ -161,27 +161,19 @@ func LabelValue(s string) string {
 // Hash32 is sqlgen.Hash32, which the engine's job ids use too.
 func Hash32(s string) uint32 { return sqlgen.Hash32(s) }
 
-// withJobs gives a recipe's steps their job specs: every step carries the
-// unit's labels (the Session puts them on each job and derives the unit's
-// write job ids from them), and the steps between BEGIN and COMMIT are
-// deferred (buffered into the script, ASSERTs judged at COMMIT).
+// withJobs gives every step of a recipe the unit's labels (the Session
+// puts them on each job and derives the unit's write job ids from them);
+// the script's COMMIT is its script job.
 func withJobs(w *plan.Write, steps []plan.Step) []plan.Step {
 	labels := Labels(w)
-	inScript := false
 	for i := range steps {
 		s := &steps[i]
 		if s.Job == nil {
 			s.Job = &plan.JobSpec{}
 		}
 		s.Job.Labels = labels
-		switch s.Purpose {
-		case plan.Begin:
-			inScript = true
-		case plan.Commit:
-			inScript = false
+		if s.Purpose == plan.Commit {
 			s.Job.Kind = "script"
-		default:
-			s.Deferred = inScript
 		}
 	}
 	return steps
@@ -218,157 +210,50 @@ func Decorator(win *plan.Window) string {
 	return "$" + t.Format("20060102")
 }
 
-// createIfMissing creates the destination (partitioned like its windows)
-// with the batch's columns and no rows.
-func (d Dialect) createIfMissing(w *plan.Write) string {
-	part := ""
+// prepare creates the destination (partitioned like its windows) with the
+// batch's columns and no rows: DDL, outside the script.
+func (d Dialect) prepare(w *plan.Write) plan.Step {
+	part, comment := "", "the destination, empty, if it does not exist yet (DDL, outside the script)"
 	if w.Window != nil && w.PartitionBy != "" {
 		part = "\nPARTITION BY " + d.PartitionExpr(w.PartitionBy, w.Window.Granularity)
 	}
-	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s%s AS\nSELECT * FROM (\n%s\n) AS idemc_shape LIMIT 0", d.Qualify(w.Target), part, w.Select)
+	if d.C.ShapeOf(w) == adapters.VerifyThenPublish {
+		comment = "the destination, partitioned by " + w.PartitionBy + ", if it does not exist yet"
+	}
+	return plan.Step{Purpose: plan.Prepare, Comment: comment,
+		SQL: fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s%s AS\nSELECT * FROM (\n%s\n) AS idemc_shape LIMIT 0", d.Qualify(w.Target), part, w.Select)}
 }
 
 // AssertMessage is the message of a check's ASSERT, by which the Session
 // tells which check stopped a failed script.
-func AssertMessage(c *plan.Check) string { return "idemc check " + c.Name }
+func AssertMessage(c *plan.Check) string { return sqlgen.AssertMessage(c) }
 
-// Assert renders a check as an ASSERT of the script: it fails (and rolls
-// the script back) when the check's query returns a row.
-// The step is deferred (withJobs): the runner records the check as passed
-// when the script commits, as failed when the script stops on its ASSERT.
-// Declared checks keep the check purpose; implicit batch checks are
-// validate steps.
-func (d Dialect) Assert(c *plan.Check, w *plan.Write, stage string) plan.Step {
-	msg := AssertMessage(c)
-	p := plan.CheckStep
-	if c.Kind == plan.CheckBatchKeys || c.Kind == plan.CheckPartitionNull {
-		p = plan.Validate
-	}
-	return plan.Step{Purpose: p, Comment: fmt.Sprintf("check %s (%s) as an ASSERT inside the script: a failure rolls it back", c.Name, c.Severity), Check: c,
-		SQL: fmt.Sprintf("ASSERT NOT EXISTS (\n%s\n) AS %s", d.checkQuery(c, w, stage), d.String(msg))}
-}
-
-// Recipe follows DESIGN §7 for BigQuery.
+// Recipe follows DESIGN §7 for BigQuery: a view is published, then
+// checked (plain queries: there is no script to roll back);
+// insert_overwrite verifies a staged partition, then publishes it; the
+// other writes are one script (sqlgen's shapes), with the unit's labels on
+// every job.
 func (d Dialect) Recipe(w *plan.Write) []plan.Step {
-	switch {
-	case w.Materialized == plan.View:
-		// Plain check queries, not ASSERTs: there is no script to roll back.
-		return withJobs(w, d.AutoCommitViewRecipe(w, plan.Step{Purpose: plan.Publish,
-			Comment: "replace the view (DDL: not allowed inside a transaction; a failing check leaves the new view, marked failed)",
-			SQL:     fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}))
-	case w.Materialized == plan.Incremental && w.Strategy == "insert_overwrite" && w.Window != nil && w.PartitionBy != "" && !w.FullRefresh:
-		return withJobs(w, d.overwriteRecipe(w))
-	}
-	return withJobs(w, d.scriptRecipe(w))
+	return withJobs(w, d.Gen.Recipe(d.hooks(), w))
 }
 
-// scriptRecipe is one script transaction: BEGIN TRANSACTION; write; ASSERT
-// checks; state; audit; COMMIT TRANSACTION. A key write (merge,
-// delete_insert by key, append, full refresh) first builds its batch in a
-// staging table outside the script, where the duplicate-key check is an
-// ordinary query. Warn checks run after COMMIT on the committed region.
-func (d Dialect) scriptRecipe(w *plan.Write) []plan.Step {
-	dest := d.Qualify(w.Target)
-	var steps []plan.Step
-	add := func(p plan.Purpose, comment, sql string) {
-		steps = append(steps, plan.Step{Purpose: p, Comment: comment, SQL: sql})
+// hooks are BigQuery's parts of the shared shapes: the script's
+// statements, TRUNCATE TABLE to empty a table (it keeps its options and
+// grants), a real staging table, and insert_overwrite's publish job.
+func (d Dialect) hooks() sqlgen.Hooks {
+	return sqlgen.Hooks{
+		Begin: BeginSQL, Commit: CommitSQL,
+		BeginNote:  "the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job",
+		CommitNote: "submit the buffered script; BigQuery commits it whole or not at all",
+		Upsert:     d.MergeSteps, EmptyTable: func(dest string) string { return "TRUNCATE TABLE " + dest },
+		Prepare: d.prepare,
+		View: func(w *plan.Write) []plan.Step {
+			return []plan.Step{{Purpose: plan.Publish,
+				Comment: "replace the view (DDL: not allowed inside a transaction; a failing check leaves the new view, marked failed)",
+				SQL:     fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
+		},
+		Staged: &sqlgen.Staged{Relation: StageRelation, Create: d.stageStep, Publish: d.publishPartition, Noun: "partition"},
 	}
-	begin := func() {
-		add(plan.Begin, "the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job", BeginSQL)
-	}
-	add(plan.Prepare, "the destination, empty, if it does not exist yet (DDL, outside the script)", d.createIfMissing(w))
-	steps = append(steps, d.AuditStartStep(w))
-	partition := w.Window != nil && w.PartitionBy != "" && w.Strategy != "merge"
-	staged := w.Materialized == plan.Incremental && !partition
-	stage := ""
-	count := ""
-	switch {
-	case w.Materialized == plan.Table:
-		begin()
-		add(plan.Delete, "rebuild: empty the table inside the transaction (keeps its options and grants)", "TRUNCATE TABLE "+dest)
-		add(plan.Insert, "rebuild the rows", d.insertByName(w))
-		count = "SELECT count(*) FROM " + dest
-	case partition:
-		begin()
-		steps = append(steps, d.PartitionSteps(w)...)
-		steps = append(steps, d.Assert(sqlgen.PartitionNullCheck(w.PartitionBy), w, ""))
-		count = fmt.Sprintf("SELECT count(*) FROM %s AS t WHERE %s", dest, d.Window(w, "t"))
-	default:
-		// A real table, not a TEMP TABLE of the script: the warn checks
-		// after COMMIT still need the batch's keys.
-		stage = d.Qualify(StageRelation(w))
-		steps = append(steps, d.stageStep("the batch, in a staging table (expires in a day if a run dies)", stage, w))
-		if len(w.UniqueKey) > 0 {
-			bk := sqlgen.BatchKeyCheck(w.UniqueKey)
-			steps = append(steps, plan.Step{Purpose: plan.Validate, Comment: "refuse a batch that repeats a key before writing anything", SQL: d.checkQuery(bk, w, stage), Check: bk})
-		}
-		begin()
-		steps = append(steps, d.WriteSteps(d.writeHooks(), w, stage)...)
-		count = "SELECT count(*) FROM " + stage
-	}
-	var warn []plan.Step
-	for _, c := range w.Checks {
-		if c.Severity == "warn" {
-			warn = append(warn, plan.Step{Purpose: plan.CheckStep, Comment: fmt.Sprintf("check %s (warn), on the committed region", c.Name), SQL: d.checkQuery(c, w, stage), Check: c})
-			continue
-		}
-		steps = append(steps, d.Assert(c, w, stage))
-	}
-	if staged {
-		steps = append(steps, d.StateSteps(w, stage)...)
-	}
-	fin := d.AuditFinishStep(w, "")
-	fin.Comment = "record success, in the script transaction"
-	steps = append(steps, fin)
-	add(plan.StateStep, "the audit row's row_count, counted inside the script transaction", d.auditCount(w, count))
-	add(plan.Commit, "submit the buffered script; BigQuery commits it whole or not at all", CommitSQL)
-	steps = append(steps, warn...)
-	if stage != "" {
-		add(plan.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
-	}
-	return steps
-}
-
-// insertByName inserts the model's rows by column name when the columns
-// are known: the runner first syncs the table's columns to the model's
-// (TableInPlace), which appends new ones at the end.
-func (d Dialect) insertByName(w *plan.Write) string {
-	dest := d.Qualify(w.Target)
-	if w.Columns == nil {
-		return fmt.Sprintf("INSERT INTO %s\n%s", dest, w.Select)
-	}
-	cols := d.ColumnList(w.Columns, "")
-	return fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM (\n%s\n) AS idemc_batch", dest, cols, cols, w.Select)
-}
-
-// checkQuery is the check's query with the batch read from the unit's
-// staging table (stage; "" when the unit has none).
-func (d Dialect) checkQuery(c *plan.Check, w *plan.Write, stage string) string {
-	return d.CheckQueryOn(c, w, false, stage)
-}
-
-// auditCount sets the unit's row_count from a count evaluated in the script.
-func (d Dialect) auditCount(w *plan.Write, count string) string {
-	r := auditKey(w)
-	return fmt.Sprintf("UPDATE %s SET row_count = (%s)\nWHERE run_id = %s AND job_name = %s AND partition_key = %s",
-		d.Qualify(w.State.Audit), count, d.String(r.RunID), d.String(r.Job), d.String(r.Partition))
-}
-
-func auditKey(w *plan.Write) plan.AuditRow {
-	if w.Audit != nil {
-		return *w.Audit
-	}
-	r := plan.AuditRow{RunID: "<run_id>", Job: w.Model}
-	if w.Window != nil {
-		r.Partition = w.Window.Key
-	}
-	return r
-}
-
-// writeHooks are BigQuery's parts of the shared write steps: MERGE, and
-// TRUNCATE TABLE for a full refresh (it keeps the table's options).
-func (d Dialect) writeHooks() sqlgen.Hooks {
-	return sqlgen.Hooks{Upsert: d.MergeSteps, EmptyTable: func(dest string) string { return "TRUNCATE TABLE " + dest }}
 }
 
 // StageRelation is the staging table of a unit's batch (insert_overwrite
@@ -384,48 +269,37 @@ func StageRelation(w *plan.Write) plan.Relation {
 	if w.Window != nil {
 		r.Name += "_" + strings.TrimPrefix(Decorator(w.Window), "$")
 	}
-	r.Name += fmt.Sprintf("_%08x", Hash32(auditKey(w).RunID))
+	run := "<run_id>"
+	if w.Audit != nil {
+		run = w.Audit.RunID
+	}
+	r.Name += fmt.Sprintf("_%08x", Hash32(run))
 	return r
 }
 
 // stageStep builds a unit's batch in a staging table, as the unit's
-// "stage" write job.
-func (d Dialect) stageStep(comment, stage string, w *plan.Write) plan.Step {
+// "stage" write job; it expires in a day if a run dies.
+func (d Dialect) stageStep(w *plan.Write, stage, batch string) plan.Step {
+	comment := "the batch, in a staging table (expires in a day if a run dies)"
+	if d.C.ShapeOf(w) == adapters.VerifyThenPublish {
+		comment = "build the partition in a staging table (expires in a day if a run dies)"
+	}
 	return plan.Step{Purpose: plan.Stage, Comment: comment, Job: &plan.JobSpec{Kind: "stage"},
-		SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s\nOPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS\n%s", stage, d.Guarded(w))}
+		SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s\nOPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS\n%s", stage, batch)}
 }
 
-// overwriteRecipe is insert_overwrite: stage the guarded batch in a table,
-// run every check on it, then a query job with WRITE_TRUNCATE writes it to
-// table$PARTITION (BigQuery replaces that partition atomically).
-func (d Dialect) overwriteRecipe(w *plan.Write) []plan.Step {
-	stageRel := StageRelation(w)
-	stage := d.Qualify(stageRel)
-	sw := *w
-	sw.Target = stageRel
-	var steps []plan.Step
-	add := func(p plan.Purpose, comment, sql string) {
-		steps = append(steps, plan.Step{Purpose: p, Comment: comment, SQL: sql})
-	}
-	add(plan.Prepare, "the destination, partitioned by "+w.PartitionBy+", if it does not exist yet", d.createIfMissing(w))
-	steps = append(steps, d.AuditStartStep(w))
-	steps = append(steps, d.stageStep("build the partition in a staging table (expires in a day if a run dies)", stage, w))
-	pn := sqlgen.PartitionNullCheck(w.PartitionBy)
-	steps = append(steps, plan.Step{Purpose: plan.Validate, Comment: "a NULL " + w.PartitionBy + " would land in no partition", SQL: d.CheckQuery(pn, &sw, false), Check: pn})
-	for _, c := range w.Checks {
-		steps = append(steps, plan.Step{Purpose: plan.CheckStep, Comment: fmt.Sprintf("check %s (%s) on the staged partition, before publishing", c.Name, c.Severity), SQL: d.CheckQuery(c, &sw, false), Check: c})
-	}
+// publishPartition is insert_overwrite's publish: a query job with
+// WRITE_TRUNCATE writes the checked stage to table$PARTITION (BigQuery
+// replaces that partition atomically).
+func (d Dialect) publishPartition(w *plan.Write, stage string) []plan.Step {
 	dst := w.Target
 	dst.Name += Decorator(w.Window)
 	cols := "*"
 	if w.Columns != nil {
 		cols = d.ColumnList(w.Columns, "")
 	}
-	steps = append(steps, plan.Step{Purpose: plan.Publish, Comment: "replace partition " + w.Window.Key + " atomically: a query job writing " + dst.Name + " with WRITE_TRUNCATE",
-		SQL: fmt.Sprintf("SELECT %s FROM %s", cols, stage), Job: &plan.JobSpec{Kind: "publish", Destination: &dst, Disposition: "WRITE_TRUNCATE"}})
-	steps = append(steps, d.AuditFinishStep(w, "SELECT count(*) FROM "+stage))
-	add(plan.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
-	return steps
+	return []plan.Step{{Purpose: plan.Publish, Comment: "replace partition " + w.Window.Key + " atomically: a query job writing " + dst.Name + " with WRITE_TRUNCATE",
+		SQL: fmt.Sprintf("SELECT %s FROM %s", cols, stage), Job: &plan.JobSpec{Kind: "publish", Destination: &dst, Disposition: "WRITE_TRUNCATE"}}}
 }
 
 var _ adapters.Dialect = Dialect{}

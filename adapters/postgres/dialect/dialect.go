@@ -103,7 +103,7 @@ func (d Dialect) hooks() sqlgen.Hooks {
 			return []plan.Step{
 				{Purpose: plan.Prepare, Comment: "the table, empty, if it does not exist yet", SQL: d.CreateIfMissing(w)},
 				{Purpose: plan.Delete, Comment: "TRUNCATE + INSERT keeps grants and dependent views", SQL: "TRUNCATE " + dest},
-				{Purpose: plan.Insert, Comment: "rebuild the rows", SQL: d.insertSelect(w)},
+				{Purpose: plan.Insert, Comment: "rebuild the rows", SQL: d.InsertByName(w)},
 			}, "SELECT count(*) FROM " + dest
 		},
 		View: func(w *plan.Write) []plan.Step {
@@ -209,17 +209,6 @@ func (d Dialect) recreateTable(w *plan.Write) []plan.Step {
 func (d Dialect) recreate(w *plan.Write, stage string) []plan.Step {
 	return d.recreateSteps(w, fmt.Sprintf("CREATE TABLE %s AS\nSELECT %s FROM %s", d.Qualify(w.Target), d.ColumnList(w.Columns, ""), stage),
 		"full refresh: recreate the table with the batch's columns and rows")
-}
-
-// insertSelect inserts the model's rows by column name when the columns are
-// known, so a reordered SELECT still lands in the right columns.
-func (d Dialect) insertSelect(w *plan.Write) string {
-	dest := d.Qualify(w.Target)
-	if w.Columns == nil {
-		return fmt.Sprintf("INSERT INTO %s\n%s", dest, w.Select)
-	}
-	cols := d.ColumnList(w.Columns, "")
-	return fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s FROM (\n%s\n) AS idemc_batch", dest, cols, cols, w.Select)
 }
 
 // CreateSeedTable creates a seed's table from its kinds.

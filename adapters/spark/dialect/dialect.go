@@ -103,85 +103,66 @@ func TxnAppID(w *plan.Write) string {
 	return fmt.Sprintf("idemc-%08x", sqlgen.Hash32(run+"\x00"+w.Target.Schema+"."+w.Target.Name+"\x00"+part))
 }
 
-// Recipe follows DESIGN §7 for Spark / Databricks: verify, then publish.
+// Recipe follows DESIGN §7 for Spark / Databricks: verify, then publish
+// (sqlgen's shape): the batch is staged in a Delta table and checked
+// there, then published in one Delta commit with an idempotent-write id.
 func (d Dialect) Recipe(w *plan.Write) []plan.Step {
+	return d.Gen.Recipe(sqlgen.Hooks{
+		View: func(w *plan.Write) []plan.Step {
+			return []plan.Step{{Purpose: plan.Publish, Comment: "replace the view (no transaction: a failing check leaves the new view, marked failed)",
+				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
+		},
+		Prepare: func(w *plan.Write) plan.Step {
+			return plan.Step{Purpose: plan.Prepare, Comment: "the destination, an empty Delta table, if it does not exist yet",
+				SQL: fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s USING DELTA AS\nSELECT * FROM (\n%s\n) AS idemc_shape LIMIT 0", d.Qualify(w.Target), w.Select)}
+		},
+		Staged: &sqlgen.Staged{Relation: StageRelation, Noun: "batch",
+			Create: func(w *plan.Write, stage, batch string) plan.Step {
+				return plan.Step{Purpose: plan.Stage, Comment: "materialize the batch in a staging Delta table: what is checked is what is published",
+					SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\n%s", stage, batch)}
+			},
+			Publish: d.publish},
+	}, w)
+}
+
+// publish writes the checked stage in one Delta commit: a table's
+// definition and rows, a partition window (REPLACE WHERE) or the batch by
+// key; writes to an existing table carry the unit's idempotent-write id,
+// set before and reset after.
+func (d Dialect) publish(w *plan.Write, stage string) []plan.Step {
 	dest := d.Qualify(w.Target)
-	if d.C.ShapeOf(w) == adapters.PublishThenCheck {
-		return d.AutoCommitViewRecipe(w, plan.Step{Purpose: plan.Publish, Comment: "replace the view (no transaction: a failing check leaves the new view, marked failed)",
-			SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", dest, w.Select)})
+	if w.Materialized == plan.Table {
+		return []plan.Step{{Purpose: plan.Publish, Comment: "publish atomically: one Delta commit replaces the table's rows and schema",
+			SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\nSELECT * FROM %s", dest, stage)}}
 	}
-	stageRel := StageRelation(w)
-	stage := d.Qualify(stageRel)
-	sw := *w
-	sw.Target = stageRel
-	var steps []plan.Step
-	add := func(p plan.Purpose, comment, sql string) {
-		steps = append(steps, plan.Step{Purpose: p, Comment: comment, SQL: sql})
-	}
-	partition := w.Materialized == plan.Incremental && w.Window != nil && w.PartitionBy != "" && w.Strategy != "merge"
-	if w.Materialized == plan.Incremental {
-		add(plan.Prepare, "the destination, an empty Delta table, if it does not exist yet",
-			fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s USING DELTA AS\nSELECT * FROM (\n%s\n) AS idemc_shape LIMIT 0", dest, w.Select))
-	}
-	steps = append(steps, d.AuditStartStep(w))
-	batch := w.Select
-	if w.Materialized == plan.Incremental {
-		batch = d.Guarded(w)
-	}
-	add(plan.Stage, "materialize the batch in a staging Delta table: what is checked is what is published",
-		fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\n%s", stage, batch))
-	if partition {
-		pn := sqlgen.PartitionNullCheck(w.PartitionBy)
-		steps = append(steps, plan.Step{Purpose: plan.Validate, Comment: "a NULL " + w.PartitionBy + " would land in no partition", SQL: d.CheckQuery(pn, &sw, false), Check: pn})
-	}
-	if w.Materialized == plan.Incremental && len(w.UniqueKey) > 0 && !partition {
-		bk := sqlgen.BatchKeyCheck(w.UniqueKey)
-		steps = append(steps, plan.Step{Purpose: plan.Validate, Comment: "refuse a batch that repeats a key before writing anything", SQL: d.CheckQueryOn(bk, w, false, stage), Check: bk})
-	}
-	// Checks read the staged batch (the region the publish will write).
-	for _, c := range w.Checks {
-		steps = append(steps, plan.Step{Purpose: plan.CheckStep, Comment: fmt.Sprintf("check %s (%s) on the staged batch, before publishing", c.Name, c.Severity), SQL: d.stageCheck(c, w, &sw), Check: c})
-	}
-	txn := []plan.Step{
+	steps := []plan.Step{
 		{Purpose: plan.Publish, Comment: "make the publish idempotent: Delta skips a commit it has already made for this unit and attempt",
 			SQL: "SET spark.databricks.delta.write.txnAppId = " + TxnAppID(w)},
 		{Purpose: plan.Publish, Comment: "", SQL: fmt.Sprintf("SET spark.databricks.delta.write.txnVersion = %d", attempt(w))},
-	}
-	unset := []plan.Step{
-		{Purpose: plan.Cleanup, Comment: "forget the idempotent-write id", SQL: "RESET spark.databricks.delta.write.txnAppId"},
-		{Purpose: plan.Cleanup, Comment: "", SQL: "RESET spark.databricks.delta.write.txnVersion"},
 	}
 	cols := "*"
 	if w.Columns != nil {
 		cols = d.ColumnList(w.Columns, "")
 	}
-	count := "SELECT count(*) FROM " + stage
+	partition := w.Window != nil && w.PartitionBy != "" && w.Strategy != "merge"
 	switch {
-	case w.Materialized == plan.Table:
-		add(plan.Publish, "publish atomically: one Delta commit replaces the table's rows and schema",
-			fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\nSELECT * FROM %s", dest, stage))
 	case partition && w.Strategy == "append":
-		steps = append(steps, txn...)
-		add(plan.Insert, "append the batch (allow_append: a rerun adds the rows again; a resubmission does not)", fmt.Sprintf("INSERT INTO %s\nSELECT %s FROM %s", dest, cols, stage))
-		steps = append(steps, unset[0], unset[1])
+		steps = append(steps, plan.Step{Purpose: plan.Insert, Comment: "append the batch (allow_append: a rerun adds the rows again; a resubmission does not)", SQL: fmt.Sprintf("INSERT INTO %s\nSELECT %s FROM %s", dest, cols, stage)})
 	case partition:
-		steps = append(steps, txn...)
 		comment := "replace the partition window " + w.Window.Key + " in one Delta commit"
 		if w.Strategy == "insert_overwrite" {
 			comment += " (Delta's native partition overwrite)"
 		}
-		add(plan.Insert, comment, fmt.Sprintf("INSERT INTO %s\nREPLACE WHERE %s\nSELECT %s FROM %s", dest, d.Window(w, ""), cols, stage))
-		steps = append(steps, unset[0], unset[1])
+		steps = append(steps, plan.Step{Purpose: plan.Insert, Comment: comment, SQL: fmt.Sprintf("INSERT INTO %s\nREPLACE WHERE %s\nSELECT %s FROM %s", dest, d.Window(w, ""), cols, stage)})
 	default:
-		steps = append(steps, txn...)
 		steps = append(steps, d.keyWrite(w, stage, cols)...)
-		steps = append(steps, unset[0], unset[1])
-		if w.Watermark != nil {
-			steps = append(steps, d.markStep(w, stage))
-		}
 	}
-	steps = append(steps, d.AuditFinishStep(w, count))
-	add(plan.Cleanup, "drop the staging table", "DROP TABLE IF EXISTS "+stage)
+	steps = append(steps,
+		plan.Step{Purpose: plan.Cleanup, Comment: "forget the idempotent-write id", SQL: "RESET spark.databricks.delta.write.txnAppId"},
+		plan.Step{Purpose: plan.Cleanup, Comment: "", SQL: "RESET spark.databricks.delta.write.txnVersion"})
+	if !partition && w.Watermark != nil {
+		steps = append(steps, d.markStep(w, stage))
+	}
 	return steps
 }
 
@@ -190,19 +171,6 @@ func attempt(w *plan.Write) int64 {
 		return w.Audit.Attempt
 	}
 	return 1
-}
-
-// stageCheck renders a declared check over the staged batch: the region a
-// partition write publishes is exactly the batch; for key writes the batch
-// stands for the keys it will write.
-func (d Dialect) stageCheck(c *plan.Check, w, sw *plan.Write) string {
-	onStage := *sw
-	if onStage.Window == nil || onStage.PartitionBy == "" {
-		// The whole staging table is the batch.
-		onStage.Materialized = plan.Table
-		onStage.UniqueKey = nil
-	}
-	return d.CheckQueryOn(c, &onStage, false, d.Qualify(sw.Target))
 }
 
 // keyWrite publishes a staged batch by key in one Delta commit.

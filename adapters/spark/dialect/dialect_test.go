@@ -42,7 +42,7 @@ func TestDialectSQL(t *testing.T) {
 		{"null-safe key match", d.KeyMatch([]string{"k"}, "t", "s"), "t.`k` <=> s.`k`"},
 		{"surrogate key", d.SurrogateKey([]string{"a"}), "md5(CASE WHEN a IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(a AS STRING)) AS STRING), ':', CAST(a AS STRING)) END)"},
 		{"stage name", StageRelation(w).Name, fmt.Sprintf("events_daily__idemc_stage_20260702_%08x", sqlgen.Hash32("r1"))},
-		{"unique check reads the stage", d.stageCheck(w.Checks[0], w, &plan.Write{Target: StageRelation(w), Window: w.Window, PartitionBy: w.PartitionBy, Materialized: plan.Incremental}),
+		{"unique check reads the stage", d.StageCheck(w.Checks[0], &plan.Write{Target: StageRelation(w), Window: w.Window, PartitionBy: w.PartitionBy, Materialized: plan.Incremental}),
 			"SELECT t.`event_key`, count(*) AS n FROM " + stage + " AS t\nWHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'\nGROUP BY t.`event_key`\nHAVING count(*) > 1\nLIMIT 5"},
 	} {
 		if tc.got != tc.want {
