@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemc/idemc/adapters"
@@ -76,8 +77,10 @@ func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) err
 		return err
 	}
 	rc := *cc.rctx
-	rc.IsIncremental = c.cfg.Materialized == plan.Incremental && !cc.opts.FullRefresh && cc.opts.State.Exists(c.rel)
+	c.incremental = isIncremental(c, cc.opts)
+	rc.IsIncremental = c.incremental
 	r, err := cc.env.Render(tpl, c.m.Body, &rc)
+	cc.opts.Work.rendered()
 	if err != nil {
 		return err
 	}
@@ -92,8 +95,34 @@ func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) err
 		AllowNondeterministic: allow, StrictParse: c.cfg.StrictParse, UsesWindow: r.UsesWindow, Lineage: cc.opts.Lineage,
 		Line: c.m.BodyLine, Col: 1,
 	})
+	cc.opts.Work.analysed()
 	c.hash = codeHash(c, r, cc.d)
 	return nil
+}
+
+// isIncremental is what is_incremental() answers for c under opts.
+func isIncremental(c *compiled, opts Options) bool {
+	return c.cfg.Materialized == plan.Incremental && !opts.FullRefresh && opts.State.Exists(c.rel)
+}
+
+// Work counts what compiles did, so tests can prove work is not repeated
+// (counts, unlike times, do not depend on the machine). Safe for
+// concurrent use.
+type Work struct {
+	Renders  atomic.Int64 // templates rendered (models and tests)
+	Analyses atomic.Int64 // models parsed and analysed
+}
+
+func (w *Work) rendered() {
+	if w != nil {
+		w.Renders.Add(1)
+	}
+}
+
+func (w *Work) analysed() {
+	if w != nil {
+		w.Analyses.Add(1)
+	}
 }
 
 // analysisDate stands in for every date of the analysis rendering that a
