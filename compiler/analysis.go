@@ -43,6 +43,7 @@ func (cc *compilation) renderAll() error {
 	if cc.workers <= 0 {
 		cc.workers = runtime.GOMAXPROCS(0)
 	}
+	cc.cache = cc.openCache()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	next := make(chan *compiled)
@@ -65,6 +66,9 @@ func (cc *compilation) renderAll() error {
 	}
 	close(next)
 	wg.Wait()
+	if cc.cache != nil {
+		cc.cache.save(cc.opts.Cache)
+	}
 	cc.checkNames()
 	return cc.errs.Err()
 }
@@ -72,12 +76,20 @@ func (cc *compilation) renderAll() error {
 // renderAndAnalyse renders one model and runs the lint rules on the
 // analysis rendering.
 func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) error {
+	c.incremental = isIncremental(c, cc.opts)
+	key := ""
+	if cc.cache != nil {
+		key = cc.cache.key(c)
+		if cc.cache.get(cc, c, key) {
+			cc.opts.Work.hit()
+			return nil
+		}
+	}
 	tpl, err := cc.env.Parse(c.m.Path, c.m.Body)
 	if err != nil {
 		return err
 	}
 	rc := *cc.rctx
-	c.incremental = isIncremental(c, cc.opts)
 	rc.IsIncremental = c.incremental
 	r, err := cc.env.Render(tpl, c.m.Body, &rc)
 	cc.opts.Work.rendered()
@@ -97,6 +109,9 @@ func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) err
 	})
 	cc.opts.Work.analysed()
 	c.hash = codeHash(c, r, cc.d)
+	if cc.cache != nil {
+		cc.cache.put(c, key)
+	}
 	return nil
 }
 
@@ -111,6 +126,13 @@ func isIncremental(c *compiled, opts Options) bool {
 type Work struct {
 	Renders  atomic.Int64 // templates rendered (models and tests)
 	Analyses atomic.Int64 // models parsed and analysed
+	Hits     atomic.Int64 // models read from the compile cache
+}
+
+func (w *Work) hit() {
+	if w != nil {
+		w.Hits.Add(1)
+	}
 }
 
 func (w *Work) rendered() {

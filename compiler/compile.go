@@ -52,6 +52,9 @@ type Options struct {
 	NoUnits bool
 	// Work, when set, counts the work done (tests and benchmarks).
 	Work *Work
+	// Cache is the folder of the compile cache (the project's target/ for
+	// the commands); "" renders and analyses every model afresh.
+	Cache string
 	// LintOnly leaves error findings in Plan.Findings instead of failing.
 	LintOnly bool
 	// Lineage fills each model node's column lineage (idemc docs); off,
@@ -98,6 +101,7 @@ type compilation struct {
 	order   []string        // models and seeds in dependency order
 	chosen  map[string]bool // selected, with the upstream relations to build
 	tests   []renderedTest  // tests/*.sql, rendered at prepare
+	cache   *compileCache   // nil without Options.Cache
 	errs    diag.List
 }
 
