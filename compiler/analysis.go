@@ -68,6 +68,7 @@ func (cc *compilation) renderAll() error {
 	wg.Wait()
 	if cc.cache != nil {
 		cc.cache.save(cc.opts.Cache)
+		cc.cache = nil // its entries are in the models now
 	}
 	cc.checkNames()
 	return cc.errs.Err()
