@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemc/idemc/adapters"
@@ -42,6 +43,7 @@ func (cc *compilation) renderAll() error {
 	if cc.workers <= 0 {
 		cc.workers = runtime.GOMAXPROCS(0)
 	}
+	cc.cache = cc.openCache()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	next := make(chan *compiled)
@@ -64,6 +66,10 @@ func (cc *compilation) renderAll() error {
 	}
 	close(next)
 	wg.Wait()
+	if cc.cache != nil {
+		cc.cache.save(cc.opts.Cache)
+		cc.cache = nil // its entries are in the models now
+	}
 	cc.checkNames()
 	return cc.errs.Err()
 }
@@ -71,13 +77,23 @@ func (cc *compilation) renderAll() error {
 // renderAndAnalyse renders one model and runs the lint rules on the
 // analysis rendering.
 func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) error {
+	c.incremental = isIncremental(c, cc.opts)
+	key := ""
+	if cc.cache != nil {
+		key = cc.cache.key(c)
+		if cc.cache.get(cc, c, key) {
+			cc.opts.Work.hit()
+			return nil
+		}
+	}
 	tpl, err := cc.env.Parse(c.m.Path, c.m.Body)
 	if err != nil {
 		return err
 	}
 	rc := *cc.rctx
-	rc.IsIncremental = c.cfg.Materialized == plan.Incremental && !cc.opts.FullRefresh && cc.opts.State.Exists(c.rel)
+	rc.IsIncremental = c.incremental
 	r, err := cc.env.Render(tpl, c.m.Body, &rc)
+	cc.opts.Work.rendered()
 	if err != nil {
 		return err
 	}
@@ -92,8 +108,44 @@ func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) err
 		AllowNondeterministic: allow, StrictParse: c.cfg.StrictParse, UsesWindow: r.UsesWindow, Lineage: cc.opts.Lineage,
 		Line: c.m.BodyLine, Col: 1,
 	})
+	cc.opts.Work.analysed()
 	c.hash = codeHash(c, r, cc.d)
+	if cc.cache != nil {
+		cc.cache.put(c, key)
+	}
 	return nil
+}
+
+// isIncremental is what is_incremental() answers for c under opts.
+func isIncremental(c *compiled, opts Options) bool {
+	return c.cfg.Materialized == plan.Incremental && !opts.FullRefresh && opts.State.Exists(c.rel)
+}
+
+// Work counts what compiles did, so tests can prove work is not repeated
+// (counts, unlike times, do not depend on the machine). Safe for
+// concurrent use.
+type Work struct {
+	Renders  atomic.Int64 // templates rendered (models and tests)
+	Analyses atomic.Int64 // models parsed and analysed
+	Hits     atomic.Int64 // models read from the compile cache
+}
+
+func (w *Work) hit() {
+	if w != nil {
+		w.Hits.Add(1)
+	}
+}
+
+func (w *Work) rendered() {
+	if w != nil {
+		w.Renders.Add(1)
+	}
+}
+
+func (w *Work) analysed() {
+	if w != nil {
+		w.Analyses.Add(1)
+	}
 }
 
 // analysisDate stands in for every date of the analysis rendering that a

@@ -107,6 +107,28 @@ func BenchmarkCompile(b *testing.B) {
 			measure(b, s.n, run)
 		})
 	}
+	b.Run("fanin-10k", benchFanIn)
+}
+
+// benchFanIn is BenchmarkCompile's wide fan-in: 9,900 leaf views, 99
+// tables reading 100 leaves each and one table reading the 99, compiled
+// before the first build (every model planned).
+func benchFanIn(b *testing.B) {
+	dir := fanInProject(b, 9900, 99)
+	opts := compiler.Options{Models: true, Select: []string{"top"}, State: nothingExists{}, AsOf: benchAsOf}
+	measure(b, 10000, func() {
+		p, err := project.Load(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pl, err := compiler.Compile(p, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(pl.Units) != 10000 {
+			b.Fatalf("%d units, want 10000", len(pl.Units))
+		}
+	})
 }
 
 func BenchmarkLoad(b *testing.B) {

@@ -16,6 +16,7 @@ package compiler
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -46,6 +47,14 @@ type Options struct {
 	// NoRecipes leaves every unit's Steps empty: the runner builds each
 	// unit's recipe itself, once it has read what the recipe depends on.
 	NoRecipes bool
+	// NoUnits stops after the selection: nodes, graph, findings and
+	// Selected, no units (ls and lint need nothing more).
+	NoUnits bool
+	// Work, when set, counts the work done (tests and benchmarks).
+	Work *Work
+	// Cache is the folder of the compile cache (the project's target/ for
+	// the commands); "" renders and analyses every model afresh.
+	Cache string
 	// LintOnly leaves error findings in Plan.Findings instead of failing.
 	LintOnly bool
 	// Lineage fills each model node's column lineage (idemc docs); off,
@@ -91,12 +100,35 @@ type compilation struct {
 	workers int
 	order   []string        // models and seeds in dependency order
 	chosen  map[string]bool // selected, with the upstream relations to build
+	tests   []renderedTest  // tests/*.sql, rendered at prepare
+	cache   *compileCache   // nil without Options.Cache
 	errs    diag.List
 }
 
 // Compile builds the plan. On bad input the error is a diag.List; lint
 // warnings and notes are returned in Plan.Findings either way.
 func Compile(p *project.Project, opts Options) (*plan.Plan, error) {
+	pr, err := Prepare(p, opts)
+	if pr == nil || err != nil {
+		return pr.partial(), err
+	}
+	return pr.plan(pr.base) // used once: no need to copy it
+}
+
+// Prepared is the part of a compile that does not depend on the warehouse:
+// the project loaded, every model rendered and analysed, the graph, the
+// checks, the findings and the model nodes. Plan can be called on it more
+// than once (build plans without state first, to refuse bad input before
+// connecting, then with the audit state) and never renders again unless
+// the state changes what a model renders.
+type Prepared struct {
+	base *compilation
+	err  error // bad input found (a cycle, a lint error): no planning
+}
+
+// Prepare renders and analyses the project for opts' target, vars and
+// flags. On bad input the error is a diag.List.
+func Prepare(p *project.Project, opts Options) (*Prepared, error) {
 	cc, err := newCompilation(p, opts)
 	if err != nil {
 		return nil, err
@@ -105,11 +137,45 @@ func Compile(p *project.Project, opts Options) (*plan.Plan, error) {
 	if err := cc.renderAll(); err != nil {
 		return nil, err
 	}
+	pr := &Prepared{base: cc}
 	if !cc.connect() {
-		return cc.plan, cc.errs.Err()
+		pr.err = cc.errs.Err()
+		return pr, pr.err
 	}
+	cc.addModelNodes()
+	cc.renderTests()
+	return pr, nil
+}
+
+// partial is the plan of a prepare that failed, for its findings.
+func (pr *Prepared) partial() *plan.Plan {
+	if pr == nil {
+		return nil
+	}
+	return pr.base.plan
+}
+
+// Plan plans opts (selection, window, state) on the prepared project.
+// When opts change what was rendered (target, vars, full refresh, lineage,
+// lint-only) or the state flips a model's is_incremental(), the project
+// is compiled afresh for them: a plan never reads a stale render.
+func (pr *Prepared) Plan(opts Options) (*plan.Plan, error) {
+	if pr.err != nil {
+		return pr.base.plan, pr.err
+	}
+	if cc := pr.derive(opts); cc != nil {
+		return pr.plan(cc)
+	}
+	return Compile(pr.base.p, opts)
+}
+
+// plan runs the planning phases on a derived compilation.
+func (pr *Prepared) plan(cc *compilation) (*plan.Plan, error) {
 	if err := cc.selectNodes(); err != nil {
 		return cc.plan, err
+	}
+	if cc.opts.NoUnits {
+		return cc.plan, cc.errs.Err()
 	}
 	cc.planUnits()
 	cc.fillSQL()
@@ -117,9 +183,41 @@ func Compile(p *project.Project, opts Options) (*plan.Plan, error) {
 	return cc.plan, cc.errs.Err()
 }
 
-// newCompilation fills the defaults of opts and finds the target and its
-// engine's dialect.
-func newCompilation(p *project.Project, opts Options) (*compilation, error) {
+// derive is a compilation for opts sharing the prepared renders, with a
+// plan of its own (nodes copied: planning fills their SQL); nil when a
+// render would differ under opts.
+func (pr *Prepared) derive(opts Options) *compilation {
+	b := pr.base
+	opts = withDefaults(opts)
+	tname := opts.Target
+	if tname == "" {
+		tname = b.p.DefaultTarget
+	}
+	if tname != b.target || opts.FullRefresh != b.opts.FullRefresh || opts.Lineage != b.opts.Lineage ||
+		opts.LintOnly != b.opts.LintOnly || !reflect.DeepEqual(opts.Vars, b.opts.Vars) {
+		return nil
+	}
+	for _, c := range b.list {
+		if c.tpl.UsesIncremental && c.incremental != isIncremental(c, opts) {
+			return nil
+		}
+	}
+	cc := *b
+	cc.opts = opts
+	cc.chosen = nil
+	cc.errs = append(diag.List(nil), b.errs...)
+	cc.plan = &plan.Plan{Project: b.plan.Project, Target: b.plan.Target, Engine: b.plan.Engine, AsOf: opts.AsOf,
+		Nodes: make(map[string]*plan.Node, len(b.plan.Nodes)), Graph: b.plan.Graph,
+		Findings: append([]diag.Finding(nil), b.plan.Findings...)}
+	for n, node := range b.plan.Nodes {
+		cp := *node
+		cc.plan.Nodes[n] = &cp
+	}
+	return &cc
+}
+
+// withDefaults fills the options a compile needs set.
+func withDefaults(opts Options) Options {
 	if opts.State == nil {
 		opts.State = NoState{}
 	}
@@ -127,6 +225,13 @@ func newCompilation(p *project.Project, opts Options) (*compilation, error) {
 		opts.AsOf = time.Now().UTC()
 	}
 	opts.AsOf = opts.AsOf.UTC()
+	return opts
+}
+
+// newCompilation fills the defaults of opts and finds the target and its
+// engine's dialect.
+func newCompilation(p *project.Project, opts Options) (*compilation, error) {
+	opts = withDefaults(opts)
 	tname := opts.Target
 	if tname == "" {
 		tname = p.DefaultTarget

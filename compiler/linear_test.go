@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,6 +38,51 @@ func deepProject(t testing.TB, layers, width int) string {
 			write(fmt.Sprintf("models/m%d_%d.sql", l, w), "/* idemc\nmaterialized = \"view\"\n*/\n"+sql+"\n")
 		}
 	}
+	return dir
+}
+
+// fanInProject writes a wide fan-in of views: leaves views selecting a
+// constant, mids tables each reading leaves/mids of them (UNION ALL), and
+// one top table reading every mid — the shape of a mart fed by thousands of
+// staging models, where a cost per ref of a model (its refs deduplicated,
+// its inputs fingerprinted, its CTEs joined) would grow with the fan-in.
+func fanInProject(t testing.TB, leaves, mids int) string {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, text string) {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("project.toml", "name = \"fanin\"\ndefault_target = \"local\"\n[targets.local]\nengine = \"duckdb\"\npath = \"w.duckdb\"\n")
+	for l := 0; l < leaves; l++ {
+		write(fmt.Sprintf("models/leaf/l%d.sql", l), fmt.Sprintf("/* idemc\nmaterialized = \"view\"\n*/\nSELECT %d AS x\n", l))
+	}
+	union := func(names []string) string {
+		var b strings.Builder
+		for i, n := range names {
+			if i > 0 {
+				b.WriteString("\nUNION ALL\n")
+			}
+			fmt.Fprintf(&b, "SELECT x FROM {{ ref(%q) }}", n)
+		}
+		return b.String()
+	}
+	per := leaves / mids
+	var top []string
+	for m := 0; m < mids; m++ {
+		var in []string
+		for l := m * per; l < (m+1)*per; l++ {
+			in = append(in, fmt.Sprintf("l%d", l))
+		}
+		write(fmt.Sprintf("models/mid/m%d.sql", m), "/* idemc\nmaterialized = \"table\"\n*/\n"+union(in)+"\n")
+		top = append(top, fmt.Sprintf("m%d", m))
+	}
+	write("models/top.sql", "/* idemc\nmaterialized = \"table\"\n*/\n"+union(top)+"\n")
 	return dir
 }
 
@@ -92,5 +138,26 @@ func BenchmarkCompileDeep(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(pl.Graph.Visits()), "edge-visits")
+	}
+}
+
+// TestFanInWalksLinearly: selecting the top of a wide fan-in before the
+// first build follows each edge a bounded number of times.
+func TestFanInWalksLinearly(t *testing.T) {
+	const leaves, mids = 2000, 20
+	p, err := project.Load(fanInProject(t, leaves, mids))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := compiler.Compile(p, compiler.Options{Models: true, Select: []string{"top"}, State: nothingExists{}, AsOf: time.Date(2026, 7, 3, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges := int64(leaves + mids)
+	if v := pl.Graph.Visits(); v > 4*edges {
+		t.Errorf("compile followed %d edges of a %d-edge graph (more than 4 times each)", v, edges)
+	}
+	if got := len(pl.Units); got != leaves+mids+1 {
+		t.Errorf("%d units, want all %d models (nothing exists yet)", got, leaves+mids+1)
 	}
 }

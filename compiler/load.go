@@ -30,6 +30,8 @@ type compiled struct {
 	resolved []string
 	hash     string
 	external bool // reads a source that no seed loads: its data can change unseen
+	// incremental is what is_incremental() answered in its render.
+	incremental bool
 }
 
 // addNodes starts the plan with a node for every seed and model of the

@@ -5,6 +5,7 @@ import (
 
 	"github.com/idemc/idemc/compiler/dag"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/compiler/render"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -106,28 +107,35 @@ func (cc *compilation) fillSQL() {
 	}
 }
 
-// compileTests renders the singular tests (tests/*.sql) for the target.
-func (cc *compilation) compileTests() {
+// renderedTest is one tests/*.sql file rendered for the target; its
+// SQL is expanded when planning (it reads as_of).
+type renderedTest struct {
+	path string
+	r    *render.Rendered
+}
+
+// renderTests renders the singular tests (tests/*.sql) for the target.
+func (cc *compilation) renderTests() {
 	for _, f := range cc.p.Tests {
-		t, err := cc.compileTest(f)
+		tpl, err := cc.env.Parse(f.Path, f.Text)
+		if err == nil {
+			var r *render.Rendered
+			r, err = cc.env.Render(tpl, f.Text, cc.rctx)
+			cc.opts.Work.rendered()
+			if err == nil {
+				cc.tests = append(cc.tests, renderedTest{path: f.Path, r: r})
+			}
+		}
 		if err != nil {
 			cc.errs.Append(asDiag(err))
-			continue
 		}
-		cc.plan.Tests = append(cc.plan.Tests, t)
 	}
 }
 
-// compileTest renders one tests/*.sql file for the target.
-func (cc *compilation) compileTest(f project.File) (*plan.SingularTest, error) {
-	tpl, err := cc.env.Parse(f.Path, f.Text)
-	if err != nil {
-		return nil, err
+// compileTests expands the rendered singular tests.
+func (cc *compilation) compileTests() {
+	for _, t := range cc.tests {
+		c := &compiled{m: &project.Model{Name: t.path, Path: t.path}, cfg: &project.ModelConfig{}, tpl: t.r}
+		cc.plan.Tests = append(cc.plan.Tests, &plan.SingularTest{Path: t.path, SQL: cc.expand(c, nil), Refs: t.r.Refs})
 	}
-	r, err := cc.env.Render(tpl, f.Text, cc.rctx)
-	if err != nil {
-		return nil, err
-	}
-	c := &compiled{m: &project.Model{Name: f.Path, Path: f.Path}, cfg: &project.ModelConfig{}, tpl: r}
-	return &plan.SingularTest{Path: f.Path, SQL: cc.expand(c, nil), Refs: r.Refs}, nil
 }

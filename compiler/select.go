@@ -6,12 +6,9 @@ import (
 	"github.com/idemc/idemc/plan"
 )
 
-// selectNodes fills the model nodes (for selection and for the runner) and
-// applies --select and --exclude; the selection then gains the upstream
-// relations it needs that the target lacks.
-func (cc *compilation) selectNodes() error {
+// addModelNodes fills the model nodes (for selection and for the runner).
+func (cc *compilation) addModelNodes() {
 	pl := cc.plan
-	sel := make([]selector.Node, 0, len(cc.names))
 	for _, n := range cc.order {
 		if c := cc.models[n]; c != nil {
 			node := &plan.Node{Name: n, Path: c.m.Path, Relation: c.rel, Materialized: c.cfg.Materialized, Strategy: c.strategy,
@@ -22,6 +19,15 @@ func (cc *compilation) selectNodes() error {
 			}
 			pl.Nodes[n] = node
 		}
+	}
+}
+
+// selectNodes applies --select and --exclude; the selection then gains
+// the upstream relations it needs that the target lacks.
+func (cc *compilation) selectNodes() error {
+	pl := cc.plan
+	sel := make([]selector.Node, 0, len(cc.order))
+	for _, n := range cc.order {
 		node := pl.Nodes[n]
 		sel = append(sel, selector.Node{Name: n, Path: node.Path, Tags: node.Tags})
 	}

@@ -1,11 +1,15 @@
 package runner
 
 import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/plan"
@@ -176,33 +180,104 @@ func WriteCompiled(root string, pl *plan.Plan, d adapters.Dialect) error {
 	}
 	// Write what changed. (One at a time: creating files and folders under
 	// one parent serializes in the file system anyway.)
+	old := readCompiledIndex(root)
+	index := make(map[string]compiledEntry, len(units))
 	var buf []byte
 	for _, u := range units {
-		if err := updateUnitSQL(dir, u, &buf); err != nil {
+		e, err := updateUnitSQL(dir, u, &buf, old[filepath.ToSlash(unitFile(u))])
+		if err != nil {
 			return err
 		}
+		if e.SHA != "" {
+			index[filepath.ToSlash(unitFile(u))] = e
+		}
 	}
-	return writeManifest(root, pl, d)
+	return writeManifest(root, pl, d, index)
 }
+
+// compiledEntry is what the manifest keeps of one file under
+// target/compiled, so that the next compile need not read it back: the
+// hash of its text, its size and modification time.
+type compiledEntry struct {
+	SHA   string `json:"sha256"`
+	Size  int64  `json:"size"`
+	MTime int64  `json:"mtime_ns"`
+}
+
+// racyWindow: a file modified this recently is not recorded in the index.
+// Another write within the file system's timestamp granularity could leave
+// the same size and time with other text; a file as old as this cannot be
+// rewritten unseen (the problem and the remedy of git's racy index).
+const racyWindow = 2 * time.Second
 
 // updateUnitSQL writes one unit's statements unless the file already holds
 // them (a changed file is replaced atomically: written aside, renamed); buf
-// is the caller's scratch space for reading the file.
-func updateUnitSQL(dir string, u *plan.Unit, buf *[]byte) error {
+// is the caller's scratch space for reading the file. A file whose size and
+// time are those the index recorded with the text's hash is not read back.
+// It returns the file's index entry (none for a file just written).
+func updateUnitSQL(dir string, u *plan.Unit, buf *[]byte, old compiledEntry) (compiledEntry, error) {
 	var b strings.Builder
 	plan.FormatUnit(&b, u, true)
 	text := strings.TrimLeft(b.String(), "\n")
+	sum := sha256.Sum256([]byte(text))
+	e := compiledEntry{SHA: hex.EncodeToString(sum[:16]), Size: int64(len(text))}
 	path := filepath.Join(dir, unitFile(u))
-	same, exists := holds(path, text, buf)
-	if same {
-		return nil
-	}
-	if !exists {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
+	if old.SHA == e.SHA && old.Size == e.Size {
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() == old.Size && st.ModTime().UnixNano() == old.MTime {
+			return old, nil
 		}
 	}
-	return writeAtomic(path, []byte(text))
+	same, exists := holds(path, text, buf)
+	if !same {
+		if !exists {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return compiledEntry{}, err
+			}
+		}
+		if err := writeAtomic(path, []byte(text)); err != nil {
+			return compiledEntry{}, err
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil || time.Since(st.ModTime()) < racyWindow {
+		return compiledEntry{}, nil
+	}
+	e.MTime = st.ModTime().UnixNano()
+	return e, nil
+}
+
+// readCompiledIndex reads the index of target/compiled from the manifest,
+// decoding no further than its "compiled" field (written before the
+// nodes); nil when there is none.
+func readCompiledIndex(root string) map[string]compiledEntry {
+	f, err := os.Open(filepath.Join(root, "target", "manifest.json"))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReader(f))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return nil
+		}
+		if key == "compiled" {
+			var m map[string]compiledEntry
+			if dec.Decode(&m) != nil {
+				return nil
+			}
+			return m
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return nil
+		}
+	}
+	return nil
 }
 
 // holds reports whether the file at path has exactly text, and whether it
@@ -241,14 +316,17 @@ type manifestNode struct {
 	Checks       []string `json:"checks,omitempty"`
 }
 
-// writeManifest records the project's graph in target/manifest.json.
-func writeManifest(root string, pl *plan.Plan, d adapters.Dialect) error {
+// writeManifest records the project's graph in target/manifest.json, and
+// the index of target/compiled when the caller has one (a build, whose
+// units rewrite their files as they run, has none).
+func writeManifest(root string, pl *plan.Plan, d adapters.Dialect, compiled map[string]compiledEntry) error {
 	out := struct {
-		Project string         `json:"project"`
-		Target  string         `json:"target"`
-		Engine  string         `json:"engine"`
-		Nodes   []manifestNode `json:"nodes"`
-	}{Project: pl.Project, Target: pl.Target, Engine: pl.Engine}
+		Project  string                   `json:"project"`
+		Target   string                   `json:"target"`
+		Engine   string                   `json:"engine"`
+		Compiled map[string]compiledEntry `json:"compiled,omitempty"` // before the nodes: read alone
+		Nodes    []manifestNode           `json:"nodes"`
+	}{Project: pl.Project, Target: pl.Target, Engine: pl.Engine, Compiled: compiled}
 	for _, n := range pl.Graph.Nodes() {
 		node := pl.Nodes[n]
 		mn := manifestNode{Name: n, Path: node.Path, Kind: "model", Materialized: node.Materialized, Strategy: node.Strategy,

@@ -90,7 +90,11 @@ func TestPlanFromState(t *testing.T) {
 	p := plannerProject(t)
 	opts := compiler.Options{Models: true, Select: []string{"daily"},
 		AsOf: time.Date(2026, 7, 4, 0, 0, 0, 0, time.UTC)}
-	pre, err := compiler.Compile(p, opts)
+	prep, err := compiler.Prepare(p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre, err := prep.Plan(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +136,7 @@ func TestPlanFromState(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ad, _ := adapters.Lookup("postgres")
 			srv := &stateServer{fakeServer: fakeServer{held: map[string]int{}}, d: ad.Dialect, st: plan.StateIn("s"), relations: c.relations, latest: c.latest}
-			res, err := buildOn(context.Background(), p, Options{Compile: opts, Threads: 1}, pre, &stateEngine{srv: srv}, ad, time.Now())
+			res, err := buildOn(context.Background(), p, Options{Compile: opts, Threads: 1}, prep, pre, &stateEngine{srv: srv}, ad, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}

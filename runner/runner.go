@@ -131,8 +131,13 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 	started := time.Now()
 	// Compile once without a connection first: bad input must be reported
 	// before anything is written.
+	// The renders and analyses are kept for the plan made with the state.
 	o.Compile.NoRecipes = true // built per unit, after its resolve phase
-	pre, err := compiler.Compile(p, o.Compile)
+	prep, err := compiler.Prepare(p, o.Compile)
+	if err != nil {
+		return nil, err
+	}
+	pre, err := prep.Plan(o.Compile)
 	if err != nil {
 		return nil, err
 	}
@@ -141,13 +146,13 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 		return nil, err
 	}
 	defer eng.Close()
-	return buildOn(ctx, p, o, pre, eng, ad, started)
+	return buildOn(ctx, p, o, prep, pre, eng, ad, started)
 }
 
 // buildOn is Build on an open engine (a fake one in the runner's tests);
-// pre is the plan compiled without state.
-func buildOn(ctx context.Context, p *project.Project, o Options, pre *plan.Plan, eng adapters.Engine, ad *adapters.Adapter, started time.Time) (*Result, error) {
-	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[plan.Relation]*sync.Mutex{}, tables: tablesOf(pre), trace: o.Trace}
+// pre is the plan prep made without state.
+func buildOn(ctx context.Context, p *project.Project, o Options, prep *compiler.Prepared, pre *plan.Plan, eng adapters.Engine, ad *adapters.Adapter, started time.Time) (*Result, error) {
+	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[plan.Relation]*sync.Mutex{}, tables: tablesOf(pre), trace: o.Trace, prep: prep}
 	r.views, _ = ad.Dialect.(adapters.ViewBinder)
 	r.res = &Result{RunID: NewRunID(started), Started: started.UTC()}
 	defer func() {
@@ -169,6 +174,7 @@ type run struct {
 	views adapters.ViewBinder
 	res   *Result
 
+	prep  *compiler.Prepared // the renders of the stateless compile
 	pl    *plan.Plan
 	state plan.State
 	db    *dbState
@@ -221,7 +227,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	copts.RunID = r.res.RunID
 	copts.GitCommit = gitCommit(r.p.Root)
-	pl, err := compiler.Compile(r.p, copts)
+	pl, err := r.prep.Plan(copts)
 	if err != nil {
 		sess.Close()
 		return nil, err
@@ -243,7 +249,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	r.pl = pl
 	r.res.Target, r.res.AsOf = pl.Target, pl.AsOf
-	if err := writeManifest(r.p.Root, pl, r.d); err != nil {
+	if err := writeManifest(r.p.Root, pl, r.d, nil); err != nil {
 		return nil, err
 	}
 	r.files = startCompiledWriter()

@@ -276,6 +276,7 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 	o := vo.Compile
 	o.FullRefresh, o.Models, o.Seeds = true, true, true
 	o.Partition, o.Start, o.End, o.Units = "", "", "", nil
+	o.Cache = "" // the scratch copy's entries would replace the project's
 	var sel []string
 	for _, n := range pl.Selected {
 		sel = append(sel, "+"+n)

@@ -87,6 +87,7 @@ func lintCmd(c *common) *cobra.Command {
 			}
 			opts.LintOnly = true
 			opts.Models = false
+			opts.NoUnits = true // findings and nodes only
 			pl, err := compiler.Compile(p, opts)
 			if err != nil {
 				return err
@@ -133,6 +134,7 @@ func lsCmd(c *common) *cobra.Command {
 				return err
 			}
 			opts.Models = false
+			opts.NoUnits = true // nodes and the graph only
 			pl, err := compiler.Compile(p, opts)
 			if err != nil {
 				return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -179,6 +180,7 @@ func (c *common) load() (*project.Project, compiler.Options, error) {
 	if err != nil {
 		return nil, opts, err
 	}
+	opts.Cache = filepath.Join(p.Root, "target") // the compile cache
 	opts.Target = c.target
 	if opts.Target == "" {
 		opts.Target = os.Getenv("IDEMC_TARGET")

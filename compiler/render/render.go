@@ -68,6 +68,9 @@ type Rendered struct {
 	UsesWindow bool
 	// UsesAsOf reports whether the template used as_of.
 	UsesAsOf bool
+	// UsesIncremental reports whether is_incremental() was called: only
+	// then can the render differ with the warehouse's state.
+	UsesIncremental bool
 }
 
 const mark = '\x00'
@@ -451,7 +454,7 @@ func (e *Env) newWorker(cur *state) (*worker, error) {
 	data["source"] = func(src, table string) string { return w.cur.source(src, table) }
 	data["var"] = func(args ...any) string { return w.cur.variable(args...) }
 	data["surrogate_key"] = func(cols any) string { return w.cur.surrogateKey(cols) }
-	data["is_incremental"] = func() bool { return w.cur.c.IsIncremental }
+	data["is_incremental"] = func() bool { w.cur.r.UsesIncremental = true; return w.cur.c.IsIncremental }
 	for i, name := range fixedVars {
 		data[name] = fixedMarkers[i]
 	}

@@ -1,0 +1,206 @@
+package compiler
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/idemc/idemc/compiler/analyze"
+	"github.com/idemc/idemc/compiler/render"
+)
+
+// The compile cache keeps every model's render and analysis under
+// target/, keyed by a hash of everything they are made from: the model's
+// text, header and settings, every macro, the vars, the target, the
+// sources and the idemc build. A key that matches gives exactly what a
+// render would (a test compares a cached compile with a cold one after
+// random edits); anything else, an unreadable file included, is a miss.
+// The loader has read every file already, so entries are checked by hash,
+// not by file times: a hash cannot be fooled by a clock or a copy.
+
+// cacheFile is the cache's file in Options.Cache.
+const cacheFile = "compile_cache.gob"
+
+// cacheFormat changes whenever an entry's meaning does.
+const cacheFormat = "idemc-compile-cache/1"
+
+type cacheEntry struct {
+	Key         string
+	R           render.Cached
+	Res         analyze.Result
+	Hash        string
+	Incremental bool
+}
+
+type cacheData struct {
+	Format  string
+	Entries map[string]*cacheEntry // by model path
+}
+
+// compileCache is one compile's view of the cache: what was read, and
+// the entries to write back.
+type compileCache struct {
+	env   []byte // hash of what every model's entry depends on
+	old   map[string]*cacheEntry
+	mu    sync.Mutex
+	fresh map[string]*cacheEntry
+	dirty bool // an entry was made, or one read is gone
+}
+
+// openCache reads the cache of opts.Cache; nil without one, or when the
+// inputs cannot be hashed.
+func (cc *compilation) openCache() *compileCache {
+	if cc.opts.Cache == "" {
+		return nil
+	}
+	env, err := cc.envHash()
+	if err != nil {
+		return nil
+	}
+	k := &compileCache{env: env, fresh: make(map[string]*cacheEntry, len(cc.list))}
+	b, err := os.ReadFile(filepath.Join(cc.opts.Cache, cacheFile))
+	if err == nil {
+		var d cacheData
+		if gob.NewDecoder(bytes.NewReader(b)).Decode(&d) == nil && d.Format == cacheFormat {
+			k.old = d.Entries
+		}
+	}
+	return k
+}
+
+// envHash covers what every model's render and analysis can read besides
+// its own file.
+func (cc *compilation) envHash() ([]byte, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%v\x00", cacheFormat, buildID(), cc.target, cc.p.SeedSchema, cc.opts.Lineage)
+	for _, v := range []any{cc.tgt, cc.p.Sources, cc.p.Vars, cc.opts.Vars} {
+		if err := writeJSON(h, v); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range cc.p.Macros {
+		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", m.Path, len(m.Text), m.Text)
+	}
+	return h.Sum(nil), nil
+}
+
+func writeJSON(h hash.Hash, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	h.Write(b)
+	h.Write([]byte{0})
+	return nil
+}
+
+// key is the hash of c's entry; "" when c's settings cannot be hashed.
+func (k *compileCache) key(c *compiled) string {
+	h := sha256.New()
+	h.Write(k.env)
+	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00%s\x00%v\x00", c.m.Name, c.m.Path, c.m.BodyLine, len(c.m.Body), c.m.Body, c.incremental)
+	if writeJSON(h, c.m.Config) != nil || writeJSON(h, c.m.Settled) != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// get fills c from its entry when the key matches and every name the
+// render resolved is still declared (a render refusing an unknown name is
+// never cached, so this is the check it would have made); it reports a hit.
+func (k *compileCache) get(cc *compilation, c *compiled, key string) bool {
+	e := k.old[c.m.Path]
+	if e == nil || key == "" || e.Key != key {
+		return false
+	}
+	for _, r := range e.R.Refs {
+		if !cc.rctx.Known(r) {
+			return false
+		}
+	}
+	for _, s := range e.R.Sources {
+		if !cc.rctx.KnownSource(s[0], s[1]) {
+			return false
+		}
+	}
+	c.tpl, c.res, c.hash, c.incremental = e.R.Rendered(), e.Res, e.Hash, e.Incremental
+	k.keep(c.m.Path, e, false)
+	return true
+}
+
+// put records c's render and analysis.
+func (k *compileCache) put(c *compiled, key string) {
+	if key != "" {
+		k.keep(c.m.Path, &cacheEntry{Key: key, R: c.tpl.Cache(), Res: c.res, Hash: c.hash, Incremental: c.incremental}, true)
+	}
+}
+
+func (k *compileCache) keep(path string, e *cacheEntry, made bool) {
+	k.mu.Lock()
+	k.fresh[path] = e
+	k.dirty = k.dirty || made
+	k.mu.Unlock()
+}
+
+// save writes the entries of this compile, when they differ from what was
+// read: written aside and renamed, so a concurrent compile reads the old
+// file or the new one, never half of one. A cache that cannot be written
+// costs the next compile time, not correctness.
+func (k *compileCache) save(dir string) {
+	if !k.dirty && len(k.fresh) == len(k.old) {
+		return
+	}
+	var buf bytes.Buffer
+	if gob.NewEncoder(&buf).Encode(cacheData{Format: cacheFormat, Entries: k.fresh}) != nil {
+		return
+	}
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	f, err := os.CreateTemp(dir, "."+cacheFile+".*.tmp")
+	if err != nil {
+		return
+	}
+	_, err = f.Write(buf.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, cacheFile))
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+}
+
+// buildID names this idemc build: its module version and VCS revision, and
+// the executable's size and time (a rebuild without a commit changes them).
+var buildID = sync.OnceValue(func() string {
+	var b strings.Builder
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		b.WriteString(bi.Main.Version)
+		for _, s := range bi.Settings {
+			if strings.HasPrefix(s.Key, "vcs.") {
+				b.WriteString("|" + s.Key + "=" + s.Value)
+			}
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		if st, err := os.Stat(exe); err == nil {
+			fmt.Fprintf(&b, "|%s|%d|%d", exe, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	return b.String()
+})

@@ -1,0 +1,206 @@
+package compiler_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/synth"
+)
+
+// cacheOpts compiles one partition at a fixed time.
+func cacheOpts(cache string, w *compiler.Work) compiler.Options {
+	return compiler.Options{Models: true, Partition: "2026-07-01", AsOf: time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC), Cache: cache, Work: w}
+}
+
+// compileDir loads dir and compiles it; the text is everything a compile
+// gives a caller: the error, or the plan with its SQL, every node and the
+// findings.
+func compileDir(t *testing.T, dir string, opts compiler.Options) (string, *compiler.Work) {
+	t.Helper()
+	p, err := project.Load(dir)
+	if err != nil {
+		return "load: " + err.Error(), opts.Work
+	}
+	pl, err := compiler.Compile(p, opts)
+	if err != nil {
+		return "compile: " + err.Error(), opts.Work
+	}
+	var b strings.Builder
+	b.WriteString(pl.Format(true))
+	names := make([]string, 0, len(pl.Nodes))
+	for n := range pl.Nodes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		j, err := json.Marshal(pl.Nodes[n]) // follows the checks' pointers
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(append(j, '\n'))
+	}
+	fmt.Fprintf(&b, "%#v\n", pl.Findings)
+	return b.String(), opts.Work
+}
+
+func edit(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s has no %q", path, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func modelFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(filepath.Join(dir, "models"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".sql") {
+			out = append(out, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestCacheEqualsCold: after each of a random sequence of edits (a
+// model's SQL, its header, a macro, a var, the target, a model deleted or
+// added), a compile reading the cache gives exactly what a compile without
+// it gives — the error, or every unit's SQL, node and finding.
+func TestCacheEqualsCold(t *testing.T) {
+	dir := t.TempDir()
+	if err := synth.Write(dir, 120, 7); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(dir, "target")
+	rng := rand.New(rand.NewPCG(18, 2))
+	hits := int64(0)
+	for round := 0; round < 14; round++ {
+		files := modelFiles(t, dir)
+		f := files[rng.IntN(len(files))]
+		what := ""
+		switch k := rng.IntN(7); {
+		case round == 0:
+			what = "nothing (first compile)"
+		case k == 0:
+			what = "a model's SQL: " + f
+			b, _ := os.ReadFile(f)
+			_ = os.WriteFile(f, append(b, fmt.Sprintf("\n-- edited in round %d\n", round)...), 0o644)
+		case k == 1:
+			what = "a model's header: " + f
+			b, _ := os.ReadFile(f)
+			if !strings.HasPrefix(string(b), "/* idemc") {
+				_ = os.WriteFile(f, append([]byte("/* idemc\nmaterialized = \"table\"\n*/\n"), b...), 0o644)
+			}
+		case k == 2:
+			what = "a macro"
+			edit(t, filepath.Join(dir, "macros", "money.sql"), "* 100", fmt.Sprintf("* 100 + %d", round))
+		case k == 3:
+			what = "a var"
+			edit(t, filepath.Join(dir, "project.toml"), "source_system = \"synth", fmt.Sprintf("source_system = \"synth%d", round))
+		case k == 4:
+			what = "the target's schema"
+			edit(t, filepath.Join(dir, "project.toml"), "schema = \"main", fmt.Sprintf("schema = \"main%d", round))
+		case k == 5:
+			what = "a model deleted: " + f
+			_ = os.Remove(f)
+		default:
+			up := strings.TrimSuffix(filepath.Base(files[rng.IntN(len(files))]), ".sql")
+			what = "a model added reading " + up
+			_ = os.WriteFile(filepath.Join(dir, "models", fmt.Sprintf("added_%d.sql", round)),
+				[]byte(fmt.Sprintf("SELECT * FROM {{ ref(%q) }}\n", up)), 0o644)
+		}
+		w := &compiler.Work{}
+		warm, _ := compileDir(t, dir, cacheOpts(cache, w))
+		cold, _ := compileDir(t, dir, cacheOpts("", nil))
+		if warm != cold {
+			t.Fatalf("round %d, after %s: the cached compile differs from a cold one:\n%s", round, what, firstDiff(cold, warm))
+		}
+		hits += w.Hits.Load()
+	}
+	if hits == 0 {
+		t.Fatal("no compile read the cache: the comparison proves nothing")
+	}
+}
+
+// TestCacheInvalidates: each input of an entry's key makes its models
+// render again — one model's file only that model; a macro, a var, --vars,
+// the target's settings or another target every model — and nothing
+// changed renders nothing.
+func TestCacheInvalidates(t *testing.T) {
+	const n = 40
+	cases := []struct {
+		name   string
+		change func(t *testing.T, dir string, o *compiler.Options)
+		want   int64 // models analysed again
+	}{
+		{"nothing", func(*testing.T, string, *compiler.Options) {}, 0},
+		{"one model", func(t *testing.T, dir string, _ *compiler.Options) {
+			f := modelFiles(t, dir)[3]
+			b, _ := os.ReadFile(f)
+			_ = os.WriteFile(f, append(b, "\n-- edited\n"...), 0o644)
+		}, 1},
+		{"a macro", func(t *testing.T, dir string, _ *compiler.Options) {
+			edit(t, filepath.Join(dir, "macros", "money.sql"), "* 100", "* 1000")
+		}, n},
+		{"a var", func(t *testing.T, dir string, _ *compiler.Options) {
+			edit(t, filepath.Join(dir, "project.toml"), "min_amount    = 0", "min_amount    = 1")
+		}, n},
+		{"--vars", func(_ *testing.T, _ string, o *compiler.Options) { o.Vars = map[string]any{"source_system": "cli"} }, n},
+		{"the target's settings", func(t *testing.T, dir string, _ *compiler.Options) {
+			edit(t, filepath.Join(dir, "project.toml"), "path   = \"target/warehouse.duckdb\"", "path   = \"target/other.duckdb\"")
+		}, n},
+		{"another target", func(t *testing.T, dir string, o *compiler.Options) { o.Target = "pg" }, n},
+		{"full refresh", func(_ *testing.T, _ string, o *compiler.Options) { o.FullRefresh = true }, -1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("IDEMC_PG_DSN", "postgres://u@127.0.0.1:1/db")
+			dir := t.TempDir()
+			if err := synth.Write(dir, n, 3); err != nil {
+				t.Fatal(err)
+			}
+			cache := filepath.Join(dir, "target")
+			first, _ := compileDir(t, dir, cacheOpts(cache, &compiler.Work{}))
+			if strings.HasPrefix(first, "compile:") || strings.HasPrefix(first, "load:") {
+				t.Fatal(first)
+			}
+			o := cacheOpts(cache, &compiler.Work{})
+			c.change(t, dir, &o)
+			warm, w := compileDir(t, dir, o)
+			o.Cache, o.Work = "", nil
+			if cold, _ := compileDir(t, dir, o); warm != cold {
+				t.Fatalf("the cached compile differs from a cold one:\n%s", firstDiff(cold, warm))
+			}
+			got := w.Analyses.Load()
+			if c.want < 0 { // only the incremental models render again
+				if got == 0 || got == n {
+					t.Errorf("%d of %d models analysed again, want the incremental ones", got, n)
+				}
+				return
+			}
+			if got != c.want || w.Hits.Load() != n-c.want {
+				t.Errorf("%d models analysed again and %d read from the cache, want %d and %d", got, w.Hits.Load(), c.want, n-c.want)
+			}
+		})
+	}
+}
