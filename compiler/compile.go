@@ -15,6 +15,7 @@
 package compiler
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"strings"
@@ -237,6 +238,10 @@ func newCompilation(p *project.Project, opts Options) (*compilation, error) {
 		tname = p.DefaultTarget
 	}
 	tgt, ok := p.Targets[tname]
+	if !ok && tname == "" {
+		return nil, diag.List{diag.Errorf(project.FileName, 1, 0, "no target chosen: add default_target = %q (or pass --target NAME); declared targets: %s",
+			firstOr(sortedNames(p.Targets), "local"), cmp.Or(strings.Join(sortedNames(p.Targets), ", "), "none yet: add a [targets.local] section"))}
+	}
 	if !ok {
 		hint := ""
 		if s := suggest.Closest(tname, sortedNames(p.Targets)); s != "" {
@@ -253,4 +258,11 @@ func newCompilation(p *project.Project, opts Options) (*compilation, error) {
 	}
 	return &compilation{p: p, opts: opts, target: tname, tgt: tgt, d: ad.Dialect,
 		state: plan.StateIn(firstNonEmpty(tgt.StateSchema, tgt.Schema))}, nil
+}
+
+func firstOr(names []string, def string) string {
+	if len(names) > 0 {
+		return names[0]
+	}
+	return def
 }

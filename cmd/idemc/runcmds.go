@@ -51,7 +51,7 @@ func buildCmd(c *common, name, short string, seeds, models, tests bool) *cobra.C
 		c.windowFlags(cmd)
 		cmd.Flags().BoolVar(&c.failFast, "fail-fast", false, "start no new unit after the first failure")
 	}
-	cmd.Flags().IntVar(&c.threads, "threads", 0, "units run at once (default [run] threads, or 4)")
+	threadsFlag(cmd, &c.threads, "units run at once (default [run] threads, or 4)")
 	return cmd
 }
 
@@ -95,7 +95,7 @@ func retryCmd(c *common) *cobra.Command {
 		},
 	}
 	c.projectFlags(cmd)
-	cmd.Flags().IntVar(&c.threads, "threads", 0, "units run at once (default [run] threads, or 4)")
+	threadsFlag(cmd, &c.threads, "units run at once (default [run] threads, or 4)")
 	return cmd
 }
 
@@ -154,7 +154,7 @@ func verifyCmd(c *common) *cobra.Command {
 	cmd.Flags().StringVar(&c.asOf, "as-of", "", "logical time of the runs (default now)")
 	cmd.Flags().IntVar(&runs, "runs", 2, "how many times each unit runs")
 	cmd.Flags().BoolVar(&full, "against-full-refresh", false, "also compare with the selection rebuilt from scratch in a scratch schema")
-	cmd.Flags().IntVar(&c.threads, "threads", 0, "units run at once")
+	threadsFlag(cmd, &c.threads, "units run at once")
 	return cmd
 }
 

@@ -64,6 +64,9 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 		p.Vars = map[string]any{}
 	}
 	p.Threads = raw.Run.Threads
+	if md.IsDefined("run", "threads") && p.Threads < 1 {
+		errs.Add(FileName, keyLine(text, toml.Key{"run", "threads"}), 0, "run.threads must be at least 1 (units run at once), not %d", p.Threads)
+	}
 	p.parseSeedTables(md, text, raw.Seeds, errs)
 	if p.Name == "" {
 		errs.Add(FileName, 1, 0, "name is required: add name = \"my_project\"")
