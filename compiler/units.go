@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler/diag"
@@ -300,6 +301,9 @@ func (pl *planner) candidates(c *compiled) ([]*plan.Window, bool, error) {
 			return nil, false, diag.Errorf("", 0, 0, "--partition: %v (model %s has %s partitions)", err, c.m.Name, g)
 		}
 		w := partition.Window(t, g)
+		if err := pl.inRange(c, []plan.Window{w}, "--partition "+ex.partition); err != nil {
+			return nil, false, err
+		}
 		return []*plan.Window{&w}, true, nil
 	case ex != nil:
 		if ex.start == "" || ex.end == "" {
@@ -316,11 +320,36 @@ func (pl *planner) candidates(c *compiled) ([]*plan.Window, bool, error) {
 		if !b.After(a) {
 			return nil, false, diag.Errorf("", 0, 0, "--end %s must be after --start %s (the range is half-open: [start, end))", ex.end, ex.start)
 		}
-		add(partition.Range(a, b, g))
+		ws := partition.Range(a, b, g)
+		if err := pl.inRange(c, ws, "--start "+ex.start+" --end "+ex.end); err != nil {
+			return nil, false, err
+		}
+		add(ws)
 		return out, true, nil
 	}
 	add(partition.Range(c.start, pl.opts.AsOf, g))
 	return out, false, nil
+}
+
+// inRange refuses explicit windows of a selected model outside its
+// partitions: before its start (which the model never owns, so a rebuild
+// from scratch would not have them) or beginning at or after the logical
+// time (data not yet complete). It names the valid range.
+func (pl *planner) inRange(c *compiled, ws []plan.Window, asked string) error {
+	if !pl.chosen[c.m.Name] || c.start.IsZero() || len(ws) == 0 {
+		return nil
+	}
+	first, last := ws[0], ws[len(ws)-1]
+	valid := partition.Range(c.start, pl.opts.AsOf, c.gran)
+	switch {
+	case len(valid) == 0:
+		return diag.Errorf("", 0, 0, "%s: model %s starts at %s, after --as-of %s: it has no partition to build yet",
+			asked, c.m.Name, partition.Key(c.start, c.gran), pl.opts.AsOf.UTC().Format(time.RFC3339))
+	case first.Start.Before(c.start) || !last.Start.Before(pl.opts.AsOf):
+		return diag.Errorf("", 0, 0, "%s: model %s has partitions %s to %s (from its start to the last one begun before --as-of %s); choose partitions in that range",
+			asked, c.m.Name, valid[0].Key, valid[len(valid)-1].Key, pl.opts.AsOf.UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 // listed returns the model's units named in Options.Units, all forced.
