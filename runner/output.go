@@ -51,22 +51,25 @@ func (r *run) summary() {
 		return
 	}
 	out := r.o.Out
-	failed := 0
-	for _, u := range r.res.Units {
-		if u.Status != StatusFailed {
-			continue
-		}
-		if failed == 0 {
+	for i, g := range failureGroups(r.res.Units) {
+		if i == 0 {
 			fmt.Fprintln(out, "\nFailures:")
 		}
-		failed++
-		part := ""
-		if u.Partition != "" {
-			part = " partition " + u.Partition
+		u := g[0]
+		switch {
+		case len(g) > 1:
+			fmt.Fprintf(out, "  %s partitions %s: %s\n", u.Model, partitionList(g), u.Error)
+		case u.Partition != "":
+			fmt.Fprintf(out, "  %s partition %s: %s\n", u.Model, u.Partition, u.Error)
+		default:
+			fmt.Fprintf(out, "  %s: %s\n", u.Model, u.Error)
 		}
-		fmt.Fprintf(out, "  %s%s: %s\n", u.Model, part, u.Error)
 		if u.SQLFile != "" {
-			fmt.Fprintf(out, "    compiled SQL: %s\n", u.SQLFile)
+			more := ""
+			if len(g) > 1 {
+				more = " (and one file per partition beside it)"
+			}
+			fmt.Fprintf(out, "    compiled SQL: %s%s\n", u.SQLFile, more)
 		}
 	}
 	for _, t := range r.res.Tests {
@@ -148,4 +151,39 @@ func interruptedSummary(res *Result) string {
 	}
 	parts = append(parts, fmt.Sprintf("%d rolled back", res.RolledBack), fmt.Sprintf("%d not started", res.NotStarted))
 	return "interrupted: " + strings.Join(parts, ", ") + ` — run "idemc retry" to finish`
+}
+
+// failureGroups are the failed units, those of one model failing with the
+// same error together (an engine error repeated for every partition is
+// explained once), in the order they finished.
+func failureGroups(units []*UnitResult) [][]*UnitResult {
+	var groups [][]*UnitResult
+	at := map[string]int{}
+	for _, u := range units {
+		if u.Status != StatusFailed {
+			continue
+		}
+		key := u.Model + "\x00" + u.Error
+		if i, ok := at[key]; ok && u.Partition != "" {
+			groups[i] = append(groups[i], u)
+			continue
+		}
+		at[key] = len(groups)
+		groups = append(groups, []*UnitResult{u})
+	}
+	return groups
+}
+
+// partitionList names a group's partitions: all of them up to ten, else
+// the first ten and how many more.
+func partitionList(g []*UnitResult) string {
+	const most = 10
+	var parts []string
+	for i, u := range g {
+		if i == most {
+			return fmt.Sprintf("%s and %d more", strings.Join(parts, ", "), len(g)-most)
+		}
+		parts = append(parts, u.Partition)
+	}
+	return strings.Join(parts, ", ")
 }
