@@ -250,9 +250,7 @@ func statusCmd(c *common) *cobra.Command {
 				if r.Status == "succeeded" && !r.Current {
 					note = "code changed since: the next build reruns it"
 				}
-				if len(note) > 80 {
-					note = note[:77] + "..."
-				}
+				note = oneLine(note, 80)
 				fmt.Fprintf(c.stdout, "%-28s %-13s %-10s %8s %7s  %-20s %s\n", r.Model, part, r.Status, n, att, r.Ended, note)
 			}
 			return nil
@@ -265,4 +263,14 @@ func statusCmd(c *common) *cobra.Command {
 	cmd.Flags().StringVar(&c.end, "end", "", "partitions to (exclusive)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// oneLine fits a note into a table cell: its lines joined (a multi-line
+// engine error must not break the table) and cut to at most n characters.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-3]) + "..."
+	}
+	return s
 }
