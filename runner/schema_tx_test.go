@@ -5,18 +5,14 @@ import (
 	"testing"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/dialecttest"
 	mysqldialect "github.com/idemc/idemc/adapters/mysql/dialect"
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
 
-func purposes(steps []plan.Step) string {
-	out := make([]string, len(steps))
-	for i, s := range steps {
-		out[i] = string(s.Purpose)
-	}
-	return strings.Join(out, " ")
-}
+// purposes lists a recipe's step purposes.
+func purposes(steps []plan.Step) string { return dialecttest.Purposes(steps) }
 
 // On MySQL a column change is written to a copy, checked, swapped in, and
 // only then recorded: nothing touches the destination before the swap.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/bigquery/dialect"
+	"github.com/idemc/idemc/adapters/dialecttest"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -66,20 +67,12 @@ func testState() plan.State {
 }
 
 func partitionWrite(strategy string) *plan.Write {
-	start := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
-	return &plan.Write{
-		Model: "events_daily", Materialized: plan.Incremental, Strategy: strategy,
-		Target:      plan.Relation{Schema: "analytics", Name: "events_daily"},
-		Select:      "SELECT event_key, event_date, amount FROM `raw`.`events` WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'",
-		PartitionBy: "event_date", Window: &plan.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
-		Columns: []string{"event_key", "event_date", "amount"},
-		Checks: []*plan.Check{
-			{Name: "unique(event_key)", Kind: plan.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
-			{Name: "min_rows(1)", Kind: plan.CheckMinRows, Severity: "warn", MinRows: 1},
-		},
-		State: testState(),
-		Audit: &plan.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "bigquery"},
-	}
+	w := dialecttest.DayWrite(strategy)
+	w.Select = "SELECT event_key, event_date, amount FROM `raw`.`events` WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'"
+	w.Checks = append(w.Checks, dialecttest.MinRowsWarn())
+	w.State = testState()
+	w.Audit = &plan.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "bigquery"}
+	return w
 }
 
 func kinds(jobs []*fakeJob) string {

@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	sf "github.com/snowflakedb/gosnowflake"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/dialecttest"
 	"github.com/idemc/idemc/adapters/snowflake/dialect"
 	"github.com/idemc/idemc/plan"
 )
@@ -92,20 +92,11 @@ func openFake(t *testing.T, f *fakeSnowflake) (adapters.Engine, adapters.Session
 }
 
 func partitionWrite() *plan.Write {
-	start := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
-	return &plan.Write{
-		Model: "events_daily", Materialized: plan.Incremental, Strategy: "delete_insert",
-		Target:      plan.Relation{Schema: "analytics", Name: "events_daily"},
-		Select:      "SELECT event_key, event_date, amount FROM raw.events WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'",
-		PartitionBy: "event_date", Window: &plan.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
-		Columns: []string{"EVENT_KEY", "EVENT_DATE", "AMOUNT"},
-		Checks: []*plan.Check{
-			{Name: "unique(event_key)", Kind: plan.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
-			{Name: "min_rows(1)", Kind: plan.CheckMinRows, Severity: "warn", MinRows: 1},
-		},
-		State: plan.StateIn("analytics"),
-		Audit: &plan.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "snowflake"},
-	}
+	w := dialecttest.DayWrite("delete_insert")
+	w.Columns = []string{"EVENT_KEY", "EVENT_DATE", "AMOUNT"}
+	w.Checks = append(w.Checks, dialecttest.MinRowsWarn())
+	w.Audit = &plan.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "snowflake"}
+	return w
 }
 
 // sqls lists the statements' first words, for order assertions.

@@ -6,28 +6,14 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/dialecttest"
 	"github.com/idemc/idemc/adapters/spark/dialect"
 	"github.com/idemc/idemc/plan"
 )
 
-func testWrite(strategy string) *plan.Write {
-	start := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
-	return &plan.Write{
-		Model: "events_daily", Materialized: plan.Incremental, Strategy: strategy,
-		Target:      plan.Relation{Schema: "analytics", Name: "events_daily"},
-		Select:      "SELECT event_key, event_date, amount FROM raw.events WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'",
-		PartitionBy: "event_date", Window: &plan.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
-		Columns: []string{"event_key", "event_date", "amount"},
-		Checks: []*plan.Check{
-			{Name: "unique(event_key)", Kind: plan.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
-		},
-		State: plan.StateIn("analytics"),
-		Audit: &plan.AuditRow{RunID: "r1", Job: "events_daily", Partition: "2026-07-02", Attempt: 3},
-	}
-}
+func testWrite(strategy string) *plan.Write { return dialecttest.DayWrite(strategy) }
 
 func TestConnectionString(t *testing.T) {
 	for _, tc := range []struct {

@@ -79,11 +79,7 @@ func TestRecipeShapes(t *testing.T) {
 		{"table: TRUNCATE + INSERT in one script", &table, "prepare audit_start begin delete insert check audit_finish state commit check"},
 		{"view: checks on the published view", &view, "audit_start publish check check audit_finish"},
 	} {
-		var ps []string
-		for _, s := range d.Recipe(tc.w) {
-			ps = append(ps, string(s.Purpose))
-		}
-		if got := strings.Join(ps, " "); got != tc.want {
+		if got := dialecttest.Purposes(d.Recipe(tc.w)); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
 		}
 	}
@@ -110,20 +106,12 @@ func TestSurrogateKeyValue(t *testing.T) {
 
 // partitionWrite is one day of a model (the engine's tests have the same).
 func partitionWrite(strategy string) *plan.Write {
-	start := time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
-	return &plan.Write{
-		Model: "events_daily", Materialized: plan.Incremental, Strategy: strategy,
-		Target:      plan.Relation{Schema: "analytics", Name: "events_daily"},
-		Select:      "SELECT event_key, event_date, amount FROM `raw`.`events` WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'",
-		PartitionBy: "event_date", Window: &plan.Window{Start: start, End: start.AddDate(0, 0, 1), Granularity: "day", Key: "2026-07-02"},
-		Columns: []string{"event_key", "event_date", "amount"},
-		Checks: []*plan.Check{
-			{Name: "unique(event_key)", Kind: plan.CheckUnique, Severity: "error", Columns: []string{"event_key"}},
-			{Name: "min_rows(1)", Kind: plan.CheckMinRows, Severity: "warn", MinRows: 1},
-		},
-		State: testState(),
-		Audit: &plan.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "bigquery"},
-	}
+	w := dialecttest.DayWrite(strategy)
+	w.Select = "SELECT event_key, event_date, amount FROM `raw`.`events` WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'"
+	w.Checks = append(w.Checks, dialecttest.MinRowsWarn())
+	w.State = testState()
+	w.Audit = &plan.AuditRow{RunID: "20260703T060000.000Z-cafe0001", Job: "events_daily", Partition: "2026-07-02", Attempt: 2, CodeHash: "h1", Target: "bigquery"}
+	return w
 }
 
 func testState() plan.State {
