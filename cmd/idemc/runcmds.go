@@ -51,7 +51,7 @@ func buildCmd(c *common, name, short string, seeds, models, tests bool) *cobra.C
 		c.windowFlags(cmd)
 		cmd.Flags().BoolVar(&c.failFast, "fail-fast", false, "start no new unit after the first failure")
 	}
-	threadsFlag(cmd, &c.threads, "units run at once (default [run] threads, or 4)")
+	threadsFlag(cmd, &c.threads, "units run at once (default: the target's threads, else [run] threads, else 4)")
 	return cmd
 }
 
@@ -60,7 +60,7 @@ func buildCmd(c *common, name, short string, seeds, models, tests bool) *cobra.C
 func (c *common) build(ctx context.Context, p *project.Project, ro runner.Options) error {
 	ro.Threads = c.threads
 	if ro.Threads == 0 {
-		ro.Threads = p.Threads
+		ro.Threads = p.ThreadsFor(ro.Compile.Target)
 	}
 	ro.Out = c.stdout
 	ro.Trace, ro.AfterStep = c.trace, c.afterStep
@@ -95,7 +95,7 @@ func retryCmd(c *common) *cobra.Command {
 		},
 	}
 	c.projectFlags(cmd)
-	threadsFlag(cmd, &c.threads, "units run at once (default [run] threads, or 4)")
+	threadsFlag(cmd, &c.threads, "units run at once (default: the target's threads, else [run] threads, else 4)")
 	return cmd
 }
 
@@ -117,7 +117,7 @@ func verifyCmd(c *common) *cobra.Command {
 			}
 			threads := c.threads
 			if threads == 0 {
-				threads = p.Threads
+				threads = p.ThreadsFor(opts.Target)
 			}
 			ctx := cmd.Context()
 			results, err := runner.Verify(ctx, p, runner.VerifyOptions{Compile: opts, Runs: runs, Threads: threads, AgainstFullRefresh: full, Trace: c.trace, AfterStep: c.afterStep})

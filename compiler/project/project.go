@@ -42,6 +42,7 @@ type Target struct {
 	Engine      string
 	Schema      string
 	StateSchema string
+	Threads     int               // units run at once on this target; 0 = [run] threads
 	Settings    map[string]string // path, dsn, account, … as written
 	Line        int               // line of [targets.NAME] in project.toml, for errors
 	// SchemaErr is set when schema or state_schema names an unset ${VAR};
@@ -101,4 +102,17 @@ func Load(root string) (*Project, error) {
 	}
 	p.loadFiles(base, folders, &errs)
 	return p, errs.Err()
+}
+
+// ThreadsFor is how many units run at once on the named target ("" for
+// default_target): its own threads, else [run] threads, else 0 (the
+// runner's default). --threads, when given, wins over both.
+func (p *Project) ThreadsFor(target string) int {
+	if target == "" {
+		target = p.DefaultTarget
+	}
+	if t := p.Targets[target]; t != nil && t.Threads > 0 {
+		return t.Threads
+	}
+	return p.Threads
 }

@@ -211,6 +211,8 @@ func TestProjectErrors(t *testing.T) {
 		{"unknown watermark key", baseToml + "[models]\nwatermark = { colum = \"u\" }\n", []string{
 			`project.toml:8: unknown key "models.watermark.colum"; did you mean "column"?`,
 			`project.toml:8: watermark needs a column`}},
+		{"target threads below 1", baseToml + "threads = 0\n", []string{`project.toml:7: targets.local.threads must be a whole number of at least 1 (units run at once), not 0: threads = 4`}},
+		{"target threads not a number", baseToml + "threads = \"many\"\n", []string{`project.toml:7: targets.local.threads must be a whole number of at least 1 (units run at once), not many: threads = 4`}},
 		{"wrong type run", baseToml + "[run]\nthreads = \"4\"\n", []string{`project.toml:8: run.threads must be a whole number, not a quoted string; write it like threads = 4`}},
 		{"wrong type models", baseToml + "[models]\n\nlookback = \"x\"\n", []string{`project.toml:9: models.lookback must be a whole number, not a quoted string; write it like lookback = 1`}},
 		{"wrong type folder", baseToml + "[models.\"a/*\"]\nallow_append = 1\n", []string{`project.toml:8: models."a/*".allow_append must be true or false, not a whole number; write it like allow_append = true`}},
@@ -391,7 +393,7 @@ threads = 8
 		t.Errorf("project = %+v", p)
 	}
 	local := p.Targets["local"]
-	if local.Engine != "duckdb" || local.Schema != "main" || local.StateSchema != "ops" || local.Settings["path"] != "target/w.duckdb" || local.Settings["threads"] != "4" {
+	if local.Engine != "duckdb" || local.Schema != "main" || local.StateSchema != "ops" || local.Settings["path"] != "target/w.duckdb" || local.Threads != 4 {
 		t.Errorf("local = %+v", local)
 	}
 	if local.Line != 3 || p.Targets["pg"].Line != 9 {

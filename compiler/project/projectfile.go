@@ -129,6 +129,13 @@ func (f *projectFile) target(name string, settings map[string]any) *Target {
 			if s != "" && !contains(engineNames(), s) {
 				errs.Add(FileName, line, 0, "targets.%s: unknown engine %q%s", name, s, didYouMeanValue(s, engineNames()))
 			}
+		case "threads":
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				errs.Add(FileName, line, 0, "targets.%s.threads must be a whole number of at least 1 (units run at once), not %s: threads = 4", name, s)
+				continue
+			}
+			t.Threads = n
 		case "schema", "state_schema":
 			// An unset variable matters only when this target is
 			// used: Compile reports SchemaErr then.

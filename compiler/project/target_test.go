@@ -80,3 +80,28 @@ func TestExpandSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadsFor: a target's threads wins over [run] threads, for the target
+// chosen by name or as default_target; neither set gives 0 (the runner's 4).
+func TestThreadsFor(t *testing.T) {
+	const targets = "[targets.local]\nengine = \"duckdb\"\npath = \"w.duckdb\"\nthreads = 1\n" +
+		"[targets.other]\nengine = \"duckdb\"\npath = \"o.duckdb\"\n"
+	tests := []struct {
+		name, toml, target string
+		want               int
+	}{
+		{"target's own", "name = \"t\"\ndefault_target = \"local\"\n" + targets + "[run]\nthreads = 8\n", "local", 1},
+		{"default target's own", "name = \"t\"\ndefault_target = \"local\"\n" + targets + "[run]\nthreads = 8\n", "", 1},
+		{"run threads for a target without", "name = \"t\"\ndefault_target = \"local\"\n" + targets + "[run]\nthreads = 8\n", "other", 8},
+		{"neither", "name = \"t\"\ndefault_target = \"other\"\n" + targets, "", 0},
+		{"undeclared target", "name = \"t\"\ndefault_target = \"local\"\n" + targets + "[run]\nthreads = 3\n", "nosuch", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := load(t, map[string]string{"project.toml": tt.toml, "models/a.sql": "SELECT 1 AS x"})
+			if got := p.ThreadsFor(tt.target); got != tt.want {
+				t.Errorf("ThreadsFor(%q) = %d, want %d", tt.target, got, tt.want)
+			}
+		})
+	}
+}
