@@ -10,6 +10,7 @@ func (r *run) line(ur *UnitResult) {
 	if ur.Status == StatusNotStarted {
 		return // counted in the summary, not listed: there may be thousands
 	}
+	r.observeUnitEnd(ur)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++

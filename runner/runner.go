@@ -44,6 +44,9 @@ type Options struct {
 	Trace io.Writer
 	// AfterStep is called after each step of a unit (the fault trials).
 	AfterStep StepHook
+	// Observers are told of the run, each unit and the end as they happen
+	// (observer.go): the JSON event log is one.
+	Observers []Observer
 }
 
 // UnitResult is what one unit did.
@@ -192,6 +195,9 @@ type run struct {
 	ddl   map[plan.Relation]*sync.Mutex
 	done  int
 	total int
+	units map[string]*plan.Unit // the plan's units by ID, for observers
+
+	obsMu sync.Mutex // one observer call at a time
 
 	statements atomic.Int64 // Exec calls, for Result.Statements
 }
@@ -263,6 +269,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	r.res.Statements = r.statements.Load()
 	r.finishRun(ctx, r.res.Outcome)
 	r.summary()
+	r.observeEnd()
 	return r.res, writeResults(r.p.Root, r.res)
 }
 
@@ -274,6 +281,8 @@ func (r *run) walk(ctx context.Context, pl *plan.Plan) error {
 	for _, u := range pl.Units {
 		units[u.ID] = u
 	}
+	r.units = units
+	r.observeStart(pl)
 	threads := r.o.Threads
 	if threads <= 0 {
 		threads = 4
@@ -295,6 +304,7 @@ func (r *run) walk(ctx context.Context, pl *plan.Plan) error {
 			r.mu.Unlock()
 			return errStopped
 		}
+		r.observeUnitStart(units[id])
 		ur := r.runUnit(ctx, units[id])
 		r.mu.Lock()
 		results[id] = ur

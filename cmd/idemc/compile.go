@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -140,9 +139,14 @@ func lsCmd(c *common) *cobra.Command {
 				return err
 			}
 			type row struct {
-				Name, Kind, Path, Relation string
-				Tags                       []string `json:",omitempty"`
-				DependsOn                  []string
+				UniqueID     string   `json:"unique_id"`
+				ResourceType string   `json:"resource_type"`
+				Name         string   `json:"name"`
+				Kind         string   `json:"kind"`
+				Path         string   `json:"path"`
+				Relation     string   `json:"relation"`
+				Tags         []string `json:"tags,omitempty"`
+				DependsOn    []string `json:"depends_on"`
 			}
 			var rows []row
 			ad, _ := adapters.Lookup(pl.Engine)
@@ -158,11 +162,18 @@ func lsCmd(c *common) *cobra.Command {
 						kind += " by " + node.PartitionBy + "/" + node.Granularity
 					}
 				}
-				rows = append(rows, row{Name: n, Kind: kind, Path: node.Path, Relation: ad.Dialect.Qualify(node.Relation), Tags: node.Tags, DependsOn: pl.Graph.Upstream(n)})
+				rtype := "model"
+				if node.Seed {
+					rtype = "seed"
+				}
+				rows = append(rows, row{UniqueID: rtype + "." + p.Name + "." + n, ResourceType: rtype, Name: n, Kind: kind, Path: node.Path, Relation: ad.Dialect.Qualify(node.Relation), Tags: node.Tags, DependsOn: pl.Graph.Upstream(n)})
+			}
+			if c.log != nil {
+				c.log.Result("ls", rows)
+				return nil
 			}
 			if asJSON {
-				b, _ := json.MarshalIndent(rows, "", "  ")
-				fmt.Fprintln(c.stdout, string(b))
+				printJSON(c.stdout, "nodes", rows)
 				return nil
 			}
 			for _, r := range rows {

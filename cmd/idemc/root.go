@@ -23,6 +23,7 @@ import (
 	"github.com/idemc/idemc/compiler/diag"
 	"github.com/idemc/idemc/compiler/partition"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/eventlog"
 	"github.com/idemc/idemc/runner"
 )
 
@@ -52,13 +53,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 // runWith is run with a hook after every step of every unit: the fault
 // trials' (main_faults.go, the tests' TestMain); the idemc users run has none.
 func runWith(args []string, stdout, stderr io.Writer, afterStep runner.StepHook) int {
-	root := newRoot(stdout, stderr, afterStep)
+	var lg *eventlog.Log
+	if logFormatOf(args) == "json" {
+		lg = eventlog.New(stdout)
+		out, errw := jsonOutputs(lg)
+		defer out.Close()
+		defer errw.Close()
+		stdout, stderr = out, errw
+	}
+	root := newRoot(stdout, stderr, afterStep, lg)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	ctx, stop := interruptContext(stderr)
 	defer stop()
-	return exitCode(ctx, root.ExecuteContext(ctx), stderr)
+	err := root.ExecuteContext(ctx)
+	if lg == nil {
+		return exitCode(ctx, err, stderr)
+	}
+	code := exitCode(ctx, err, io.Discard)
+	if err != nil && err.Error() != "" {
+		errorEvent(lg, err, code)
+	}
+	return code
 }
 
 // exitCode is the command's exit code; it prints the error.
@@ -126,6 +143,7 @@ type common struct {
 	stderr      io.Writer
 	trace       io.Writer       // IDEMC_TRACE=1: each statement's duration
 	afterStep   runner.StepHook // the fault trials' hook; nil for users
+	log         *eventlog.Log   // --log-format json; nil for text
 }
 
 // traceTo returns where statement timings go: stderr with IDEMC_TRACE set.
@@ -136,7 +154,7 @@ func traceTo(stderr io.Writer) io.Writer {
 	return stderr
 }
 
-func newRoot(stdout, stderr io.Writer, afterStep runner.StepHook) *cobra.Command {
+func newRoot(stdout, stderr io.Writer, afterStep runner.StepHook, lg *eventlog.Log) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "idemc",
 		Short:         "compile SQL models into idempotent writes and run them",
@@ -145,8 +163,9 @@ func newRoot(stdout, stderr io.Writer, afterStep runner.StepHook) *cobra.Command
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
+	addLogFormatFlag(root)
 	mk := func() *common {
-		return &common{stdout: stdout, stderr: stderr, afterStep: afterStep, trace: traceTo(stderr)}
+		return &common{stdout: stdout, stderr: stderr, afterStep: afterStep, trace: traceTo(stderr), log: lg}
 	}
 	root.AddCommand(compileCmd(mk()), lintCmd(mk()), lsCmd(mk()), docsCmd(mk()))
 	root.AddCommand(initCmd(mk()), versionCmd(mk()), completionCmd(mk()))

@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -66,6 +67,10 @@ func (c *common) build(ctx context.Context, p *project.Project, ro runner.Option
 	ro.Trace, ro.AfterStep = c.trace, c.afterStep
 	if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
 		ro.Progress = f
+	}
+	if c.log != nil {
+		ro.Out, ro.Progress = nil, nil
+		ro.Observers = append(ro.Observers, c.log)
 	}
 	res, err := runner.Build(ctx, p, ro)
 	if err != nil {
@@ -175,23 +180,20 @@ func testCmd(c *common) *cobra.Command {
 			}
 			failed, warned := 0, 0
 			for _, t := range results {
-				name := t.Path
-				if t.Model != "" {
-					name = t.Model + ": " + t.Path
-				}
-				fmt.Fprintf(c.stdout, "%-5s %s", t.Status, name)
-				if t.Detail != "" {
-					fmt.Fprintf(c.stdout, ": %s", t.Detail)
-				}
-				fmt.Fprintln(c.stdout)
 				switch t.Status {
-				case "fail":
+				case runner.CheckFail:
 					failed++
-				case "warn":
+				case runner.CheckWarn:
 					warned++
 				}
 			}
-			fmt.Fprintf(c.stdout, "%d passed, %d failed, %d warned\n", len(results)-failed-warned, failed, warned)
+			if c.log != nil {
+				c.log.Tests(results, time.Now())
+				c.log.TestsFinished(len(results)-failed-warned, failed, warned)
+			} else {
+				printTests(c.stdout, results)
+				fmt.Fprintf(c.stdout, "%d passed, %d failed, %d warned\n", len(results)-failed-warned, failed, warned)
+			}
 			if failed > 0 {
 				return &failedError{}
 			}
@@ -220,12 +222,15 @@ func statusCmd(c *common) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if rows == nil {
+				rows = []runner.StatusRow{}
+			}
+			if c.log != nil {
+				c.log.Result("status", rows)
+				return nil
+			}
 			if asJSON {
-				if rows == nil {
-					rows = []runner.StatusRow{}
-				}
-				b, _ := json.MarshalIndent(rows, "", "  ")
-				fmt.Fprintln(c.stdout, string(b))
+				printJSON(c.stdout, "units", rows)
 				return nil
 			}
 			if len(rows) == 0 {
@@ -273,4 +278,19 @@ func oneLine(s string, n int) string {
 		return string(r[:n-3]) + "..."
 	}
 	return s
+}
+
+// printTests lists test results as text, one line each.
+func printTests(w io.Writer, results []*runner.TestResult) {
+	for _, t := range results {
+		name := t.Path
+		if t.Model != "" {
+			name = t.Model + ": " + t.Path
+		}
+		fmt.Fprintf(w, "%-5s %s", t.Status, name)
+		if t.Detail != "" {
+			fmt.Fprintf(w, ": %s", t.Detail)
+		}
+		fmt.Fprintln(w)
+	}
 }
