@@ -343,10 +343,6 @@ func writeManifest(root string, pl *plan.Plan, d adapters.Dialect, compiled map[
 	return writeJSON(filepath.Join(root, "target", "manifest.json"), out)
 }
 
-func writeResults(root string, res *Result) error {
-	return writeJSON(filepath.Join(root, "target", "run_results.json"), res)
-}
-
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

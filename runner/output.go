@@ -25,10 +25,8 @@ func (r *run) line(ur *UnitResult) {
 		part = "-"
 	}
 	status := ur.Status
-	for _, c := range ur.Checks {
-		if c.Status == CheckWarn && status == "succeeded" {
-			status = "warned"
-		}
+	if ur.Warned() {
+		status = "warned"
 	}
 	width := len(fmt.Sprint(r.total))
 	fmt.Fprintf(r.o.Out, "[%*d/%d] %-9s %-28s %-13s %-16s %8d rows %7.2fs\n", width, r.done, r.total, status, ur.Model, part, ur.Kind, ur.Rows, ur.Seconds)
@@ -96,8 +94,12 @@ func (r *run) summary() {
 		fmt.Fprintf(out, "\n%s (run %s, %.2fs)\n", interruptedSummary(r.res), r.res.RunID, r.res.Seconds)
 		return
 	}
-	fmt.Fprintf(out, "\nDone in %.2fs: %d succeeded, %d failed, %d skipped, %d up to date, %d warnings (run %s)\n",
-		r.res.Seconds, r.res.Succeeded, r.res.Failed, r.res.Skipped, r.res.UpToDate, r.res.Warnings, r.res.RunID)
+	tests := ""
+	if n := TestsFailed(r.res.Tests); n > 0 {
+		tests = fmt.Sprintf(", %d of %d tests failed", n, len(r.res.Tests))
+	}
+	fmt.Fprintf(out, "\nDone in %.2fs: %d succeeded, %d failed, %d skipped, %d up to date, %d warnings%s (run %s)\n",
+		r.res.Seconds, r.res.Succeeded, r.res.Failed, r.res.Skipped, r.res.UpToDate, r.res.Warnings, tests, r.res.RunID)
 	if r.res.Failed > 0 {
 		fmt.Fprintln(out, "The failed units left their destinations as they were. Fix the cause and run the same command again.")
 	}

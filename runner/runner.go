@@ -270,7 +270,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	r.finishRun(ctx, r.res.Outcome)
 	r.summary()
 	r.observeEnd()
-	return r.res, writeResults(r.p.Root, r.res)
+	return r.res, r.writeResults()
 }
 
 // walk runs the plan's units in dependency order, then the singular tests
@@ -323,7 +323,7 @@ func (r *run) walk(ctx context.Context, pl *plan.Plan) error {
 	}
 	r.collect(walk, results, units)
 	if r.o.Tests && r.res.Failed == 0 && r.res.Skipped == 0 && !r.res.Interrupted() {
-		tr, err := runTests(ctx, r.eng, pl, nil)
+		tr, err := runTests(ctx, r.eng, pl, selectedTests(pl, r.o.Compile), nil)
 		if err != nil {
 			return err
 		}

@@ -57,13 +57,36 @@ func Test(ctx context.Context, p *project.Project, opts compiler.Options) ([]*Te
 			out = append(out, tr)
 		}
 	}
-	singular, err := runTests(ctx, eng, pl, sess)
+	singular, err := runTests(ctx, eng, pl, selectedTests(pl, opts), sess)
 	return append(out, singular...), err
 }
 
-// runTests runs tests/*.sql: each returns its failing rows.
-func runTests(ctx context.Context, eng adapters.Engine, pl *plan.Plan, sess adapters.Session) ([]*TestResult, error) {
-	if len(pl.Tests) == 0 {
+// selectedTests are the singular tests a command runs: every one without
+// --select or --exclude; else, as dbt selects tests by the nodes they
+// reference, those that ref() a selected model or seed.
+func selectedTests(pl *plan.Plan, o compiler.Options) []*plan.SingularTest {
+	if len(o.Select) == 0 && len(o.Exclude) == 0 {
+		return pl.Tests
+	}
+	selected := map[string]bool{}
+	for _, n := range pl.Selected {
+		selected[n] = true
+	}
+	var out []*plan.SingularTest
+	for _, t := range pl.Tests {
+		for _, r := range t.Refs {
+			if selected[r] {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// runTests runs the singular tests: each returns its failing rows.
+func runTests(ctx context.Context, eng adapters.Engine, pl *plan.Plan, tests []*plan.SingularTest, sess adapters.Session) ([]*TestResult, error) {
+	if len(tests) == 0 {
 		return nil, nil
 	}
 	if sess == nil {
@@ -75,7 +98,7 @@ func runTests(ctx context.Context, eng adapters.Engine, pl *plan.Plan, sess adap
 		sess = s
 	}
 	var out []*TestResult
-	for _, t := range pl.Tests {
+	for _, t := range tests {
 		tr := &TestResult{Path: t.Path, Severity: "error", Status: CheckPass}
 		cols, rows, err := readOnlyQuery(ctx, sess, pl.Engine, t.SQL)
 		switch {

@@ -83,26 +83,30 @@ func TestDocsChromium(t *testing.T) {
 	idemc(1, "build", "--select", "events_daily", "--partition", "2026-07-15", "--as-of", "2026-08-01T00:00:00Z")
 	idemc(0, "docs", "--as-of", "2026-08-03T00:00:00Z")
 
-	var models []struct {
-		Name      string
-		DependsOn []string
+	var ls struct {
+		Nodes []struct {
+			Name      string   `json:"name"`
+			DependsOn []string `json:"depends_on"`
+		}
 	}
-	if err := json.Unmarshal([]byte(idemc(0, "ls", "--json")), &models); err != nil {
+	if err := json.Unmarshal([]byte(idemc(0, "ls", "--json")), &ls); err != nil {
 		t.Fatal(err)
 	}
 	var wantNodes, wantEdges []string
-	for _, m := range models {
+	for _, m := range ls.Nodes {
 		wantNodes = append(wantNodes, m.Name)
 		for _, u := range m.DependsOn {
 			wantEdges = append(wantEdges, u+" -> "+m.Name)
 		}
 	}
-	var status []struct{ Partition, Status string }
+	var status struct {
+		Units []struct{ Partition, Status string }
+	}
 	if err := json.Unmarshal([]byte(idemc(0, "status", "--json", "--select", "events_daily", "--start", "2026-07-01", "--end", "2026-08-03")), &status); err != nil {
 		t.Fatal(err)
 	}
 	var wantCells []string
-	for _, s := range status {
+	for _, s := range status.Units {
 		wantCells = append(wantCells, s.Partition+" "+s.Status)
 	}
 	if len(wantCells) != 33 || !contains(wantCells, "2026-07-15 failed") || !contains(wantCells, "2026-08-02 missing") {

@@ -178,6 +178,9 @@ func testCmd(c *common) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := runner.WriteTestResults(p.Root, p.Name, results); err != nil {
+				return err
+			}
 			failed, warned := 0, 0
 			for _, t := range results {
 				switch t.Status {

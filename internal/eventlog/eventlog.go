@@ -93,11 +93,11 @@ func ref(project string, u *plan.Unit, id, model, partition, kind string) unitRe
 	r := unitRef{Unit: id, Model: model, Partition: partition, Kind: kind}
 	if u != nil {
 		r.Kind = u.Kind()
-		prefix := "model."
+		kind := "model"
 		if u.Seed {
-			prefix = "seed."
+			kind = "seed"
 		}
-		r.UniqueID = prefix + project + "." + u.Model
+		r.UniqueID = runner.UniqueID(kind, project, u.Model)
 	}
 	return r
 }
@@ -134,9 +134,9 @@ func (l *Log) UnitFinished(u *plan.Unit, ur *runner.UnitResult, at time.Time) {
 		CompiledSQL: ur.SQLFile, Checks: []checkOutcome{}}
 	for _, c := range ur.Checks {
 		ev.Checks = append(ev.Checks, checkOutcome{Name: c.Name, Severity: c.Severity, Status: string(c.Status), Sample: c.Sample})
-		if c.Status == runner.CheckWarn && ev.Status == string(runner.StatusSucceeded) {
-			ev.Status = "warned"
-		}
+	}
+	if ur.Warned() {
+		ev.Status = "warned"
 	}
 	l.emit("unit_finished", at, ev)
 }
@@ -180,31 +180,14 @@ type runFinished struct {
 func (l *Log) RunFinished(res *runner.Result, at time.Time) {
 	l.Tests(res.Tests, at)
 	c := counts{Succeeded: res.Succeeded, Failed: res.Failed, Skipped: res.Skipped, UpToDate: res.UpToDate,
-		Interrupted: res.RolledBack, NotStarted: res.NotStarted, TestsFailed: TestsFailed(res.Tests)}
+		Interrupted: res.RolledBack, NotStarted: res.NotStarted, TestsFailed: runner.TestsFailed(res.Tests)}
 	for _, u := range res.Units {
-		if u.Status != runner.StatusSucceeded {
-			continue
-		}
-		for _, ch := range u.Checks {
-			if ch.Status == runner.CheckWarn {
-				c.Warned++
-				break
-			}
+		if u.Warned() {
+			c.Warned++
 		}
 	}
 	c.Succeeded -= c.Warned
 	l.emit("run_finished", at, runFinished{Outcome: res.Outcome, Seconds: res.Seconds, Counts: c, Statements: res.Statements, RetryOf: res.RetryOf})
-}
-
-// TestsFailed counts the failed tests among ts.
-func TestsFailed(ts []*runner.TestResult) int {
-	n := 0
-	for _, t := range ts {
-		if t.Status == runner.CheckFail {
-			n++
-		}
-	}
-	return n
 }
 
 // projectName is the observed run's project, for unique ids.
