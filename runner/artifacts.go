@@ -302,6 +302,7 @@ func holds(path, text string, buf *[]byte) (same, exists bool) {
 }
 
 type manifestNode struct {
+	UniqueID     string   `json:"unique_id"`
 	Name         string   `json:"name"`
 	Path         string   `json:"path"`
 	Kind         string   `json:"kind"`
@@ -321,12 +322,13 @@ type manifestNode struct {
 // units rewrite their files as they run, has none).
 func writeManifest(root string, pl *plan.Plan, d adapters.Dialect, compiled map[string]compiledEntry) error {
 	out := struct {
-		Project  string                   `json:"project"`
-		Target   string                   `json:"target"`
-		Engine   string                   `json:"engine"`
-		Compiled map[string]compiledEntry `json:"compiled,omitempty"` // before the nodes: read alone
-		Nodes    []manifestNode           `json:"nodes"`
-	}{Project: pl.Project, Target: pl.Target, Engine: pl.Engine, Compiled: compiled}
+		SchemaVersion int                      `json:"schema_version"`
+		Project       string                   `json:"project"`
+		Target        string                   `json:"target"`
+		Engine        string                   `json:"engine"`
+		Compiled      map[string]compiledEntry `json:"compiled,omitempty"` // before the nodes: read alone
+		Nodes         []manifestNode           `json:"nodes"`
+	}{SchemaVersion: ResultsSchemaVersion, Project: pl.Project, Target: pl.Target, Engine: pl.Engine, Compiled: compiled}
 	for _, n := range pl.Graph.Nodes() {
 		node := pl.Nodes[n]
 		mn := manifestNode{Name: n, Path: node.Path, Kind: "model", Materialized: node.Materialized, Strategy: node.Strategy,
@@ -335,6 +337,7 @@ func writeManifest(root string, pl *plan.Plan, d adapters.Dialect, compiled map[
 		if node.Seed {
 			mn.Kind = "seed"
 		}
+		mn.UniqueID = UniqueID(mn.Kind, pl.Project, n)
 		for _, ch := range node.Checks {
 			mn.Checks = append(mn.Checks, ch.Name)
 		}

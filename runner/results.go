@@ -4,7 +4,8 @@ import (
 	"path/filepath"
 )
 
-// ResultsSchemaVersion is the version of target/run_results.json's shape
+// ResultsSchemaVersion is the version of the shapes of target/run_results.json and
+// target/manifest.json
 // (the same numbering as the --log-format json events).
 const ResultsSchemaVersion = 1
 
