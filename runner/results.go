@@ -4,9 +4,9 @@ import (
 	"path/filepath"
 )
 
-// ResultsSchemaVersion is the version of the shapes of target/run_results.json and
-// target/manifest.json
-// (the same numbering as the --log-format json events).
+// ResultsSchemaVersion is the version of the shapes of target/run_results.json
+// and target/manifest.json (the same numbering as the --log-format json
+// events).
 const ResultsSchemaVersion = 1
 
 // unitJSON is one unit in run_results.json: the result, its dbt-like
