@@ -104,6 +104,9 @@ type compilation struct {
 	tests   []renderedTest  // tests/*.sql, rendered at prepare
 	cache   *compileCache   // nil without Options.Cache
 	errs    diag.List
+	// lintErrs are the error findings by model: they fail a plan that
+	// selects the model (selectNodes), not one that leaves it out.
+	lintErrs map[string][]diag.Finding
 }
 
 // Compile builds the plan. On bad input the error is a diag.List; lint

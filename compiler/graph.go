@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/idemc/idemc/compiler/analyze"
+	"github.com/idemc/idemc/compiler/diag"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -30,7 +31,10 @@ func (cc *compilation) connect() bool {
 		for _, f := range c.res.Findings {
 			cc.plan.Findings = append(cc.plan.Findings, f)
 			if f.Severity == analyze.Error && !cc.opts.LintOnly {
-				cc.errs.Add(f.Path, f.Line, f.Col, "%s %s", f.Rule, f.Message)
+				if cc.lintErrs == nil {
+					cc.lintErrs = map[string][]diag.Finding{}
+				}
+				cc.lintErrs[c.m.Name] = append(cc.lintErrs[c.m.Name], f)
 			}
 		}
 	}

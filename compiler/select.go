@@ -47,7 +47,23 @@ func (cc *compilation) selectNodes() error {
 	if cc.opts.Models && cc.opts.Units == nil {
 		cc.addMissingUpstream()
 	}
+	cc.blockOnLintErrors()
 	return nil
+}
+
+// blockOnLintErrors makes the error findings of the models a plan would
+// build (the chosen ones, and the ephemeral ones inlined into them) errors
+// of the plan: a model with an error finding is never built, but it does
+// not stop ls, status or a build of other models.
+func (cc *compilation) blockOnLintErrors() {
+	for name, fs := range cc.lintErrs {
+		if !cc.chosen[name] && !cc.inlinedIntoChosen(name) {
+			continue
+		}
+		for _, f := range fs {
+			cc.errs.Add(f.Path, f.Line, f.Col, "%s %s", f.Rule, f.Message)
+		}
+	}
 }
 
 // addMissingUpstream: a selected model needs its upstream relations, so
@@ -86,6 +102,28 @@ func anySeed(pl *plan.Plan, names map[string]bool) bool {
 	for n := range names {
 		if pl.Nodes[n].Seed {
 			return true
+		}
+	}
+	return false
+}
+
+// inlinedIntoChosen reports whether name is an ephemeral model inlined,
+// directly or through other ephemeral models, into a chosen one.
+func (cc *compilation) inlinedIntoChosen(name string) bool {
+	seen := map[string]bool{}
+	next := []string{name}
+	for len(next) > 0 {
+		n := next[len(next)-1]
+		next = next[:len(next)-1]
+		if m := cc.models[n]; m == nil || m.cfg.Materialized != plan.Ephemeral || seen[n] {
+			continue
+		}
+		seen[n] = true
+		for _, d := range cc.plan.Graph.Downstream(n) {
+			if cc.chosen[d] {
+				return true
+			}
+			next = append(next, d)
 		}
 	}
 	return false

@@ -32,6 +32,7 @@ type StatusRow struct {
 // row at all, as "missing". Read-only.
 func Status(ctx context.Context, p *project.Project, opts compiler.Options) ([]StatusRow, error) {
 	opts.Models = false
+	opts.LintOnly = true // a finding does not hide what has been loaded
 	pl, err := compiler.Compile(p, opts)
 	if err != nil {
 		return nil, err

@@ -133,7 +133,8 @@ func lsCmd(c *common) *cobra.Command {
 				return err
 			}
 			opts.Models = false
-			opts.NoUnits = true // nodes and the graph only
+			opts.NoUnits = true  // nodes and the graph only
+			opts.LintOnly = true // a finding does not hide the graph
 			pl, err := compiler.Compile(p, opts)
 			if err != nil {
 				return err
