@@ -14,6 +14,7 @@ func (r *run) line(ur *UnitResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
+	r.finishedProgress(ur)
 	if r.o.Out == nil {
 		return
 	}
@@ -38,9 +39,7 @@ func (r *run) line(ur *UnitResult) {
 	if ur.Note != "" {
 		fmt.Fprintf(r.o.Out, "      note: %s\n", ur.Note)
 	}
-	if r.o.Progress != nil && r.done < r.total {
-		fmt.Fprintf(r.o.Progress, "[%d/%d] running…", r.done, r.total)
-	}
+	r.drawProgress()
 }
 
 // summary prints the root causes and the totals. Units skipped because of a

@@ -196,6 +196,7 @@ type run struct {
 	done  int
 	total int
 	units map[string]*plan.Unit // the plan's units by ID, for observers
+	prog  *progress             // the live line on a terminal, nil elsewhere
 
 	obsMu sync.Mutex // one observer call at a time
 
@@ -283,6 +284,7 @@ func (r *run) walk(ctx context.Context, pl *plan.Plan) error {
 	}
 	r.units = units
 	r.observeStart(pl)
+	r.startProgress()
 	threads := r.o.Threads
 	if threads <= 0 {
 		threads = 4
@@ -305,6 +307,7 @@ func (r *run) walk(ctx context.Context, pl *plan.Plan) error {
 			return errStopped
 		}
 		r.observeUnitStart(units[id])
+		r.progressStarted(id)
 		ur := r.runUnit(ctx, units[id])
 		r.mu.Lock()
 		results[id] = ur
@@ -318,6 +321,7 @@ func (r *run) walk(ctx context.Context, pl *plan.Plan) error {
 		}
 		return nil
 	})
+	r.stopProgress()
 	if err != nil {
 		return err
 	}
