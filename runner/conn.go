@@ -37,6 +37,9 @@ func (c *conn) Close() {
 	c.eng.Close()
 }
 
+// StateOf is stateOf, for the commands beside the runner (notify).
+func StateOf(p *project.Project, target string) plan.State { return stateOf(p, target) }
+
 // stateOf is where target keeps its audit and state tables: its
 // state_schema, else its schema ("" target: the project's default).
 func stateOf(p *project.Project, target string) plan.State {

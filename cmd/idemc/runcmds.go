@@ -24,6 +24,7 @@ func runnerCommands(mk func() *common) []*cobra.Command {
 		verifyCmd(mk()),
 		testCmd(mk()),
 		statusCmd(mk()),
+		notifyCmd(mk()),
 	}
 }
 
@@ -209,7 +210,7 @@ func testCmd(c *common) *cobra.Command {
 }
 
 func statusCmd(c *common) *cobra.Command {
-	var asJSON bool
+	var asJSON, outbox bool
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "show each unit's latest audit row: partitions × status",
@@ -221,6 +222,9 @@ func statusCmd(c *common) *cobra.Command {
 				return err
 			}
 			ctx := cmd.Context()
+			if outbox {
+				return c.printOutbox(cmd, p, opts.Target, asJSON)
+			}
 			rows, err := runner.Status(ctx, p, opts)
 			if err != nil {
 				return err
@@ -270,6 +274,7 @@ func statusCmd(c *common) *cobra.Command {
 	cmd.Flags().StringVar(&c.start, "start", "", "partitions from (inclusive)")
 	cmd.Flags().StringVar(&c.end, "end", "", "partitions to (exclusive)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&outbox, "outbox", false, "list the notify events not delivered yet, with their attempts and last error")
 	return cmd
 }
 

@@ -213,6 +213,11 @@ func TestProjectErrors(t *testing.T) {
 			`project.toml:8: watermark needs a column`}},
 		{"target threads below 1", baseToml + "threads = 0\n", []string{`project.toml:7: targets.local.threads must be a whole number of at least 1 (units run at once), not 0: threads = 4`}},
 		{"target threads not a number", baseToml + "threads = \"many\"\n", []string{`project.toml:7: targets.local.threads must be a whole number of at least 1 (units run at once), not many: threads = 4`}},
+		{"notify on a typo", baseToml + "[[notify]]\nname = \"a\"\non = \"partition_succeded\"\nurl = \"http://x\"\n", []string{`project.toml:7: [[notify]] a: on = "partition_succeded" is not an event; did you mean "partition_succeeded"?`}},
+		{"notify without name or target", baseToml + "[[notify]]\non = \"run_finished\"\n", []string{
+			`project.toml:7: [[notify]] #1 needs url = "https://…" or command = ["./script.sh", "{{ model }}"]`,
+			`project.toml:7: [[notify]] needs name = "events_ready"`}},
+		{"notify unknown key", baseToml + "[[notify]]\nname = \"a\"\non = \"run_finished\"\ncommand = [\"x\"]\nuri = \"y\"\n", []string{`project.toml:11: unknown key "notify.uri"; did you mean "url"?`}},
 		{"wrong type run", baseToml + "[run]\nthreads = \"4\"\n", []string{`project.toml:8: run.threads must be a whole number, not a quoted string; write it like threads = 4`}},
 		{"wrong type models", baseToml + "[models]\n\nlookback = \"x\"\n", []string{`project.toml:9: models.lookback must be a whole number, not a quoted string; write it like lookback = 1`}},
 		{"wrong type folder", baseToml + "[models.\"a/*\"]\nallow_append = 1\n", []string{`project.toml:8: models."a/*".allow_append must be true or false, not a whole number; write it like allow_append = true`}},

@@ -14,7 +14,7 @@ import (
 	"github.com/idemc/idemc/compiler/suggest"
 )
 
-var topKeys = []string{"name", "default_target", "targets", "sources", "seeds", "vars", "models", "run"}
+var topKeys = []string{"name", "default_target", "targets", "sources", "seeds", "vars", "models", "run", "notify"}
 
 // rawSources are the [sources.NAME] tables as decoded.
 type rawSources map[string]struct {
@@ -34,6 +34,7 @@ type rawProject struct {
 	Run           struct {
 		Threads int `toml:"threads"`
 	} `toml:"run"`
+	Notify []rawNotify `toml:"notify"`
 }
 
 // projectFile is project.toml being read.
@@ -83,6 +84,7 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 	}
 
 	p.parseSources(f, raw.Sources)
+	p.parseNotify(text, raw.Notify, errs)
 	base, folders := f.modelLayers(raw.Models)
 	f.reportUndecoded()
 	f.validateLayers(base, folders)

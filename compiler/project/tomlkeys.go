@@ -34,6 +34,8 @@ func reportUnknown(errs *diag.List, file, text string, lineOffset int, k toml.Ke
 		valid = seedKeys
 	case len(k) == 2 && k[0] == "run":
 		valid = []string{"threads"}
+	case len(k) == 2 && k[0] == "notify":
+		valid = notifyKeys
 	default:
 		valid = configKeys
 	}
