@@ -12,7 +12,7 @@ import (
 
 func notifyCmd(c *common) *cobra.Command {
 	var follow bool
-	var interval, wait time.Duration
+	var interval, wait, lease time.Duration
 	cmd := &cobra.Command{
 		Use:   "notify",
 		Short: "derive events from the audit table into idemc_outbox and deliver them ([[notify]]), after publish",
@@ -25,7 +25,10 @@ func notifyCmd(c *common) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			o := notify.Options{Compile: opts, Out: c.stdout, Wait: wait}
+			o := notify.Options{Compile: opts, Out: c.stdout, Wait: wait, Lease: lease}
+			if lease <= 0 {
+				return &usageError{"--lease must be positive, such as 2m"}
+			}
 			if follow {
 				if interval <= 0 {
 					return &usageError{"--interval must be positive, such as 10s"}
@@ -47,6 +50,7 @@ func notifyCmd(c *common) *cobra.Command {
 	cmd.Flags().BoolVar(&follow, "follow", false, "keep watching: a pass every --interval")
 	cmd.Flags().DurationVar(&interval, "interval", 10*time.Second, "time between passes with --follow")
 	cmd.Flags().DurationVar(&wait, "wait", time.Minute, "how long a pass waits for a build that holds a DuckDB file")
+	cmd.Flags().DurationVar(&lease, "lease", 2*time.Minute, "how long a claimed event is this observer's: another observer sends it after that if this one died (keep it above the 30 s delivery timeout)")
 	return cmd
 }
 
