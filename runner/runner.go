@@ -36,6 +36,8 @@ type Options struct {
 	// Command names the invocation in idemc_runs (build, run, seed, retry,
 	// verify); "" is build.
 	Command string
+	// Argv is the command line, recorded in idemc_runs to reproduce the run.
+	Argv []string
 	// Out receives one line per finished unit and the summary; Progress,
 	// when set, receives a live progress line (a terminal).
 	Out      io.Writer

@@ -90,7 +90,10 @@ func (r *run) startRun(ctx context.Context, sess adapters.Session, pl *plan.Plan
 		opts = &runOptions{Command: cmd, Select: o.Select, Exclude: o.Exclude, Partition: o.Partition, Start: o.Start, End: o.End,
 			FullRefresh: o.FullRefresh, Vars: o.Vars, Seeds: o.Seeds, Models: o.Models, Tests: r.o.Tests}
 	}
-	b, err := json.Marshal(opts)
+	b, err := json.Marshal(struct {
+		*runOptions
+		provenance
+	}{opts, provenance{Argv: r.o.Argv, GitDirty: gitDirty(r.p.Root), ProjectHash: projectHash(r.p)}})
 	if err != nil {
 		return err
 	}

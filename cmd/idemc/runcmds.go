@@ -44,7 +44,7 @@ func buildCmd(c *common, name, short string, seeds, models, tests bool) *cobra.C
 				return err
 			}
 			opts.Seeds, opts.Models = seeds, models
-			return c.build(cmd.Context(), p, runner.Options{Compile: opts, FailFast: c.failFast, Tests: tests, Command: name})
+			return c.build(cmd.Context(), p, runner.Options{Compile: opts, FailFast: c.failFast, Tests: tests, Command: name, Argv: flagArgv(cmd)})
 		},
 	}
 	c.projectFlags(cmd)
@@ -97,7 +97,7 @@ func retryCmd(c *common) *cobra.Command {
 				return err
 			}
 			opts.Seeds, opts.Models = true, true
-			return c.build(cmd.Context(), p, runner.Options{Compile: opts, Retry: true, Command: "retry"})
+			return c.build(cmd.Context(), p, runner.Options{Compile: opts, Retry: true, Command: "retry", Argv: flagArgv(cmd)})
 		},
 	}
 	c.projectFlags(cmd)
@@ -211,6 +211,7 @@ func testCmd(c *common) *cobra.Command {
 
 func statusCmd(c *common) *cobra.Command {
 	var asJSON, outbox bool
+	var runID string
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "show each unit's latest audit row: partitions × status",
@@ -224,6 +225,9 @@ func statusCmd(c *common) *cobra.Command {
 			ctx := cmd.Context()
 			if outbox {
 				return c.printOutbox(cmd, p, opts.Target, asJSON)
+			}
+			if runID != "" {
+				return c.printRun(cmd, p, opts, runID, asJSON)
 			}
 			rows, err := runner.Status(ctx, p, opts)
 			if err != nil {
@@ -274,6 +278,7 @@ func statusCmd(c *common) *cobra.Command {
 	cmd.Flags().StringVar(&c.start, "start", "", "partitions from (inclusive)")
 	cmd.Flags().StringVar(&c.end, "end", "", "partitions to (exclusive)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&runID, "run", "", "show one run of idemc_runs: its command line, commit, files hash, outcome and how to run it again")
 	cmd.Flags().BoolVar(&outbox, "outbox", false, "list the notify events not delivered yet, with their attempts and last error")
 	return cmd
 }

@@ -24,3 +24,16 @@ func Write(tb testing.TB, files map[string]string) string {
 	}
 	return dir
 }
+
+// Append adds text to the end of the file at path under dir.
+func Append(tb testing.TB, dir, path, text string) {
+	tb.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, path), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		tb.Fatal(err)
+	}
+}
