@@ -51,6 +51,8 @@ type Options struct {
 	// NoUnits stops after the selection: nodes, graph, findings and
 	// Selected, no units (ls and lint need nothing more).
 	NoUnits bool
+	// Explain fills each unit's Reason (idemc plan): why it runs.
+	Explain bool
 	// Work, when set, counts the work done (tests and benchmarks).
 	Work *Work
 	// Cache is the folder of the compile cache (the project's target/ for

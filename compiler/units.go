@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,9 +63,9 @@ func (pl *planner) model(n string) error {
 	runs := pl.chosen[n] && pl.opts.Models && (pl.opts.Units == nil || explicit)
 	exists := pl.opts.State.Exists(c.rel)
 	var run []bool
-	var fps []string
+	var fps, why []string
 	if runs { // an unselected model only passes on the versions of what is there
-		run, fps = pl.stale(c, cands, explicit, exists)
+		run, fps, why = pl.stale(c, cands, explicit, exists)
 	}
 	for i, w := range cands {
 		key := keyOf(w)
@@ -92,6 +93,9 @@ func (pl *planner) model(n string) error {
 		}
 		u := pl.buildUnit(c, w)
 		u.Inputs, u.DataVersion = fps[i], pl.vers.unit[u.ID]
+		if why != nil {
+			u.Reason = why[i]
+		}
 		if u.Write.Audit != nil {
 			u.Write.Audit.Inputs, u.Write.Audit.DataVersion = u.Inputs, u.DataVersion
 		}
@@ -120,12 +124,21 @@ func (pl *planner) shapeChanged(model string) bool {
 
 // stale decides which of a selected model's candidate units run, and
 // returns their input fingerprints.
-func (pl *planner) stale(c *compiled, cands []*plan.Window, explicit, exists bool) ([]bool, []string) {
+func (pl *planner) stale(c *compiled, cands []*plan.Window, explicit, exists bool) ([]bool, []string, []string) {
 	n := c.m.Name
 	empty := exists && pl.opts.State.Empty(c.rel)
 	forced := explicit || pl.opts.FullRefresh
 	run := make([]bool, len(cands))
 	fps := make([]string, len(cands))
+	var why []string
+	if pl.opts.Explain {
+		why = make([]string, len(cands))
+	}
+	because := func(i int, r string) {
+		if why != nil && why[i] == "" {
+			why[i] = r
+		}
+	}
 	newest := -1
 	for i, w := range cands {
 		key := keyOf(w)
@@ -135,13 +148,19 @@ func (pl *planner) stale(c *compiled, cands []*plan.Window, explicit, exists boo
 		switch {
 		case forced:
 			run[i] = !(done && pl.resumed(last.RunID))
+			because(i, forcedReason(pl.opts, explicit))
 		case !done || last.Inputs != fps[i] || !exists || empty && last.RowCount > 0:
 			// A table emptied outside idemc is as good as dropped.
 			run[i] = true
+			if why != nil {
+				because(i, pl.staleReason(c, key, w, last, ok, exists, empty))
+			}
 		case c.external && w == nil && c.cfg.Materialized != plan.View:
 			run[i] = true
+			because(i, "reads a source idemc cannot see change: runs every time")
 		case pl.overwritten(n, key, last.RunID):
 			run[i] = true
+			because(i, "overwritten since by the model's other shape (partitioned or not)")
 		}
 		if run[i] && w != nil && !explicit {
 			newest = i
@@ -151,9 +170,10 @@ func (pl *planner) stale(c *compiled, cands []*plan.Window, explicit, exists boo
 	if newest >= 0 {
 		for i := newest - 1; i >= 0 && i >= newest-c.cfg.Lookback; i-- {
 			run[i] = true
+			because(i, fmt.Sprintf("lookback %d before %s", c.cfg.Lookback, keyOf(cands[newest])))
 		}
 	}
-	return run, fps
+	return run, fps, why
 }
 
 // overwritten reports whether a later success of the model with the other

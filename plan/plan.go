@@ -86,6 +86,9 @@ type Unit struct {
 	// Inputs is the unit's input fingerprint and DataVersion the version
 	// its write leaves (DESIGN §9); both go into its audit row.
 	Inputs, DataVersion string
+	// Reason says why the unit runs, when the plan was asked to explain
+	// (idemc plan): "never succeeded", "upstream data changed (dim_users)", …
+	Reason string
 }
 
 // UnitID names a unit.

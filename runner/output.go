@@ -107,6 +107,9 @@ func (r *run) summary() {
 	}
 }
 
+// UpToDateSummary is upToDateSummary, for idemc plan.
+func UpToDateSummary(ids []string, total int) string { return upToDateSummary(ids, total) }
+
 // upToDateSummary names the up-to-date units by model: "dim, events_daily
 // (31 partitions)".
 func upToDateSummary(ids []string, total int) string {

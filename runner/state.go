@@ -30,25 +30,11 @@ type dbState struct {
 }
 
 func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st plan.State, tables []plan.Relation) (*dbState, error) {
-	out := &dbState{relations: map[plan.Relation]bool{}, latest: map[[2]string]compiler.Attempt{}, keys: map[string][]string{}, marks: map[string]string{}, attempts: map[[2]string]int64{},
-		empty: map[plan.Relation]bool{}}
-	if q := d.DefaultSchemaQuery(); q != "" {
-		_, rows, err := s.Query(ctx, q, 0)
-		if err != nil {
-			return nil, err
-		}
-		if len(rows) == 1 && rows[0][0] != "NULL" {
-			out.defaultSchema = strings.ToLower(rows[0][0])
-		}
-	}
-	_, rows, err := s.Query(ctx, d.RelationsQuery(), 0)
+	out, err := readCatalog(ctx, s, d)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range rows {
-		out.relations[plan.Relation{Schema: strings.ToLower(r[0]), Name: strings.ToLower(r[1])}] = true
-	}
-	_, rows, err = s.Query(ctx, sqlgen.MarksQuery(d, st), 0)
+	_, rows, err := s.Query(ctx, sqlgen.MarksQuery(d, st), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -79,6 +65,30 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st p
 	}
 	if err := out.probeEmpty(ctx, s, d, tables); err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// readCatalog is the state of a target as far as its catalog tells:
+// which relations exist, and where relations without a schema live.
+func readCatalog(ctx context.Context, s adapters.Session, d adapters.Dialect) (*dbState, error) {
+	out := &dbState{relations: map[plan.Relation]bool{}, latest: map[[2]string]compiler.Attempt{}, keys: map[string][]string{}, marks: map[string]string{}, attempts: map[[2]string]int64{},
+		empty: map[plan.Relation]bool{}}
+	if q := d.DefaultSchemaQuery(); q != "" {
+		_, rows, err := s.Query(ctx, q, 0)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 1 && rows[0][0] != "NULL" {
+			out.defaultSchema = strings.ToLower(rows[0][0])
+		}
+	}
+	_, rows, err := s.Query(ctx, d.RelationsQuery(), 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		out.relations[plan.Relation{Schema: strings.ToLower(r[0]), Name: strings.ToLower(r[1])}] = true
 	}
 	return out, nil
 }

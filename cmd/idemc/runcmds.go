@@ -25,6 +25,7 @@ func runnerCommands(mk func() *common) []*cobra.Command {
 		testCmd(mk()),
 		statusCmd(mk()),
 		notifyCmd(mk()),
+		planCmd(mk()),
 	}
 }
 

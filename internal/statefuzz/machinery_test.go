@@ -262,3 +262,25 @@ func TestCompareViewLeftInPlace(t *testing.T) {
 		t.Errorf("a failed unit that changed a table's rows: %v", d)
 	}
 }
+
+// TestPlanDiffs: the plan check finds a unit planned and not run, or run
+// and not planned, and says nothing for a refused build.
+func TestPlanDiffs(t *testing.T) {
+	ran := Outcome{Units: map[string]map[string]string{"m": {"2026-07-01": "succeeded", "2026-07-02": "skipped"}, "s": {"": "succeeded"}}}
+	for _, tt := range []struct {
+		name    string
+		planned []string
+		out     Outcome
+		want    bool
+	}{
+		{"same", []string{"m/2026-07-01", "m/2026-07-02", "s"}, ran, false},
+		{"one not planned", []string{"m/2026-07-01", "s"}, ran, true},
+		{"one not run", []string{"m/2026-07-01", "m/2026-07-02", "m/2026-07-03", "s"}, ran, true},
+		{"up to date", []string{}, Outcome{}, false},
+		{"refused", []string{"x"}, Outcome{Exit: 2}, false},
+	} {
+		if got := len(planDiffs(tt.planned, tt.out)) > 0; got != tt.want {
+			t.Errorf("%s: difference = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

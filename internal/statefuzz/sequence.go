@@ -130,11 +130,19 @@ func (s *sequenceRun) checkpoint(ctx context.Context, what string, args ...strin
 	if err != nil {
 		return nil, "", fmt.Errorf("dump before %s: %w", what, err)
 	}
+	var planned []string
+	if what == "build" {
+		planned = s.planned(ctx)
+	}
 	out := runIdemc(ctx, s.c.Bin, s.w, nil, args...)
 	if out.Exit < 0 {
 		return nil, out.Output, fmt.Errorf("%s did not run: %s", what, out.Output)
 	}
-	return s.compare(ctx, prev, out)
+	diffs, text, err := s.compare(ctx, prev, out)
+	if err == nil && planned != nil {
+		diffs = append(diffs, planDiffs(planned, out)...)
+	}
+	return diffs, text, err
 }
 
 func (s *sequenceRun) compare(ctx context.Context, prev Dump, out Outcome) ([]Difference, string, error) {

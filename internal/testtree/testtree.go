@@ -37,3 +37,11 @@ func Append(tb testing.TB, dir, path, text string) {
 		tb.Fatal(err)
 	}
 }
+
+// Replace writes the file at path under dir anew.
+func Replace(tb testing.TB, dir, path, text string) {
+	tb.Helper()
+	if err := os.WriteFile(filepath.Join(dir, path), []byte(text), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
