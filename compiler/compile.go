@@ -53,6 +53,10 @@ type Options struct {
 	NoUnits bool
 	// Explain fills each unit's Reason (idemc plan): why it runs.
 	Explain bool
+	// Results are each model's outcome in the latest run (success, warn,
+	// error, fail, skipped), for result: selectors: read from
+	// target/run_results.json by the command.
+	Results map[string]string
 	// Work, when set, counts the work done (tests and benchmarks).
 	Work *Work
 	// Cache is the folder of the compile cache (the project's target/ for

@@ -1,6 +1,9 @@
 package compiler
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/idemc/idemc/compiler/diag"
 	"github.com/idemc/idemc/compiler/selector"
 	"github.com/idemc/idemc/plan"
@@ -29,7 +32,11 @@ func (cc *compilation) selectNodes() error {
 	sel := make([]selector.Node, 0, len(cc.order))
 	for _, n := range cc.order {
 		node := pl.Nodes[n]
-		sel = append(sel, selector.Node{Name: n, Path: node.Path, Tags: node.Tags})
+		sn := selector.Node{Name: n, Path: node.Path, Tags: node.Tags, Result: cc.opts.Results[n]}
+		if c := cc.models[n]; c != nil {
+			sn.Sources, sn.Config, sn.State = c.selectorFacts(cc.opts.State)
+		}
+		sel = append(sel, sn)
 	}
 	chosen, err := selector.Select(sel, pl.Graph, cc.opts.Select, cc.opts.Exclude)
 	if err != nil {
@@ -127,4 +134,35 @@ func (cc *compilation) inlinedIntoChosen(name string) bool {
 		}
 	}
 	return false
+}
+
+// selectorFacts are what source:, config.<key>: and state: select a model
+// by: the sources it reads, its settings, and whether its code differs from
+// its latest success ("modified") or it never succeeded ("new").
+func (c *compiled) selectorFacts(st State) (sources []string, config map[string]string, state string) {
+	for _, s := range c.tpl.Sources {
+		sources = append(sources, s[0]+"."+s[1])
+	}
+	cfg := c.cfg
+	config = map[string]string{"materialized": cfg.Materialized, "strategy": c.strategy, "partition_by": cfg.PartitionBy,
+		"granularity": c.gran, "on_schema_change": cfg.OnSchemaChange, "schema": cfg.Schema, "alias": cfg.Alias,
+		"unique_key": strings.Join(cfg.UniqueKey, ","), "lookback": strconv.Itoa(cfg.Lookback), "tags": strings.Join(cfg.Tags, ",")}
+	for k, v := range config {
+		if v == "" {
+			delete(config, k)
+		}
+	}
+	var latest Attempt
+	for _, k := range append(st.Keys(c.m.Name), "") {
+		if a, ok := st.Latest(c.m.Name, k); ok && a.Status == "succeeded" && a.RunID > latest.RunID {
+			latest = a
+		}
+	}
+	switch {
+	case latest.RunID == "":
+		state = "new"
+	case latest.CodeHash != "" && latest.CodeHash != c.hash:
+		state = "modified"
+	}
+	return sources, config, state
 }

@@ -27,6 +27,7 @@ type Attempt struct {
 	Inputs      string // the input fingerprint it ran with
 	DataVersion string // the data version its write left
 	RowCount    int64  // rows it wrote; -1 when unknown
+	CodeHash    string // the model's code hash it ran with (state:modified)
 }
 
 // NoState is the state of a plan printed without a connection: every

@@ -58,7 +58,7 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st p
 		if err != nil {
 			n = -1
 		}
-		out.latest[[2]string{r[0], r[1]}] = compiler.Attempt{RunID: r[7], Status: r[2], Inputs: nullable(r[10]), DataVersion: nullable(r[11]), RowCount: n}
+		out.latest[[2]string{r[0], r[1]}] = compiler.Attempt{RunID: r[7], Status: r[2], Inputs: nullable(r[10]), DataVersion: nullable(r[11]), RowCount: n, CodeHash: nullable(r[8])}
 		if r[1] != "" {
 			out.keys[r[0]] = append(out.keys[r[0]], r[1])
 		}

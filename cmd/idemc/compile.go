@@ -26,6 +26,9 @@ func compileCmd(c *common) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := statelessSelection(opts); err != nil {
+				return err
+			}
 			pl, err := compiler.Compile(p, opts)
 			if err != nil {
 				return err
@@ -84,6 +87,9 @@ func lintCmd(c *common) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := statelessSelection(opts); err != nil {
+				return err
+			}
 			opts.LintOnly = true
 			opts.Models = false
 			opts.NoUnits = true // findings and nodes only
@@ -130,6 +136,9 @@ func lsCmd(c *common) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, opts, err := c.load()
 			if err != nil {
+				return err
+			}
+			if err := statelessSelection(opts); err != nil {
 				return err
 			}
 			opts.Models = false

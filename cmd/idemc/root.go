@@ -62,7 +62,7 @@ func runWith(args []string, stdout, stderr io.Writer, afterStep runner.StepHook)
 		stdout, stderr = out, errw
 	}
 	root := newRoot(stdout, stderr, afterStep, lg)
-	root.SetArgs(args)
+	root.SetArgs(selectArgs(args))
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	ctx, stop := interruptContext(stderr)
@@ -229,6 +229,7 @@ func (c *common) load() (*project.Project, compiler.Options, error) {
 			}
 		}
 	}
+	opts.Results = latestResults(p.Root)
 	opts.Models = true
 	return p, opts, nil
 }

@@ -8,8 +8,13 @@
 //
 // where value is a model or seed name, a glob over names (path.Match syntax:
 // stg_*, *_daily), or * for every node; method is tag: (the node has the
-// tag; globs allowed) or path: (the node's file is that file or lies under
-// that directory, relative to the project root; globs allowed). A leading +
+// tag; globs allowed), path: (the node's file is that file or lies under
+// that directory, relative to the project root; globs allowed), source:
+// (it reads source raw, or raw.events), config.<key>: (its setting key has
+// that value: config.materialized:table), state:modified / state:new (its
+// code differs from its latest success / it never succeeded) or
+// result:error|fail|skipped|warn|success (its outcome in the latest run,
+// fail meaning a check failed). A leading +
 // adds every ancestor, N+ the ancestors up to N levels; a trailing + adds
 // every descendant, +N up to N levels; a leading @ adds every descendant and
 // every ancestor of those descendants (what must be built to rebuild them).
@@ -20,6 +25,7 @@ package selector
 
 import (
 	"errors"
+	"fmt"
 	"github.com/idemc/idemc/compiler/suggest"
 	"path"
 	"slices"
@@ -38,7 +44,25 @@ type Node struct {
 	// "models/staging/stg_events.sql".
 	Path string
 	Tags []string
+	// Sources are the "source.table" names it reads (source:).
+	Sources []string
+	// Config are its settings by name (config.<key>:<value>).
+	Config map[string]string
+	// State is "modified" (its code differs from its latest success's),
+	// "new" (it never succeeded) or "" (unchanged); Result its outcome in
+	// the latest run: success, warn, error, fail (a check failed), skipped,
+	// or "" (not in it).
+	State, Result string
 }
+
+// Methods are the selector methods.
+var methods = []string{"tag", "path", "source", "config", "state", "result"}
+
+// States and Results are the values of state: and result:.
+var (
+	States  = []string{"modified", "new"}
+	Results = []string{"success", "warn", "error", "fail", "skipped"}
+)
 
 // Expr is a parsed selection: a union of intersections of atoms. Create one
 // with Parse.
@@ -221,11 +245,21 @@ func (p *parser) atom() (atom, error) {
 	}
 	if k := strings.IndexByte(value, ':'); k >= 0 {
 		a.method, value = value[:k], value[k+1:]
-		switch a.method {
-		case "tag", "path":
+		switch m := a.method; {
+		case m == "tag", m == "path", m == "source":
+		case strings.HasPrefix(m, "config.") && len(m) > len("config."):
+		case m == "state" && slices.Contains(States, value), m == "result" && slices.Contains(Results, value):
+		case m == "config" || m == "config.":
+			return a, p.errAt(start, "config needs a setting: config.<key>:<value>, such as config.materialized:table")
+		case m == "state" || m == "result":
+			valid := States
+			if m == "result" {
+				valid = Results
+			}
+			return a, p.errAt(start+k+1, fmt.Sprintf("%s:%s is not a %s selector (want one of %s)", m, value, m, strings.Join(valid, ", ")))
 		default:
-			msg := "unknown selector method " + strconv.Quote(a.method) + " (want tag: or path:)"
-			if sg := suggest.Closest(a.method, []string{"tag", "path"}); sg != "" {
+			msg := "unknown selector method " + strconv.Quote(a.method) + " (want tag:, path:, source:, config.<key>:, state: or result:)"
+			if sg := suggest.Closest(a.method, methods); sg != "" {
 				msg = "unknown selector method " + strconv.Quote(a.method) + " (did you mean " + strconv.Quote(sg+":") + "?)"
 			}
 			return a, p.errAt(start, msg)
@@ -550,6 +584,8 @@ func (ix *index) match(a atom) (set, error) {
 			slices.Sort(tags)
 			return nil, notFound("no model has tag", a.value, slices.Compact(tags))
 		}
+	case "source", "state", "result":
+		return ix.matchAttr(a, glob)
 	case "path":
 		var paths []string
 		for _, n := range ix.nodes {
@@ -566,6 +602,52 @@ func (ix *index) match(a atom) (set, error) {
 			slices.Sort(paths)
 			return nil, notFound("no model under path", a.value, slices.Compact(paths))
 		}
+	default: // config.<key>
+		return ix.matchAttr(a, glob)
+	}
+	return out, nil
+}
+
+// matchAttr evaluates source:, config.<key>:, state: and result:. A
+// state: or result: that matches nothing selects nothing (nothing changed,
+// nothing failed): that is an answer, not a typo.
+func (ix *index) matchAttr(a atom, glob bool) (set, error) {
+	out := make(set)
+	var seen []string
+	key := strings.TrimPrefix(a.method, "config.")
+	for _, n := range ix.nodes {
+		var vals []string
+		switch a.method {
+		case "source":
+			vals = n.Sources
+		case "state":
+			vals = []string{n.State}
+		case "result":
+			vals = []string{n.Result}
+		default:
+			if v, ok := n.Config[key]; ok {
+				vals = []string{v}
+			}
+		}
+		for _, v := range vals {
+			seen = append(seen, v)
+			ok := v == a.value || a.method == "source" && strings.HasPrefix(v, a.value+".")
+			if !ok && glob {
+				ok, _ = path.Match(a.value, v)
+			}
+			if ok {
+				out[n.Name] = struct{}{}
+			}
+		}
+	}
+	if len(out) == 0 && (a.method == "source" || strings.HasPrefix(a.method, "config.")) {
+		slices.Sort(seen)
+		seen = slices.Compact(seen)
+		err := notFound("no model has "+a.method, a.value, seen)
+		if !strings.Contains(err.Error(), "did you mean") && len(seen) > 0 {
+			err = fmt.Errorf("%v (the models have %s)", err, strings.Join(seen[:min(len(seen), 10)], ", "))
+		}
+		return nil, err
 	}
 	return out, nil
 }
