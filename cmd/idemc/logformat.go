@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/idemc/idemc/compiler/diag"
+	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/internal/eventlog"
+	"github.com/idemc/idemc/internal/openlineage"
 )
 
 // logFormat is --log-format: text (the default) or json, one event object
@@ -91,4 +95,18 @@ func errorEvent(lg *eventlog.Log, err error, code int) {
 func printJSON(w io.Writer, key string, list any) {
 	b, _ := json.MarshalIndent(map[string]any{"schema_version": eventlog.SchemaVersion, key: list}, "", "  ")
 	fmt.Fprintln(w, string(b))
+}
+
+// openLineageConfig resolves [openlineage]: ${VAR} in the url from the
+// environment, the file relative to the project.
+func openLineageConfig(root string, o *project.OpenLineage) openlineage.Config {
+	cfg := openlineage.Config{URL: os.ExpandEnv(o.URL), Namespace: o.Namespace}
+	if o.File != "" {
+		cfg.File = o.File
+		if !filepath.IsAbs(cfg.File) {
+			cfg.File = filepath.Join(root, cfg.File)
+		}
+		_ = os.MkdirAll(filepath.Dir(cfg.File), 0o755)
+	}
+	return cfg
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/openlineage"
 	"github.com/idemc/idemc/runner"
 )
 
@@ -73,6 +74,12 @@ func (c *common) build(ctx context.Context, p *project.Project, ro runner.Option
 	if c.log != nil {
 		ro.Out, ro.Progress = nil, nil
 		ro.Observers = append(ro.Observers, c.log)
+	}
+	if ol := p.OpenLineage; ol != nil {
+		ro.Compile.Lineage = true // the column lineage facet
+		em := openlineage.New(openLineageConfig(p.Root, ol), c.stderr)
+		defer em.Close()
+		ro.Observers = append(ro.Observers, em)
 	}
 	res, err := runner.Build(ctx, p, ro)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/idemc/idemc/compiler/diag"
 )
 
@@ -87,4 +89,27 @@ func arrayTableLines(text, name string) []int {
 		}
 	}
 	return out
+}
+
+// OpenLineage is [openlineage]: where the run events of every unit go.
+type OpenLineage struct {
+	URL       string `toml:"url"`  // POST each event; may hold ${VAR}
+	File      string `toml:"file"` // or append JSON lines, relative to the project
+	Namespace string `toml:"namespace"`
+}
+
+func (p *Project) parseOpenLineage(text string, o *OpenLineage, errs *diag.List) {
+	if o == nil {
+		return
+	}
+	line := keyLine(text, toml.Key{"openlineage"})
+	switch {
+	case o.URL == "" && o.File == "":
+		errs.Add(FileName, line, 0, `[openlineage] needs url = "http://…/api/v1/lineage" or file = "target/openlineage.jsonl"`)
+	case o.URL != "" && o.File != "":
+		errs.Add(FileName, line, 0, "[openlineage] has both url and file: keep one")
+	case o.URL != "" && !strings.HasPrefix(o.URL, "http://") && !strings.HasPrefix(o.URL, "https://") && !strings.HasPrefix(o.URL, "${"):
+		errs.Add(FileName, line, 0, "[openlineage] url %q must start with http:// or https://", o.URL)
+	}
+	p.OpenLineage = o
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/idemc/idemc/compiler/suggest"
 )
 
-var topKeys = []string{"name", "default_target", "targets", "sources", "seeds", "vars", "models", "run", "notify"}
+var topKeys = []string{"name", "default_target", "targets", "sources", "seeds", "vars", "models", "run", "notify", "openlineage"}
 
 // rawSources are the [sources.NAME] tables as decoded.
 type rawSources map[string]struct {
@@ -34,7 +34,8 @@ type rawProject struct {
 	Run           struct {
 		Threads int `toml:"threads"`
 	} `toml:"run"`
-	Notify []rawNotify `toml:"notify"`
+	Notify      []rawNotify  `toml:"notify"`
+	OpenLineage *OpenLineage `toml:"openlineage"`
 }
 
 // projectFile is project.toml being read.
@@ -85,6 +86,7 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 
 	p.parseSources(f, raw.Sources)
 	p.parseNotify(text, raw.Notify, errs)
+	p.parseOpenLineage(text, raw.OpenLineage, errs)
 	base, folders := f.modelLayers(raw.Models)
 	f.reportUndecoded()
 	f.validateLayers(base, folders)

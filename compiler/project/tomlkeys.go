@@ -36,6 +36,8 @@ func reportUnknown(errs *diag.List, file, text string, lineOffset int, k toml.Ke
 		valid = []string{"threads"}
 	case len(k) == 2 && k[0] == "notify":
 		valid = notifyKeys
+	case len(k) == 2 && k[0] == "openlineage":
+		valid = []string{"url", "file", "namespace"}
 	default:
 		valid = configKeys
 	}
