@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler"
@@ -61,14 +62,14 @@ func Status(ctx context.Context, p *project.Project, opts compiler.Options) ([]S
 		if !chosen[r[0]] || node == nil || !inRange(r[1], node, opts) {
 			continue
 		}
-		sr := StatusRow{Model: r[0], Partition: r[1], Status: r[2], Started: r[5], RunID: r[7], CodeHash: r[8], Current: r[8] == node.CodeHash}
+		sr := StatusRow{Model: r[0], Partition: r[1], Status: r[2], Started: rfc3339(r[5]), RunID: r[7], CodeHash: r[8], Current: r[8] == node.CodeHash}
 		if r[3] != "NULL" {
 			n, _ := strconv.ParseInt(r[3], 10, 64)
 			sr.Rows = &n
 		}
 		sr.Attempt, _ = strconv.ParseInt(r[4], 10, 64)
 		if r[6] != "NULL" {
-			sr.Ended = r[6]
+			sr.Ended = rfc3339(r[6])
 		}
 		if r[9] != "NULL" {
 			sr.Error = r[9]
@@ -138,4 +139,13 @@ func sortStatus(rows []StatusRow) {
 		}
 		return rows[i].Partition < rows[j].Partition
 	})
+}
+
+// rfc3339 prints an engine's timestamp text in RFC 3339, UTC (the audit
+// table's timestamps are UTC); text it cannot read is kept.
+func rfc3339(s string) string {
+	if t := parseTime(s); !t.IsZero() {
+		return t.UTC().Format(time.RFC3339)
+	}
+	return s
 }
