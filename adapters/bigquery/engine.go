@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"net/http"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -250,8 +251,10 @@ func (s *Session) Script() string {
 	var b strings.Builder
 	b.WriteString(dialect.BeginSQL + ";\n")
 	for _, q := range s.script {
-		b.WriteString(q)
-		b.WriteString(";\n")
+		// A statement ending in a model's line comment gets its ";" on a
+		// line of its own: glued, the comment would swallow the rest.
+		b.WriteString(plan.Terminated(q))
+		b.WriteString("\n")
 	}
 	b.WriteString(dialect.CommitSQL + ";")
 	return b.String()
@@ -295,13 +298,22 @@ func (s *Session) Query(ctx context.Context, sql string, limit int) ([]string, [
 	return cols, out, nil
 }
 
-// regionalize reads INFORMATION_SCHEMA region-wide when the target has a
-// location (the dialect's RelationsQuery is unqualified).
+// unqualifiedInfoSchema is an INFORMATION_SCHEMA view name with no
+// qualifier before it (the runner's and the dialect's catalog queries).
+var unqualifiedInfoSchema = regexp.MustCompile("(?i)(^|[^.\\w`])(INFORMATION_SCHEMA\\.)")
+
+// regionalize qualifies every INFORMATION_SCHEMA: region-wide
+// (`region-<location>`) when the target has a location, else by the
+// target's dataset (`project.dataset`), whose views list that dataset's
+// relations only. BigQuery has no unqualified INFORMATION_SCHEMA
+// (cloud.google.com/bigquery/docs/information-schema-intro: a dataset or
+// region qualifier is required).
 func (e *Engine) regionalize(q string) string {
-	if e.location == "" || !strings.Contains(q, " FROM INFORMATION_SCHEMA.") {
-		return q
+	qual := e.d.Quote(e.project + "." + e.dataset)
+	if e.location != "" {
+		qual = e.d.Quote("region-" + strings.ToLower(e.location))
 	}
-	return strings.Replace(q, " FROM INFORMATION_SCHEMA.", " FROM "+e.d.Quote("region-"+strings.ToLower(e.location))+".INFORMATION_SCHEMA.", 1)
+	return unqualifiedInfoSchema.ReplaceAllString(q, "${1}"+strings.ReplaceAll(qual, "$", "$$")+".${2}")
 }
 
 // Columns reports a query's columns with a dry run (no cost, no rows).
