@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
@@ -129,5 +130,47 @@ func TestScriptCheckOutcomesInTheAuditRow(t *testing.T) {
 		if !strings.Contains(script, `"status":"pass"`) || strings.Contains(script, `"status":"deferred"`) {
 			t.Errorf("the script's own audit row must record its checks passed:\n%s", script)
 		}
+	}
+}
+
+// TestConflictingScriptRetriedWithinBudget: a script BigQuery aborts for a
+// concurrent update is retried, with a new job id, until it commits, more
+// often than the 4 attempts of an engine without a budget (waits shortened
+// for the test; the budget itself is TestBackoff's).
+func TestConflictingScriptRetriedWithinBudget(t *testing.T) {
+	f := newFakeBigQuery(t)
+	ad, _ := adapters.Lookup("bigquery")
+	open := ad.Open
+	ad.Open = func(context.Context, map[string]string) (adapters.Engine, error) {
+		e := f.engine(t, "EU")
+		e.retryFirst = time.Millisecond
+		return e, nil
+	}
+	t.Cleanup(func() { ad.Open = open })
+	conflicts := 0
+	f.fail = func(sql string) string {
+		if strings.HasPrefix(sql, "BEGIN TRANSACTION") && conflicts < 6 {
+			conflicts++
+			return "Transaction is aborted due to concurrent update against table proj:analytics.events_daily."
+		}
+		return ""
+	}
+	var out strings.Builder
+	res, err := runner.Build(context.Background(), auditProject(t), runner.Options{Out: &out,
+		Compile: compiler.Options{Start: "2026-07-02", End: "2026-07-03", Models: true}})
+	if err != nil || len(res.Units) != 1 || res.Units[0].Status != runner.StatusSucceeded {
+		t.Fatalf("want the unit succeeded after 6 conflicts, got %+v (%v)\n%s", res.Units, err, out.String())
+	}
+	ids := map[string]bool{}
+	for _, j := range f.submitted() {
+		if strings.HasPrefix(j.SQL, "BEGIN TRANSACTION") {
+			ids[j.ID] = true
+		}
+	}
+	if len(ids) != 7 {
+		t.Errorf("%d distinct script jobs, want 7 (6 aborted, 1 committed)", len(ids))
+	}
+	if !strings.Contains(res.Units[0].Note, "retried after a conflict") {
+		t.Errorf("note %q, want the retry said", res.Units[0].Note)
 	}
 }

@@ -43,6 +43,24 @@ type Engine struct {
 	d        dialect.Dialect
 	// poll bounds how long a job is waited for (0: until the context ends).
 	poll time.Duration
+	// retryFirst is the first wait before a conflicting script is retried
+	// (0: retryFirst's default; tests shorten it).
+	retryFirst time.Duration
+}
+
+// Retry budget of a unit's script after a conflict: BigQuery cancels a
+// transaction that conflicts with another mutating the same table
+// (cloud.google.com/bigquery/docs/transactions, "Transaction
+// concurrency"), which can go on for as long as the other's script runs.
+const (
+	retryBudget = 60 * time.Second
+	retryFirst  = 500 * time.Millisecond
+)
+
+// RetryBackoff is the runner's budget for retrying a conflicting script:
+// a minute, waits doubling from half a second, with jitter.
+func (e *Engine) RetryBackoff() (budget, first time.Duration) {
+	return retryBudget, cmp.Or(e.retryFirst, retryFirst)
 }
 
 // Open connects with the target's project (or database), dataset (or
