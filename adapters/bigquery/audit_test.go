@@ -174,3 +174,30 @@ func TestConflictingScriptRetriedWithinBudget(t *testing.T) {
 		t.Errorf("note %q, want the retry said", res.Units[0].Note)
 	}
 }
+
+// TestScriptUnitReportsItsRows: a unit written by one script reports the
+// rows its INSERT affected, read from the script's child jobs (the DELETE
+// and the audit updates of the same script are not the unit's rows); it
+// reported 0 before.
+func TestScriptUnitReportsItsRows(t *testing.T) {
+	f := newFakeBigQuery(t)
+	onFake(t, f)
+	f.affected = func(stmt string) int64 {
+		switch {
+		case strings.HasPrefix(stmt, "INSERT"):
+			return 42
+		case strings.HasPrefix(stmt, "DELETE"):
+			return 7
+		}
+		return 1
+	}
+	var out strings.Builder
+	res, err := runner.Build(context.Background(), auditProject(t), runner.Options{Out: &out,
+		Compile: compiler.Options{Start: "2026-07-02", End: "2026-07-03", Models: true}})
+	if err != nil || len(res.Units) != 1 || res.Units[0].Status != runner.StatusSucceeded {
+		t.Fatalf("want the unit succeeded, got %+v (%v)\n%s", res.Units, err, out.String())
+	}
+	if got := res.Units[0].Rows; got != 42 {
+		t.Errorf("the unit reports %d rows, want the INSERT's 42\n%s", got, out.String())
+	}
+}

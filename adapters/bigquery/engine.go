@@ -173,6 +173,7 @@ type Session struct {
 	inTx     bool
 	script   []string
 	asserts  []*plan.Check  // the checks of the buffered ASSERTs, in order
+	writes   []int          // indexes in script of the statements that write the unit's rows
 	seq      map[string]int // submissions per job kind, for retried transactions
 	lastJobs []string       // ids of the jobs submitted (for tests and messages)
 }
@@ -187,16 +188,20 @@ func (s *Session) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) 
 		if s.inTx {
 			return plan.Result{}, errors.New("bigquery: BEGIN TRANSACTION inside a buffered transaction")
 		}
-		s.inTx, s.script, s.asserts = true, nil, nil
+		s.reset(true)
 		return plan.Result{}, nil
 	case plan.Rollback:
-		s.inTx, s.script, s.asserts = false, nil, nil
+		s.reset(false)
 		return plan.Result{}, nil
 	case plan.Commit:
-		return plan.Result{Affected: -1}, s.commit(ctx, st)
+		return s.commit(ctx, st)
 	}
 	stmt := strings.TrimRight(strings.TrimSpace(st.SQL), "; \n")
 	if s.inTx {
+		switch st.Purpose {
+		case plan.Insert, plan.Merge, plan.Publish:
+			s.writes = append(s.writes, len(s.script))
+		}
 		s.script = append(s.script, stmt)
 		if st.Check != nil {
 			s.asserts = append(s.asserts, st.Check)
@@ -221,61 +226,12 @@ func (s *Session) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) 
 	return plan.Result{Affected: -1}, nil
 }
 
-// commit submits the buffered script. A script that stopped on one of its
-// ASSERTs (each says "idemc check NAME") fails as that check.
-func (s *Session) commit(ctx context.Context, st *plan.Step) error {
-	if !s.inTx {
-		return errors.New("bigquery: COMMIT TRANSACTION without BEGIN TRANSACTION")
-	}
-	script, asserts := s.Script(), s.asserts
-	s.inTx, s.script, s.asserts = false, nil, nil
-	job := st.Job
-	if job == nil || job.Kind == "" {
-		job = &plan.JobSpec{Kind: "script"}
-	}
-	_, err := s.run(ctx, script, job, nil)
-	if c := failedAssert(err, asserts); c != nil {
-		return &adapters.CheckFailed{Check: c.Name, Err: err}
-	}
-	return err
-}
-
-// failedAssert is the check whose ASSERT message a failed script's error
-// carries (the longest name that matches: unique(a) is in unique(a, b)'s).
-func failedAssert(err error, asserts []*plan.Check) *plan.Check {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	var found *plan.Check
-	for _, c := range asserts {
-		if strings.Contains(msg, dialect.AssertMessage(c)) && (found == nil || len(c.Name) > len(found.Name)) {
-			found = c
-		}
-	}
-	return found
-}
-
 func isDML(t string) bool {
 	switch t {
 	case "INSERT", "UPDATE", "DELETE", "MERGE":
 		return true
 	}
 	return false
-}
-
-// Script is the buffered transaction as the one script it is submitted as.
-func (s *Session) Script() string {
-	var b strings.Builder
-	b.WriteString(dialect.BeginSQL + ";\n")
-	for _, q := range s.script {
-		// A statement ending in a model's line comment gets its ";" on a
-		// line of its own: glued, the comment would swallow the rest.
-		b.WriteString(plan.Terminated(q))
-		b.WriteString("\n")
-	}
-	b.WriteString(dialect.CommitSQL + ";")
-	return b.String()
 }
 
 // Query runs a query and returns at most limit rows as text.
@@ -387,7 +343,7 @@ func (s *Session) Relation(ctx context.Context, r plan.Relation) ([]plan.Column,
 
 // Close discards an unfinished buffer.
 func (s *Session) Close() error {
-	s.inTx, s.script, s.asserts = false, nil, nil
+	s.reset(false)
 	return nil
 }
 
