@@ -201,3 +201,46 @@ func TestScriptUnitReportsItsRows(t *testing.T) {
 		t.Errorf("the unit reports %d rows, want the INSERT's 42\n%s", got, out.String())
 	}
 }
+
+// TestReorderedTableModelPublishesByName: a table model whose columns are
+// in another order than the table's is rebuilt, in its script, by
+// TRUNCATE and an INSERT naming the columns, each filled from the batch's
+// column of that name (by position, amount's values would land in
+// event_key and event_key's in amount).
+func TestReorderedTableModelPublishesByName(t *testing.T) {
+	f := newFakeBigQuery(t)
+	onFake(t, f)
+	f.tables["analytics.totals"] = []string{"amount:NUMERIC", "event_key:STRING"} // the table as it is
+	f.rows = func(sql string) ([]string, [][]string) {
+		switch {
+		case strings.Contains(sql, "table_type"):
+			return []string{"table_type"}, [][]string{{"BASE TABLE"}}
+		case strings.Contains(sql, "INFORMATION_SCHEMA.TABLES"):
+			return []string{"table_schema", "table_name"}, [][]string{{"analytics", "totals"}}
+		}
+		return []string{"x"}, nil
+	}
+	p := auditProject(t)
+	if err := os.WriteFile(filepath.Join(p.Root, "models", "events_daily.sql"), []byte("/* idemc\nmaterialized = \"table\"\nalias = \"totals\"\n*/\nSELECT event_key, amount FROM {{ source(\"raw\", \"events\") }}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := project.Load(p.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	res, err := runner.Build(context.Background(), p, runner.Options{Out: &out, Compile: compiler.Options{Models: true}})
+	if err != nil || len(res.Units) != 1 || res.Units[0].Status != runner.StatusSucceeded {
+		t.Fatalf("want the unit succeeded, got %+v (%v)\n%s", res.Units, err, out.String())
+	}
+	var script string
+	for _, j := range f.submitted() {
+		if strings.HasPrefix(j.SQL, "BEGIN TRANSACTION") {
+			script = j.SQL
+		}
+	}
+	want := "INSERT INTO `analytics`.`totals` (`event_key`, `amount`)\nSELECT `event_key`, `amount` FROM ("
+	if !strings.Contains(script, "TRUNCATE TABLE `analytics`.`totals`") || !strings.Contains(script, want) {
+		t.Fatalf("the rebuild does not fill the columns by name:\n%s\nwant\n%s", script, want)
+	}
+}

@@ -194,7 +194,11 @@ func (f *fakeBigQuery) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		fields := make([]any, len(cols))
 		for i, c := range cols {
-			fields[i] = map[string]any{"name": c, "type": "STRING"}
+			name, typ, ok := strings.Cut(c, ":") // "name:TYPE", else a STRING
+			if !ok {
+				typ = "STRING"
+			}
+			fields[i] = map[string]any{"name": name, "type": typ}
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"tableReference": map[string]any{"projectId": parts[1], "datasetId": parts[3], "tableId": parts[5]}, "schema": map[string]any{"fields": fields}})
 	default:
