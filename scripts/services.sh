@@ -176,7 +176,8 @@ ensure_chromium() {
 }
 
 # start_fakesnow: the Snowflake emulator for adapters/snowflake's
-# TestEmulatorConformance (`services.sh fakesnow`; not started by default).
+# TestEmulatorConformance (`services.sh fakesnow`, and with no argument:
+# IDEMC_REQUIRE_LIVE=1 makes that test fail without it).
 # fakesnow (PyPI) answers Snowflake's HTTP protocol over DuckDB, in memory;
 # it is pip-installed, pinned, into a venv under ~/.cache/idemc (never the
 # repo). fakesnow 0.12.1 imports snowflake.connector.converter, which the
@@ -208,7 +209,7 @@ start_fakesnow() {
 main() {
   mkdir -p "$LOG_DIR"
   local want=("$@")
-  [ ${#want[@]} -eq 0 ] && want=(postgres mariadb redis)
+  [ ${#want[@]} -eq 0 ] && want=(postgres mariadb redis fakesnow)
   local s pkgs=()
   for s in "${want[@]}"; do
     case "$s" in

@@ -39,9 +39,14 @@ const emulatorEngine = "snowflake_emulator"
 // test when the variable is unset or the emulator does not answer.
 func emulator(t *testing.T) map[string]string {
 	t.Helper()
+	// CI (.ci/run) starts the emulator and requires it.
+	skip := t.Skipf
+	if os.Getenv("IDEMC_REQUIRE_LIVE") == "1" {
+		skip = t.Fatalf
+	}
 	dsn := os.Getenv(emulatorEnv)
 	if dsn == "" {
-		t.Skipf("%s is unset: start the emulator with `eval \"$(scripts/services.sh fakesnow)\"`", emulatorEnv)
+		skip("%s is unset: start the emulator with `eval \"$(scripts/services.sh fakesnow)\"`", emulatorEnv)
 	}
 	cfg, err := sf.ParseDSN(dsn)
 	if err != nil {
@@ -53,7 +58,7 @@ func emulator(t *testing.T) map[string]string {
 	defer cancel()
 	e, err := openEmulator(ctx, s)
 	if err != nil {
-		t.Skipf("the Snowflake emulator at %s:%d does not answer: %v", cfg.Host, cfg.Port, err)
+		skip("the Snowflake emulator at %s:%d does not answer: %v", cfg.Host, cfg.Port, err)
 	}
 	defer e.Close()
 	if _, err := e.(*Engine).db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+dialect.NewDialect().Quote(cfg.Database)); err != nil {
