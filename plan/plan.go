@@ -158,8 +158,19 @@ func FormatUnit(b *strings.Builder, u *Unit, withSQL bool) {
 			// Sent as a query only when the write did not report its rows.
 			fmt.Fprintf(b, "-- count: %s\n", strings.Join(strings.Fields(s.Count), " "))
 		}
-		fmt.Fprintf(b, "%s;\n", s.SQL)
+		fmt.Fprintf(b, "%s\n", Terminated(s.SQL))
 	}
+}
+
+// Terminated is a statement followed by its ";": on a line of its own when
+// the statement's last line has a "--" (a model that ends in a line
+// comment would swallow it, and the statement after it).
+func Terminated(sql string) string {
+	last := sql[strings.LastIndexByte(sql, '\n')+1:]
+	if strings.Contains(last, "--") {
+		return sql + "\n;"
+	}
+	return sql + ";"
 }
 
 // stepNotes is what a step carries besides its SQL, for the printed plan:

@@ -64,6 +64,9 @@ func cleanup(ctx context.Context, sess adapters.Session, steps []plan.Step, st *
 // execSteps runs steps[from:] on the session and returns the first failure.
 func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit, w *plan.Write, steps []plan.Step, from int, ur *UnitResult, row *plan.AuditRow, st *unitState) *unitError {
 	written := int64(-1) // rows reported by insert/merge steps; -1 unknown
+	// scripted: the audit finish was buffered into a script (BigQuery),
+	// whose commit reports the rows its writes affected.
+	scripted := false
 	for i := from; i < len(steps); i++ {
 		s := steps[i]
 		switch s.Purpose {
@@ -95,6 +98,7 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 				}
 			}
 			ur.Rows = n
+			scripted = s.Deferred && written < 0
 			// Checks buffered in a script are recorded as they will be
 			// once it commits (which this statement is part of).
 			s.SQL = s.Fill(map[string]string{plan.SlotRows: strconv.FormatInt(n, 10),
@@ -133,6 +137,9 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 			st.inTx = true
 		case plan.Commit:
 			st.inTx = false
+			if scripted && res.Affected >= 0 {
+				ur.Rows = res.Affected
+			}
 		case plan.AuditStart:
 			st.audited = true
 		}

@@ -80,13 +80,15 @@ func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 	// The transactional part is retried when the engine reports a
 	// retryable conflict (a deadlock, a serialization failure): it was
 	// rolled back, so running it again is safe.
+	bo := newBackoff(r.eng)
 	for attempt := 1; ; attempt++ {
 		ue := r.execSteps(ctx, sess, u, &w, steps, begin, ur, row, st)
 		if ue == nil {
 			ur.Status = StatusSucceeded
 			return ur
 		}
-		if attempt < maxTxAttempts && ue.check == nil && ctx.Err() == nil && retryable(r.eng, ue.err) {
+		wait, again := bo.next(attempt, time.Now())
+		if again && ue.check == nil && ctx.Err() == nil && retryable(r.eng, ue.err) {
 			if st.inTx {
 				rollback(context.WithoutCancel(ctx), sess, r.d)
 				st.inTx = false
@@ -99,7 +101,10 @@ func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 			if begin < len(steps) && steps[begin].Purpose == plan.AuditStart {
 				begin++ // the running row is already there
 			}
-			time.Sleep(time.Duration(attempt*attempt) * 50 * time.Millisecond)
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+			}
 			continue
 		}
 		fail(ue)
@@ -281,7 +286,8 @@ func (r *run) describeBatch(ctx context.Context, sess adapters.Session, w *plan.
 	return nil
 }
 
-// maxTxAttempts bounds retries of a unit's transaction after conflicts.
+// maxTxAttempts bounds retries of a unit's transaction after conflicts on
+// an engine without a retry budget (backoff).
 const maxTxAttempts = 4
 
 // retryable asks the engine whether an error is a transient conflict.

@@ -175,16 +175,48 @@ ensure_chromium() {
   echo "export IDEMC_CHROMIUM='$bin'"
 }
 
+# start_fakesnow: the Snowflake emulator for adapters/snowflake's
+# TestEmulatorConformance (`services.sh fakesnow`, and with no argument:
+# IDEMC_REQUIRE_LIVE=1 makes that test fail without it).
+# fakesnow (PyPI) answers Snowflake's HTTP protocol over DuckDB, in memory;
+# it is pip-installed, pinned, into a venv under ~/.cache/idemc (never the
+# repo). fakesnow 0.12.1 imports snowflake.connector.converter, which the
+# 5.x connectors dropped: the connector is pinned below 5.
+FAKESNOW_PORT=${IDEMC_FAKESNOW_PORT:-18765}
+FAKESNOW_VERSION=0.12.1
+FAKESNOW_CONNECTOR='snowflake-connector-python==4.8.1'
+
+fakesnow_answers() { (exec 3<>"/dev/tcp/127.0.0.1/$FAKESNOW_PORT") 2>/dev/null; }
+
+start_fakesnow() {
+  local venv="${XDG_CACHE_HOME:-$HOME/.cache}/idemc/fakesnow"
+  if ! fakesnow_answers; then
+    if [ ! -x "$venv/bin/fakesnow" ] || ! "$venv/bin/pip" show fakesnow 2>/dev/null | grep -q "^Version: $FAKESNOW_VERSION\$"; then
+      command -v python3 >/dev/null 2>&1 || die "fakesnow needs python3 (3.11 or newer)"
+      say "installing fakesnow $FAKESNOW_VERSION into $venv"
+      python3 -m venv "$venv" >&2 || die "python3 -m venv $venv failed"
+      "$venv/bin/pip" install -q "fakesnow[server]==$FAKESNOW_VERSION" "$FAKESNOW_CONNECTOR" >"$LOG_DIR/fakesnow-pip.log" 2>&1 ||
+        { tail -n 20 "$LOG_DIR/fakesnow-pip.log" >&2; die "pip install fakesnow failed (log: $LOG_DIR/fakesnow-pip.log)"; }
+    fi
+    say "starting fakesnow on 127.0.0.1:$FAKESNOW_PORT"
+    setsid nohup "$venv/bin/fakesnow" -s --host 127.0.0.1 -p "$FAKESNOW_PORT" >"$LOG_DIR/fakesnow.log" 2>&1 </dev/null &
+    wait_for fakesnow "$LOG_DIR/fakesnow.log" fakesnow_answers
+  fi
+  say "fakesnow answers on 127.0.0.1:$FAKESNOW_PORT"
+  echo "export IDEMC_SNOWFLAKE_EMULATOR_DSN='idemc:idemc@127.0.0.1:$FAKESNOW_PORT/IDEMC?account=fakesnow&protocol=http'"
+}
+
 main() {
   mkdir -p "$LOG_DIR"
   local want=("$@")
-  [ ${#want[@]} -eq 0 ] && want=(postgres mariadb redis)
+  [ ${#want[@]} -eq 0 ] && want=(postgres mariadb redis fakesnow)
   local s pkgs=()
   for s in "${want[@]}"; do
     case "$s" in
       postgres | postgresql) pkgs+=(postgresql) ;;
       mariadb | mysql) pkgs+=(mariadb-server mariadb-client) ;;
       redis) pkgs+=(redis-server) ;;
+      fakesnow) ;; # pip, into a venv: start_fakesnow
       spark | chromium) ;; # chromium: ensure_chromium installs it, once
       *) die "unknown service '$s' (want: postgres, mariadb, redis, spark, chromium)" ;;
     esac
@@ -196,6 +228,7 @@ main() {
       mariadb | mysql) start_mariadb ;;
       redis) start_redis ;;
       chromium) ensure_chromium ;;
+      fakesnow) start_fakesnow ;;
       spark) die "spark: the local Spark Connect server is not set up by this script yet (the live-Spark issue adds it)" ;;
     esac
   done

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
@@ -129,5 +130,117 @@ func TestScriptCheckOutcomesInTheAuditRow(t *testing.T) {
 		if !strings.Contains(script, `"status":"pass"`) || strings.Contains(script, `"status":"deferred"`) {
 			t.Errorf("the script's own audit row must record its checks passed:\n%s", script)
 		}
+	}
+}
+
+// TestConflictingScriptRetriedWithinBudget: a script BigQuery aborts for a
+// concurrent update is retried, with a new job id, until it commits, more
+// often than the 4 attempts of an engine without a budget (waits shortened
+// for the test; the budget itself is TestBackoff's).
+func TestConflictingScriptRetriedWithinBudget(t *testing.T) {
+	f := newFakeBigQuery(t)
+	ad, _ := adapters.Lookup("bigquery")
+	open := ad.Open
+	ad.Open = func(context.Context, map[string]string) (adapters.Engine, error) {
+		e := f.engine(t, "EU")
+		e.retryFirst = time.Millisecond
+		return e, nil
+	}
+	t.Cleanup(func() { ad.Open = open })
+	conflicts := 0
+	f.fail = func(sql string) string {
+		if strings.HasPrefix(sql, "BEGIN TRANSACTION") && conflicts < 6 {
+			conflicts++
+			return "Transaction is aborted due to concurrent update against table proj:analytics.events_daily."
+		}
+		return ""
+	}
+	var out strings.Builder
+	res, err := runner.Build(context.Background(), auditProject(t), runner.Options{Out: &out,
+		Compile: compiler.Options{Start: "2026-07-02", End: "2026-07-03", Models: true}})
+	if err != nil || len(res.Units) != 1 || res.Units[0].Status != runner.StatusSucceeded {
+		t.Fatalf("want the unit succeeded after 6 conflicts, got %+v (%v)\n%s", res.Units, err, out.String())
+	}
+	ids := map[string]bool{}
+	for _, j := range f.submitted() {
+		if strings.HasPrefix(j.SQL, "BEGIN TRANSACTION") {
+			ids[j.ID] = true
+		}
+	}
+	if len(ids) != 7 {
+		t.Errorf("%d distinct script jobs, want 7 (6 aborted, 1 committed)", len(ids))
+	}
+	if !strings.Contains(res.Units[0].Note, "retried after a conflict") {
+		t.Errorf("note %q, want the retry said", res.Units[0].Note)
+	}
+}
+
+// TestScriptUnitReportsItsRows: a unit written by one script reports the
+// rows its INSERT affected, read from the script's child jobs (the DELETE
+// and the audit updates of the same script are not the unit's rows); it
+// reported 0 before.
+func TestScriptUnitReportsItsRows(t *testing.T) {
+	f := newFakeBigQuery(t)
+	onFake(t, f)
+	f.affected = func(stmt string) int64 {
+		switch {
+		case strings.HasPrefix(stmt, "INSERT"):
+			return 42
+		case strings.HasPrefix(stmt, "DELETE"):
+			return 7
+		}
+		return 1
+	}
+	var out strings.Builder
+	res, err := runner.Build(context.Background(), auditProject(t), runner.Options{Out: &out,
+		Compile: compiler.Options{Start: "2026-07-02", End: "2026-07-03", Models: true}})
+	if err != nil || len(res.Units) != 1 || res.Units[0].Status != runner.StatusSucceeded {
+		t.Fatalf("want the unit succeeded, got %+v (%v)\n%s", res.Units, err, out.String())
+	}
+	if got := res.Units[0].Rows; got != 42 {
+		t.Errorf("the unit reports %d rows, want the INSERT's 42\n%s", got, out.String())
+	}
+}
+
+// TestReorderedTableModelPublishesByName: a table model whose columns are
+// in another order than the table's is rebuilt, in its script, by
+// TRUNCATE and an INSERT naming the columns, each filled from the batch's
+// column of that name (by position, amount's values would land in
+// event_key and event_key's in amount).
+func TestReorderedTableModelPublishesByName(t *testing.T) {
+	f := newFakeBigQuery(t)
+	onFake(t, f)
+	f.tables["analytics.totals"] = []string{"amount:NUMERIC", "event_key:STRING"} // the table as it is
+	f.rows = func(sql string) ([]string, [][]string) {
+		switch {
+		case strings.Contains(sql, "table_type"):
+			return []string{"table_type"}, [][]string{{"BASE TABLE"}}
+		case strings.Contains(sql, "INFORMATION_SCHEMA.TABLES"):
+			return []string{"table_schema", "table_name"}, [][]string{{"analytics", "totals"}}
+		}
+		return []string{"x"}, nil
+	}
+	p := auditProject(t)
+	if err := os.WriteFile(filepath.Join(p.Root, "models", "events_daily.sql"), []byte("/* idemc\nmaterialized = \"table\"\nalias = \"totals\"\n*/\nSELECT event_key, amount FROM {{ source(\"raw\", \"events\") }}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := project.Load(p.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	res, err := runner.Build(context.Background(), p, runner.Options{Out: &out, Compile: compiler.Options{Models: true}})
+	if err != nil || len(res.Units) != 1 || res.Units[0].Status != runner.StatusSucceeded {
+		t.Fatalf("want the unit succeeded, got %+v (%v)\n%s", res.Units, err, out.String())
+	}
+	var script string
+	for _, j := range f.submitted() {
+		if strings.HasPrefix(j.SQL, "BEGIN TRANSACTION") {
+			script = j.SQL
+		}
+	}
+	want := "INSERT INTO `analytics`.`totals` (`event_key`, `amount`)\nSELECT `event_key`, `amount` FROM ("
+	if !strings.Contains(script, "TRUNCATE TABLE `analytics`.`totals`") || !strings.Contains(script, want) {
+		t.Fatalf("the rebuild does not fill the columns by name:\n%s\nwant\n%s", script, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"net/http"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,24 @@ type Engine struct {
 	d        dialect.Dialect
 	// poll bounds how long a job is waited for (0: until the context ends).
 	poll time.Duration
+	// retryFirst is the first wait before a conflicting script is retried
+	// (0: retryFirst's default; tests shorten it).
+	retryFirst time.Duration
+}
+
+// Retry budget of a unit's script after a conflict: BigQuery cancels a
+// transaction that conflicts with another mutating the same table
+// (cloud.google.com/bigquery/docs/transactions, "Transaction
+// concurrency"), which can go on for as long as the other's script runs.
+const (
+	retryBudget = 60 * time.Second
+	retryFirst  = 500 * time.Millisecond
+)
+
+// RetryBackoff is the runner's budget for retrying a conflicting script:
+// a minute, waits doubling from half a second, with jitter.
+func (e *Engine) RetryBackoff() (budget, first time.Duration) {
+	return retryBudget, cmp.Or(e.retryFirst, retryFirst)
 }
 
 // Open connects with the target's project (or database), dataset (or
@@ -154,6 +173,7 @@ type Session struct {
 	inTx     bool
 	script   []string
 	asserts  []*plan.Check  // the checks of the buffered ASSERTs, in order
+	writes   []int          // indexes in script of the statements that write the unit's rows
 	seq      map[string]int // submissions per job kind, for retried transactions
 	lastJobs []string       // ids of the jobs submitted (for tests and messages)
 }
@@ -168,16 +188,20 @@ func (s *Session) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) 
 		if s.inTx {
 			return plan.Result{}, errors.New("bigquery: BEGIN TRANSACTION inside a buffered transaction")
 		}
-		s.inTx, s.script, s.asserts = true, nil, nil
+		s.reset(true)
 		return plan.Result{}, nil
 	case plan.Rollback:
-		s.inTx, s.script, s.asserts = false, nil, nil
+		s.reset(false)
 		return plan.Result{}, nil
 	case plan.Commit:
-		return plan.Result{Affected: -1}, s.commit(ctx, st)
+		return s.commit(ctx, st)
 	}
 	stmt := strings.TrimRight(strings.TrimSpace(st.SQL), "; \n")
 	if s.inTx {
+		switch st.Purpose {
+		case plan.Insert, plan.Merge, plan.Publish:
+			s.writes = append(s.writes, len(s.script))
+		}
 		s.script = append(s.script, stmt)
 		if st.Check != nil {
 			s.asserts = append(s.asserts, st.Check)
@@ -202,59 +226,12 @@ func (s *Session) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) 
 	return plan.Result{Affected: -1}, nil
 }
 
-// commit submits the buffered script. A script that stopped on one of its
-// ASSERTs (each says "idemc check NAME") fails as that check.
-func (s *Session) commit(ctx context.Context, st *plan.Step) error {
-	if !s.inTx {
-		return errors.New("bigquery: COMMIT TRANSACTION without BEGIN TRANSACTION")
-	}
-	script, asserts := s.Script(), s.asserts
-	s.inTx, s.script, s.asserts = false, nil, nil
-	job := st.Job
-	if job == nil || job.Kind == "" {
-		job = &plan.JobSpec{Kind: "script"}
-	}
-	_, err := s.run(ctx, script, job, nil)
-	if c := failedAssert(err, asserts); c != nil {
-		return &adapters.CheckFailed{Check: c.Name, Err: err}
-	}
-	return err
-}
-
-// failedAssert is the check whose ASSERT message a failed script's error
-// carries (the longest name that matches: unique(a) is in unique(a, b)'s).
-func failedAssert(err error, asserts []*plan.Check) *plan.Check {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	var found *plan.Check
-	for _, c := range asserts {
-		if strings.Contains(msg, dialect.AssertMessage(c)) && (found == nil || len(c.Name) > len(found.Name)) {
-			found = c
-		}
-	}
-	return found
-}
-
 func isDML(t string) bool {
 	switch t {
 	case "INSERT", "UPDATE", "DELETE", "MERGE":
 		return true
 	}
 	return false
-}
-
-// Script is the buffered transaction as the one script it is submitted as.
-func (s *Session) Script() string {
-	var b strings.Builder
-	b.WriteString(dialect.BeginSQL + ";\n")
-	for _, q := range s.script {
-		b.WriteString(q)
-		b.WriteString(";\n")
-	}
-	b.WriteString(dialect.CommitSQL + ";")
-	return b.String()
 }
 
 // Query runs a query and returns at most limit rows as text.
@@ -295,13 +272,22 @@ func (s *Session) Query(ctx context.Context, sql string, limit int) ([]string, [
 	return cols, out, nil
 }
 
-// regionalize reads INFORMATION_SCHEMA region-wide when the target has a
-// location (the dialect's RelationsQuery is unqualified).
+// unqualifiedInfoSchema is an INFORMATION_SCHEMA view name with no
+// qualifier before it (the runner's and the dialect's catalog queries).
+var unqualifiedInfoSchema = regexp.MustCompile("(?i)(^|[^.\\w`])(INFORMATION_SCHEMA\\.)")
+
+// regionalize qualifies every INFORMATION_SCHEMA: region-wide
+// (`region-<location>`) when the target has a location, else by the
+// target's dataset (`project.dataset`), whose views list that dataset's
+// relations only. BigQuery has no unqualified INFORMATION_SCHEMA
+// (cloud.google.com/bigquery/docs/information-schema-intro: a dataset or
+// region qualifier is required).
 func (e *Engine) regionalize(q string) string {
-	if e.location == "" || !strings.Contains(q, " FROM INFORMATION_SCHEMA.") {
-		return q
+	qual := e.d.Quote(e.project + "." + e.dataset)
+	if e.location != "" {
+		qual = e.d.Quote("region-" + strings.ToLower(e.location))
 	}
-	return strings.Replace(q, " FROM INFORMATION_SCHEMA.", " FROM "+e.d.Quote("region-"+strings.ToLower(e.location))+".INFORMATION_SCHEMA.", 1)
+	return unqualifiedInfoSchema.ReplaceAllString(q, "${1}"+strings.ReplaceAll(qual, "$", "$$")+".${2}")
 }
 
 // Columns reports a query's columns with a dry run (no cost, no rows).
@@ -357,7 +343,7 @@ func (s *Session) Relation(ctx context.Context, r plan.Relation) ([]plan.Column,
 
 // Close discards an unfinished buffer.
 func (s *Session) Close() error {
-	s.inTx, s.script, s.asserts = false, nil, nil
+	s.reset(false)
 	return nil
 }
 

@@ -541,3 +541,51 @@ func firstWords(q string) string {
 	f := strings.Fields(q)
 	return strings.Join(f[:min(3, len(f))], " ")
 }
+
+// TestInformationSchemaQualified: every catalog query the Session sends
+// names its INFORMATION_SCHEMA's region (a target with a location) or
+// dataset (without one), whatever its case; a qualified one is left alone.
+func TestInformationSchemaQualified(t *testing.T) {
+	cases := []struct{ location, query, want string }{
+		{"", dialect.NewDialect().RelationsQuery(), "FROM `proj.analytics`.INFORMATION_SCHEMA.TABLES"},
+		{"", "SELECT table_type FROM information_schema.tables WHERE lower(table_name) = 'x'", "FROM `proj.analytics`.information_schema.tables WHERE"},
+		{"US", "SELECT schema_name FROM information_schema.schemata", "FROM `region-us`.information_schema.schemata"},
+		{"", "SELECT 1 FROM `other.ds`.INFORMATION_SCHEMA.TABLES", "FROM `other.ds`.INFORMATION_SCHEMA.TABLES"},
+	}
+	for _, c := range cases {
+		f := newFakeBigQuery(t)
+		s, _ := f.engine(t, c.location).Session(context.Background())
+		f.rows = func(string) ([]string, [][]string) { return []string{"x"}, nil }
+		if _, _, err := s.Query(context.Background(), c.query, 0); err != nil {
+			t.Fatal(err)
+		}
+		if q := f.submitted()[0].SQL; !strings.Contains(q, c.want) || strings.Count(strings.ToUpper(q), "INFORMATION_SCHEMA") != 1 {
+			t.Errorf("location %q: %s\n sent %s\n want %s", c.location, c.query, q, c.want)
+		}
+	}
+}
+
+// TestScriptStatementEndingInComment: a buffered statement whose last line
+// is a line comment (a model file ending in one) gets its ";" on the next
+// line, so the script keeps the statements after it.
+func TestScriptStatementEndingInComment(t *testing.T) {
+	f := newFakeBigQuery(t)
+	s, _ := f.engine(t, "").Session(context.Background())
+	ctx := context.Background()
+	steps := []plan.Step{
+		{Purpose: plan.Begin, SQL: dialect.BeginSQL},
+		{Purpose: plan.Insert, SQL: "INSERT INTO `analytics`.`t` (`a`)\nSELECT 1 AS a -- the model's last line"},
+		{Purpose: plan.AuditFinish, SQL: "UPDATE `analytics`.`idemc_audit` SET status = 'succeeded' WHERE TRUE"},
+		{Purpose: plan.Commit, SQL: dialect.CommitSQL},
+	}
+	for i := range steps {
+		if _, err := s.Exec(ctx, &steps[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := f.submitted()[0].SQL
+	want := "SELECT 1 AS a -- the model's last line\n;\nUPDATE `analytics`.`idemc_audit`"
+	if !strings.Contains(script, want) {
+		t.Fatalf("the comment swallows the next statement:\n%s", script)
+	}
+}

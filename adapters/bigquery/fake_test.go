@@ -34,6 +34,55 @@ type fakeBigQuery struct {
 	// running leaves jobs whose query matches RUNNING until polled this
 	// many times.
 	tables map[string][]string // dataset.table → column names
+	// affected, when set, is the rows a script's DML statement affects
+	// (its child job's numDmlAffectedRows; else 3).
+	affected func(stmt string) int64
+}
+
+// children lists a script job's child jobs as BigQuery does: one per
+// statement, with the statement's first line in its script statistics.
+func (f *fakeBigQuery) children(parent string) []any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j := f.byID[parent]
+	if j == nil {
+		return nil
+	}
+	var out []any
+	start, text := 1, ""
+	for i, line := range strings.Split(j.SQL, "\n") {
+		if text == "" {
+			start = i + 1
+		}
+		text += line + "\n"
+		if !strings.HasSuffix(strings.TrimSpace(line), ";") {
+			continue
+		}
+		stmt := strings.TrimSpace(text)
+		text = ""
+		up := strings.ToUpper(stmt)
+		typ := "SELECT"
+		for _, k := range []string{"INSERT", "UPDATE", "DELETE", "MERGE", "TRUNCATE", "ASSERT", "BEGIN", "COMMIT"} {
+			if strings.HasPrefix(up, k) {
+				typ = k
+			}
+		}
+		q := map[string]any{"statementType": typ}
+		if typ == "INSERT" || typ == "UPDATE" || typ == "DELETE" || typ == "MERGE" {
+			n := int64(3)
+			if f.affected != nil {
+				n = f.affected(stmt)
+			}
+			q["numDmlAffectedRows"] = fmt.Sprint(n)
+		}
+		id := fmt.Sprintf("script_job_%s_%d", parent, len(out))
+		out = append(out, map[string]any{"id": "proj:EU." + id, "state": "DONE", "status": map[string]any{"state": "DONE"},
+			"jobReference":  map[string]any{"projectId": "proj", "jobId": id, "location": "EU"},
+			"configuration": map[string]any{"query": map[string]any{"query": stmt}},
+			"statistics": map[string]any{"parentJobId": parent, "query": q,
+				"scriptStatistics": map[string]any{"evaluationKind": "STATEMENT", "stackFrames": []any{map[string]any{"startLine": start, "startColumn": 1, "text": stmt}}}}})
+	}
+	return out
 }
 
 type fakeJob struct {
@@ -87,6 +136,8 @@ func (f *fakeBigQuery) serve(w http.ResponseWriter, r *http.Request) {
 		f.upload(w, r, parts[1])
 	case r.Method == http.MethodPost && len(parts) == 3 && parts[0] == "projects" && parts[2] == "jobs":
 		f.insert(w, r, parts[1])
+	case r.Method == http.MethodGet && len(parts) == 3 && parts[2] == "jobs" && r.URL.Query().Get("parentJobId") != "":
+		_ = json.NewEncoder(w).Encode(map[string]any{"kind": "bigquery#jobList", "jobs": f.children(r.URL.Query().Get("parentJobId"))})
 	case r.Method == http.MethodGet && len(parts) == 4 && parts[2] == "jobs":
 		f.mu.Lock()
 		j := f.byID[parts[3]]
@@ -143,7 +194,11 @@ func (f *fakeBigQuery) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		fields := make([]any, len(cols))
 		for i, c := range cols {
-			fields[i] = map[string]any{"name": c, "type": "STRING"}
+			name, typ, ok := strings.Cut(c, ":") // "name:TYPE", else a STRING
+			if !ok {
+				typ = "STRING"
+			}
+			fields[i] = map[string]any{"name": name, "type": typ}
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"tableReference": map[string]any{"projectId": parts[1], "datasetId": parts[3], "tableId": parts[5]}, "schema": map[string]any{"fields": fields}})
 	default:

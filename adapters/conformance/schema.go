@@ -18,10 +18,10 @@ func typeModel(extra, amount string) string {
 
 // schemaTypeChanges runs the type cases as subtests of on_schema_change.
 func schemaTypeChanges(t *testing.T, tgt Target) {
-	t.Run("type_fail_and_append", func(t *testing.T) { typeRefused(t, tgt) })
-	t.Run("type_sync_all_columns", func(t *testing.T) { typeSync(t, tgt) })
-	t.Run("type_sync_with_view", func(t *testing.T) { typeSyncView(t, tgt) })
-	t.Run("type_full_refresh", func(t *testing.T) { typeFullRefresh(t, tgt) })
+	tgt.run(t, "type_fail_and_append", func(t *testing.T) { typeRefused(t, tgt) })
+	tgt.run(t, "type_sync_all_columns", func(t *testing.T) { typeSync(t, tgt) })
+	tgt.run(t, "type_sync_with_view", func(t *testing.T) { typeSyncView(t, tgt) })
+	tgt.run(t, "type_full_refresh", func(t *testing.T) { typeFullRefresh(t, tgt) })
 }
 
 // A view reading the retyped column: the retype succeeds and the view reads

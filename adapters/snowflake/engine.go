@@ -53,6 +53,10 @@ func Config(settings map[string]string) (*sf.Config, error) {
 			"TIMEZONE":           ptr("UTC"),
 			"DATE_OUTPUT_FORMAT": ptr("YYYY-MM-DD"),
 			"QUERY_TAG":          ptr("idemc"),
+			// Every statement outside a unit's BEGIN … COMMIT commits on
+			// its own (the audit start, the DDL before BEGIN), whatever
+			// the account or user default says.
+			"AUTOCOMMIT": ptr("true"),
 		},
 	}
 	if !dialect.SimpleIdent(settings["schema"]) {
@@ -146,7 +150,31 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sqlgen.Session{Conn: c, Gen: e.d.Gen, ColumnsQuery: e.d.ColumnsQuery, ColumnType: columnType}, nil
+	return session{&sqlgen.Session{Conn: c, Gen: e.d.Gen, ColumnsQuery: e.d.ColumnsQuery, ColumnType: columnType}}, nil
+}
+
+// session is sqlgen's Session whose column names, from the driver or the
+// catalog, keep their stored spelling when quoted (dialect.ExactName): a
+// column created quoted in lower case is not upper-cased into another.
+type session struct{ *sqlgen.Session }
+
+// Columns reports a query's columns, named exactly.
+func (s session) Columns(ctx context.Context, q string) ([]plan.Column, error) {
+	cols, err := s.Session.Columns(ctx, q)
+	return exactNames(cols), err
+}
+
+// Relation reports a relation's columns, named exactly.
+func (s session) Relation(ctx context.Context, r plan.Relation) ([]plan.Column, bool, error) {
+	cols, ok, err := s.Session.Relation(ctx, r)
+	return exactNames(cols), ok, err
+}
+
+func exactNames(cols []plan.Column) []plan.Column {
+	for i := range cols {
+		cols[i].Name = dialect.ExactName(cols[i].Name)
+	}
+	return cols
 }
 
 // columnType spells a result column's type as Snowflake does

@@ -193,7 +193,7 @@ func TestEngineLoginSettings(t *testing.T) {
 		}
 	}
 	params, _ := data["SESSION_PARAMETERS"].(map[string]any)
-	for k, want := range map[string]string{"QUERY_TAG": "idemc", "TIMEZONE": "UTC", "DATE_OUTPUT_FORMAT": "YYYY-MM-DD"} {
+	for k, want := range map[string]string{"QUERY_TAG": "idemc", "TIMEZONE": "UTC", "DATE_OUTPUT_FORMAT": "YYYY-MM-DD", "AUTOCOMMIT": "true"} {
 		if params[strings.ToLower(k)] != want && params[k] != want {
 			t.Errorf("session parameter %s = %v, want %q (all: %v)", k, params[k], want, params)
 		}
@@ -360,5 +360,42 @@ func TestEngineColumnsSpellNumbers(t *testing.T) {
 	}
 	if want := "ID NUMBER(38, 0), AMOUNT NUMBER(12, 2), NAME TEXT"; strings.Join(got, ", ") != want {
 		t.Fatalf("columns %s, want %s", strings.Join(got, ", "), want)
+	}
+}
+
+// TestEngineNamesFromDriverAndCatalogKeepCase: a column the driver or the
+// catalog reports in lower or mixed case (created quoted) is quoted as
+// stored, never upper-cased into another column's name; one stored in
+// upper case (created unquoted) stays as the model's unquoted name.
+func TestEngineNamesFromDriverAndCatalogKeepCase(t *testing.T) {
+	f := newFakeSnowflake(t)
+	_, s := openFake(t, f)
+	d := dialect.NewDialect()
+	f.answer = func(q string) ([]string, [][]string, string) {
+		if strings.Contains(q, "information_schema.columns") {
+			return []string{"COLUMN_NAME", "TYPE"}, [][]string{{"EVENT_KEY", "TEXT"}, {"event_date", "DATE"}, {"Amount", "NUMBER(38, 0)"}}, ""
+		}
+		return []string{"EVENT_KEY", "event_date", "Amount"}, nil, ""
+	}
+	want := `"EVENT_KEY", "event_date", "Amount"`
+	batch, err := s.Columns(context.Background(), "SELECT event_key, 1 AS \"event_date\", 2 AS \"Amount\" LIMIT 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest, ok, err := s.Relation(context.Background(), plan.Relation{Schema: "analytics", Name: "events"})
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	for what, cols := range map[string][]plan.Column{"driver": batch, "catalog": dest} {
+		names := make([]string, len(cols))
+		for i, c := range cols {
+			names[i] = c.Name
+		}
+		if got := d.ColumnList(names, ""); got != want {
+			t.Errorf("%s names quote as %s, want %s", what, got, want)
+		}
+	}
+	if got := d.Quote("event_date"); got != `"EVENT_DATE"` {
+		t.Errorf("a model's unquoted name quotes as %s, want \"EVENT_DATE\"", got)
 	}
 }

@@ -453,8 +453,11 @@ func (g Gen) CheckQueryOn(c *plan.Check, w *plan.Write, whole bool, stage string
 		return fmt.Sprintf("SELECT n FROM (SELECT count(*) AS n FROM %s%s) AS c\nWHERE n < %s", from, whereOnly, strconv.FormatInt(c.MinRows, 10))
 	case plan.CheckExpect:
 		// An empty region has nothing to hold the expression against
-		// (sum() is NULL): min_rows is the check for emptiness.
-		return fmt.Sprintf("SELECT ok FROM (SELECT (%s) AS ok, count(*) AS n FROM %s%s) AS c\nWHERE n > 0 AND ok IS NOT TRUE", c.Expr, from, whereOnly)
+		// (sum() is NULL): min_rows is the check for emptiness. A NULL
+		// verdict fails; NOT coalesce(ok, FALSE) says so on every engine
+		// (Snowflake's predicates have IS [NOT] NULL and IS [NOT] DISTINCT
+		// FROM but no IS [NOT] TRUE, which it rejects).
+		return fmt.Sprintf("SELECT ok FROM (SELECT (%s) AS ok, count(*) AS n FROM %s%s) AS c\nWHERE n > 0 AND NOT coalesce(ok, FALSE)", c.Expr, from, whereOnly)
 	}
 	panic("sqlgen: unknown check kind " + c.Kind)
 }

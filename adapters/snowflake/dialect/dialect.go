@@ -76,12 +76,28 @@ var Capabilities = adapters.Capabilities{
 // would be valid unquoted is quoted in upper case ("event_date" →
 // "EVENT_DATE"): the quoted form then names the same column as the model's
 // unquoted one, and every name is still quoted (safe for reserved words).
-// Any other name keeps its exact spelling.
+// Any other name keeps its exact spelling, and a name already in quotes
+// (ExactName: as the catalog or the driver spelled it) is kept as it is.
 func quoteIdent(ident string) string {
+	if len(ident) >= 2 && ident[0] == '"' && ident[len(ident)-1] == '"' {
+		return ident
+	}
 	if SimpleIdent(ident) {
 		ident = strings.ToUpper(ident)
 	}
 	return `"` + strings.ReplaceAll(ident, `"`, `""`) + `"`
+}
+
+// ExactName is a column name as the catalog or the driver reports it
+// (stored spelling), in the form quoteIdent keeps exactly: a name stored in
+// upper case is itself, any other (created quoted: "event_date",
+// "Amount") is quoted already, so that it is never upper-cased into
+// another column's name.
+func ExactName(stored string) string {
+	if SimpleIdent(stored) && stored == strings.ToUpper(stored) {
+		return stored
+	}
+	return `"` + strings.ReplaceAll(stored, `"`, `""`) + `"`
 }
 
 // SimpleIdent reports whether Snowflake would accept ident unquoted

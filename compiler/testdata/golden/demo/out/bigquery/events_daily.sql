@@ -50,7 +50,7 @@ HAVING count(*) > 0
 ASSERT NOT EXISTS (
 SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok, count(*) AS n FROM `analytics`.`events_daily` AS t
 WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c
-WHERE n > 0 AND ok IS NOT TRUE
+WHERE n > 0 AND NOT coalesce(ok, FALSE)
 ) AS 'idemc check expect(sum(amount_cents) >= 0)';
 -- 8. check: check not_null(event_key, event_date, user_id) (error) as an ASSERT inside the script: a failure rolls it back
 --    deferred to the script's commit

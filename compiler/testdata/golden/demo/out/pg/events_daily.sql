@@ -46,7 +46,7 @@ HAVING count(*) > 0;
 -- 9. check: check expect(sum(amount_cents) >= 0) (error)
 SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok, count(*) AS n FROM "analytics"."events_daily" AS t
 WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03') AS c
-WHERE n > 0 AND ok IS NOT TRUE;
+WHERE n > 0 AND NOT coalesce(ok, FALSE);
 -- 10. check: check min_rows(1) (warn)
 SELECT n FROM (SELECT count(*) AS n FROM "analytics"."events_daily" AS t
 WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03') AS c
