@@ -444,6 +444,9 @@ func createSchemas(ctx context.Context, e adapters.Engine, s adapters.Session, d
 }
 
 func kindOf(u *plan.Unit) string {
+	if u.HTTP {
+		return "http"
+	}
 	if u.Seed {
 		return "seed"
 	}

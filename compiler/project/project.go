@@ -27,10 +27,11 @@ type Project struct {
 	SeedSchema    string
 	Vars          map[string]any
 	Threads       int
-	Models        []*Model // sorted by name
-	Macros        []File   // sorted by path
-	Seeds         []*Seed  // sorted by name
-	Tests         []File   // sorted by path
+	Models        []*Model      // sorted by name
+	Macros        []File        // sorted by path
+	Seeds         []*Seed       // sorted by name
+	Tests         []File        // sorted by path
+	HTTP          []*HTTPSource // [http.NAME] tables, sorted by name
 
 	seedConfigs map[string]*seedConfig // [seeds.NAME] tables, by name
 }
