@@ -46,10 +46,10 @@ type Options struct {
 	// 5); Backoff is the first delay of the exponential backoff (default
 	// 500ms), capped at MaxBackoff (default 30s), and MaxRetryAfter caps
 	// a server's Retry-After (default 2m).
-	Retries                           int
+	Retries                            int
 	Backoff, MaxBackoff, MaxRetryAfter time.Duration
-	Timeout                           time.Duration // per request (default 30s)
-	Client                            *http.Client
+	Timeout                            time.Duration // per request (default 30s)
+	Client                             *http.Client
 	// Sleep waits between attempts (tests count waits instead).
 	Sleep func(ctx context.Context, d time.Duration) error
 }
