@@ -44,6 +44,11 @@ type Options struct {
 	Trace io.Writer
 	// AfterStep is called after each step of a unit (the fault trials).
 	AfterStep StepHook
+	// MaxRequests bounds the requests of each HTTP source (--max-requests;
+	// 0: no bound), and HTTPRetryBase, when set, is the first backoff
+	// delay of their retries (tests shorten it).
+	MaxRequests   int
+	HTTPRetryBase time.Duration
 }
 
 // UnitResult is what one unit did.

@@ -101,7 +101,7 @@ func (p *Project) parseHTTP(f *projectFile, raw map[string]toml.Primitive) {
 			errs.Add(FileName, at(strings.Split(k, ".")...), 0, "[http.%s] %s", name, fmt.Sprintf(format, args...))
 		}
 		s := &HTTPSource{Name: name, URL: r.URL, Records: r.Records, PrimaryKey: r.PrimaryKey, Headers: r.Headers, Cache: r.Cache, MaxPages: DefaultMaxPages, Line: line}
-		if !strings.HasPrefix(r.URL, "http://") && !strings.HasPrefix(r.URL, "https://") {
+		if !strings.HasPrefix(r.URL, "http://") && !strings.HasPrefix(r.URL, "https://") && !strings.HasPrefix(r.URL, "${") {
 			bad("url", "needs url = \"https://…\" (the first page), not %q", r.URL)
 		}
 		if len(r.PrimaryKey) == 0 {

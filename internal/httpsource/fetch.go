@@ -14,10 +14,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -72,6 +74,8 @@ type Page struct {
 	// of the page is written.
 	Unchanged bool
 	Last      bool // no page follows
+
+	next string // the next page's URL as requested (Entry.Next is redacted)
 }
 
 // Stats count a fetch.
@@ -155,12 +159,11 @@ func (f *fetcher) run(ctx context.Context, land func(*Page) error) error {
 		f.stats.Pages++
 		f.stats.Records += len(p.Records)
 		f.stats.Bytes += int64(p.Bytes)
-		nextKey := p.Entry.Next
-		p.Last = nextKey == ""
+		p.Last = p.Entry.Next == ""
 		if err := land(p); err != nil {
 			return err
 		}
-		next = f.expand(nextKey)
+		next = p.next
 	}
 	return nil
 }
@@ -177,9 +180,7 @@ func (f *fetcher) page(ctx context.Context, u string, index int) (*Page, error) 
 	if resp.StatusCode == http.StatusNotModified {
 		f.stats.NotModified++
 		p.Entry, p.Unchanged = prev, true
-		if f.o.Paging.Style == "page" && prev.Next == "" && prev.BodyHash != "" {
-			p.Entry.Next = "" // the ledger's last page is still the last
-		}
+		p.next = f.expand(prev.Next)
 		return p, nil
 	}
 	sum := sha256.Sum256(body)
@@ -201,7 +202,7 @@ func (f *fetcher) page(ctx context.Context, u string, index int) (*Page, error) 
 	if err != nil {
 		return nil, fmt.Errorf("page %s: %v", key, err)
 	}
-	p.Entry.Next = f.Redact(nextURL)
+	p.next, p.Entry.Next = nextURL, f.Redact(nextURL)
 	if known && prev.BodyHash == p.Entry.BodyHash {
 		p.Unchanged = true
 		return p, nil
@@ -230,6 +231,8 @@ func (f *fetcher) get(ctx context.Context, u string, prev Entry, known bool) (*h
 		var wait time.Duration
 		var why string
 		switch {
+		case err != nil && !transient(err):
+			return nil, nil, fmt.Errorf("GET %s: %v", key, err)
 		case err != nil:
 			why = err.Error()
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable:
@@ -282,14 +285,27 @@ func (f *fetcher) once(ctx context.Context, u string, prev Entry, known bool) (*
 	f.stats.Requests++
 	resp, err := f.o.Client.Do(req)
 	if err != nil {
+		if transient(err) {
+			return nil, nil, fmt.Errorf("%w", &redacted{err: err, msg: f.redactErr(err).Error()})
+		}
 		return nil, nil, f.redactErr(err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, nil, f.redactErr(err)
+		return nil, nil, &redacted{err: err, msg: f.redactErr(err).Error()}
 	}
 	return resp, body, nil
+}
+
+// transient reports whether a transport error can pass on a retry: a
+// timeout, a refused, reset or dropped connection, a cut body. A bad URL
+// or a TLS certificate error cannot.
+func transient(err error) bool {
+	var ne net.Error
+	var op *net.OpError
+	return errors.As(err, &ne) && ne.Timeout() || errors.As(err, &op) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
 // redactErr removes secrets from a transport error (it quotes the URL).
@@ -315,6 +331,16 @@ func retryAfter(v string, now time.Time) time.Duration {
 	}
 	return 0
 }
+
+// redacted is a transport error whose text has no secret and that still
+// unwraps to its cause (for transient).
+type redacted struct {
+	err error
+	msg string
+}
+
+func (e *redacted) Error() string { return e.msg }
+func (e *redacted) Unwrap() error { return e.err }
 
 func snippet(body []byte) string {
 	s := strings.TrimSpace(string(body))

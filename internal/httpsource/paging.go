@@ -130,12 +130,18 @@ func (f *fetcher) redactText(s string) string {
 	return s
 }
 
-// expand turns a ledger key back into the URL to request.
+// expand turns a ledger key back into the URL to request: a secret in the
+// query goes back escaped, elsewhere as it is.
 func (f *fetcher) expand(key string) string {
+	path, query, hasQuery := strings.Cut(key, "?")
 	for n, v := range f.o.Secrets {
-		key = strings.ReplaceAll(key, "${"+n+"}", url.QueryEscape(v))
+		path = strings.ReplaceAll(path, "${"+n+"}", v)
+		query = strings.ReplaceAll(query, "${"+n+"}", url.QueryEscape(v))
 	}
-	return key
+	if hasQuery {
+		return path + "?" + query
+	}
+	return path
 }
 
 // Link is one link of an RFC 8288 Link header.
