@@ -43,7 +43,7 @@ type httpLoad struct {
 	cache   *recordCache
 	written int64
 	txn     string // the current page's transaction, in its ledger row
-	landed  bool // a landing table was created
+	landed  bool   // a landing table was created
 }
 
 // runHTTP fetches an HTTP source and lands it, and records it in the audit

@@ -12,7 +12,7 @@ import (
 
 // HTTPLedger is the idemc_http table beside a state's audit table: one row
 // per (source, page URL) with what the page's last landing saw, and one
-// row per source with url = '' holding its watermark (DESIGN §13).
+// row per source with url = ” holding its watermark (DESIGN §13).
 func HTTPLedger(s plan.State) plan.Relation {
 	return plan.Relation{Database: s.Audit.Database, Schema: s.Audit.Schema, Name: "idemc_http"}
 }
@@ -23,8 +23,8 @@ type HTTPEntry struct {
 	Source, URL, ETag, LastModified, BodyHash, Next, Watermark, RunID string
 	// Txn names the transaction that wrote the row: a cache entry is
 	// trusted only when its transaction is one the ledger holds.
-	Txn string
-	Fetched                                                            time.Time
+	Txn     string
+	Fetched time.Time
 }
 
 // httpColumns are the ledger's columns, in order.
