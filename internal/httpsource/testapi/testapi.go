@@ -34,6 +34,15 @@ type API struct {
 	stats    Stats
 	// Token, when set, must come as "Authorization: Bearer <Token>".
 	Token string
+	onRequest func(n int)
+}
+
+// OnRequest sets a function called with each request's number (from 1)
+// before it is answered (nil: none): the kill trials end idemc there.
+func (a *API) OnRequest(f func(n int)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.onRequest = f
 }
 
 // Stats count the requests served.
@@ -144,6 +153,9 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.stats.Requests++
+	if a.onRequest != nil {
+		a.onRequest(a.stats.Requests)
+	}
 	if a.Token != "" && r.Header.Get("Authorization") != "Bearer "+a.Token {
 		http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
 		return
