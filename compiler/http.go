@@ -29,7 +29,8 @@ func (cc *compilation) addHTTPNodes() error {
 			continue
 		}
 		rel := plan.Relation{Schema: firstNonEmpty(s.Schema, cc.p.SeedSchema, cc.tgt.Schema), Name: s.Name}
-		cc.plan.Nodes[s.Name] = &plan.Node{Name: s.Name, Path: project.FileName, Seed: true, HTTP: true, Relation: rel, CodeHash: HTTPHash(s)}
+		cc.plan.Nodes[s.Name] = &plan.Node{Name: s.Name, Path: project.FileName, Seed: true, HTTP: true, Relation: rel, CodeHash: HTTPHash(s),
+			OnSchemaChange: s.OnSchemaChange}
 		cc.plan.Graph.Add(s.Name)
 		cc.names = append(cc.names, s.Name)
 	}

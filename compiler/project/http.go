@@ -29,7 +29,11 @@ type HTTPSource struct {
 	// ColumnTypes are declared kinds by column name.
 	ColumnTypes map[string]seed.Kind
 	MaxPages    int
-	Line        int // of [http.NAME] in project.toml
+	// OnSchemaChange is what a page with a new field (or a field of
+	// another type) does to the table; default "append_new_columns":
+	// an API adding a field is ordinary.
+	OnSchemaChange string
+	Line           int // of [http.NAME] in project.toml
 }
 
 // Paging is how the next page's URL is found.
@@ -47,7 +51,7 @@ type Since struct {
 }
 
 // httpKeys are the settings of an [http.NAME] table.
-var httpKeys = []string{"url", "records", "primary_key", "schema", "next", "since", "headers", "cache", "column_types", "max_pages"}
+var httpKeys = []string{"url", "records", "primary_key", "schema", "next", "since", "headers", "cache", "column_types", "max_pages", "on_schema_change"}
 
 var sinceKeys = []string{"param", "column", "lag", "overlap"}
 
@@ -65,6 +69,7 @@ type rawHTTP struct {
 	Cache       string            `toml:"cache"`
 	ColumnTypes map[string]string `toml:"column_types"`
 	MaxPages    *int              `toml:"max_pages"`
+	OnSchema    string            `toml:"on_schema_change"`
 }
 
 type rawSince struct {
@@ -151,6 +156,14 @@ func (p *Project) parseHTTP(f *projectFile, raw map[string]toml.Primitive) {
 				bad("max_pages", "max_pages must be at least 1, not %d", *r.MaxPages)
 			}
 			s.MaxPages = *r.MaxPages
+		}
+		s.OnSchemaChange = "append_new_columns"
+		switch r.OnSchema {
+		case "":
+		case "fail", "append_new_columns", "sync_all_columns":
+			s.OnSchemaChange = r.OnSchema
+		default:
+			bad("on_schema_change", "on_schema_change = %q: use \"append_new_columns\" (the default), \"sync_all_columns\" or \"fail\"", r.OnSchema)
 		}
 		s.ColumnTypes = map[string]seed.Kind{}
 		for _, col := range sortedKeys(r.ColumnTypes) {

@@ -172,7 +172,15 @@ func (f *fetcher) run(ctx context.Context, land func(*Page) error) error {
 func (f *fetcher) page(ctx context.Context, u string, index int) (*Page, error) {
 	key := f.Redact(u)
 	prev, known := f.o.Prev(key)
-	resp, body, err := f.get(ctx, u, prev, known)
+	cond := known
+	if f.o.Paging.Style == "link" && known && prev.Next == "" {
+		// The last known page is fetched whole: a page added after it
+		// shows only in its Link header, which a 304 need not repeat
+		// (RFC 9110 §15.4.5) and an ETag need not cover. Its body hash
+		// still keeps an unchanged page from being written.
+		cond = false
+	}
+	resp, body, err := f.get(ctx, u, prev, cond)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ type API struct {
 	faults   []fault
 	stats    Stats
 	// Token, when set, must come as "Authorization: Bearer <Token>".
-	Token string
+	Token     string
 	onRequest func(n int)
 }
 
