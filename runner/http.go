@@ -43,6 +43,8 @@ type httpLoad struct {
 	cache   *recordCache
 	written int64
 	txn     string // the current page's transaction, in its ledger row
+	visited []string // the pages fetched so far
+	prev    map[string]httpsource.Entry
 	landed  bool   // a landing table was created
 }
 
@@ -131,6 +133,7 @@ func (h *httpLoad) run(ctx context.Context) (httpsource.Stats, error) {
 	if err != nil {
 		return httpsource.Stats{}, err
 	}
+	h.prev = prev
 	if first, err = h.window(first); err != nil {
 		return httpsource.Stats{}, err
 	}

@@ -30,6 +30,7 @@ func withQuery(u, param, v string) (string, error) {
 // ones dropped there, the rest merged with the page's ledger row in one
 // transaction.
 func (h *httpLoad) land(ctx context.Context, p *httpsource.Page) error {
+	h.visited = append(h.visited, p.Key)
 	var t *seed.Table
 	if !p.Unchanged {
 		var err error
@@ -129,7 +130,26 @@ func (h *httpLoad) ledgerSQL(p *httpsource.Page) []string {
 		out = append(out, sqlgen.HTTPLedgerPut(r.d, r.state, sqlgen.HTTPEntry{Source: h.src.Name, URL: "", Watermark: h.newWM.UTC().Format(time.RFC3339Nano),
 			RunID: r.res.RunID, Fetched: now})...)
 	}
+	if p.Last && h.src.Since != nil && h.stale() {
+		// A since window's pages have URLs of their own: the rows of the
+		// windows before this one will never be asked for again.
+		out = append(out, sqlgen.HTTPLedgerPrune(r.d, r.state, h.src.Name, h.visited))
+	}
 	return out
+}
+
+// stale reports whether the ledger holds a page this run did not fetch.
+func (h *httpLoad) stale() bool {
+	seen := map[string]bool{}
+	for _, k := range h.visited {
+		seen[k] = true
+	}
+	for k := range h.prev {
+		if !seen[k] {
+			return true
+		}
+	}
+	return false
 }
 
 // ledgerOnly commits ledger statements in a transaction of their own.

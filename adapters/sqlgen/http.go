@@ -70,6 +70,20 @@ func HTTPLedgerClear(d adapters.Dialect, s plan.State, source string) string {
 	return fmt.Sprintf("DELETE FROM %s WHERE source = %s", d.Qualify(HTTPLedger(s)), d.String(source))
 }
 
+// HTTPLedgerPrune forgets a source's pages other than keep (its
+// watermark row stays).
+func HTTPLedgerPrune(d adapters.Dialect, s plan.State, source string, keep []string) string {
+	lits := make([]string, len(keep))
+	for i, k := range keep {
+		lits[i] = d.String(k)
+	}
+	q := fmt.Sprintf("DELETE FROM %s WHERE source = %s AND url <> ''", d.Qualify(HTTPLedger(s)), d.String(source))
+	if len(lits) > 0 {
+		q += " AND url NOT IN (" + strings.Join(lits, ", ") + ")"
+	}
+	return q
+}
+
 // HTTPDropUnchanged deletes from a page's landing table the records the
 // destination already holds with the same content hash: what is left is
 // what the merge writes. key and hash are the columns holding the record
