@@ -69,6 +69,9 @@ func (r *run) runHTTP(ctx context.Context, sess adapters.Session, u *plan.Unit, 
 		_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), sess, r.d.DropTable(h.landing))
 	}
 	ur.Note = summaryOf(stats, h.written)
+	if h.cache != nil {
+		ur.Note += fmt.Sprintf("; cache skipped %d records", h.cache.skipped)
+	}
 	if h.cache != nil && h.cache.err != nil {
 		ur.Note += fmt.Sprintf("; cache not used after an error (%v): it only saves work", h.cache.err)
 	}

@@ -27,6 +27,7 @@ type recordCache struct {
 	committed map[string]bool // transactions the ledger holds
 	txn       string          // the current page's transaction
 	err       error           // the first cache error: reported, then ignored
+	skipped   int             // records the cache kept from the sink
 }
 
 // openCache connects to the source's cache URL (expanded from the
@@ -75,6 +76,7 @@ func (c *recordCache) unseen(ctx context.Context, t *seed.Table) *seed.Table {
 		if s, ok := vals[i].(string); ok {
 			hash, txn, _ := strings.Cut(s, "@")
 			if hash == row[hj].(string) && c.committed[txn] {
+				c.skipped++
 				continue
 			}
 		}

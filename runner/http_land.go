@@ -73,6 +73,9 @@ func (h *httpLoad) land(ctx context.Context, p *httpsource.Page) error {
 	}
 	h.written += n
 	h.exists = true
+	if h.cache != nil {
+		h.cache.committed[h.txn] = true
+	}
 	return nil
 }
 
