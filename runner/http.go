@@ -42,10 +42,10 @@ type httpLoad struct {
 	cutoff  time.Time            // as_of − lag: records updated later wait for a later run
 	cache   *recordCache
 	written int64
-	txn     string // the current page's transaction, in its ledger row
+	txn     string   // the current page's transaction, in its ledger row
 	visited []string // the pages fetched so far
 	prev    map[string]httpsource.Entry
-	landed  bool   // a landing table was created
+	landed  bool // a landing table was created
 }
 
 // runHTTP fetches an HTTP source and lands it, and records it in the audit
