@@ -202,7 +202,22 @@ func (h *httpLoad) prepare(ctx context.Context) (map[string]httpsource.Entry, er
 	_, _ = rand.Read(b[:])
 	h.landing = plan.Relation{Database: h.rel.Database, Schema: h.rel.Schema, Name: h.rel.Name + "__idemc_http_" + hex.EncodeToString(b[:])}
 	cols, ok, err := sess.Relation(ctx, h.rel)
-	if err != nil || !ok {
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		// An empty table holds none of the pages the ledger remembers
+		// (a run killed after creating it, a TRUNCATE): like a missing one.
+		_, empty, err := sess.Query(ctx, r.d.EmptyQuery([]plan.Relation{h.rel}), 1)
+		if err != nil {
+			return nil, err
+		}
+		ok = len(empty) == 0
+	}
+	if !ok {
+		// The ledger describes rows that are gone: forget it, so every
+		// page lands again (committed before anything else is written).
+		_, err := adapters.ExecSQL(ctx, sess, sqlgen.HTTPLedgerClear(r.d, r.state, h.src.Name))
 		return map[string]httpsource.Entry{}, err
 	}
 	h.exists = true
