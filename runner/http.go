@@ -168,15 +168,15 @@ func expandEnv(v, what, source string, secrets map[string]string) (string, error
 	var missing string
 	out := envRef.ReplaceAllStringFunc(v, func(ref string) string {
 		name := ref[2 : len(ref)-1]
-		val, ok := os.LookupEnv(name)
-		if !ok && missing == "" {
+		val := os.Getenv(name)
+		if val == "" && missing == "" {
 			missing = name
 		}
 		secrets[name] = val
 		return val
 	})
 	if missing != "" {
-		return "", fmt.Errorf("[http.%s] %s needs environment variable %s, which is not set: export %s=…", source, what, missing, missing)
+		return "", fmt.Errorf("[http.%s] %s needs environment variable %s, which is not set (or empty): export %s=…", source, what, missing, missing)
 	}
 	return out, nil
 }

@@ -21,6 +21,7 @@ var scriptAPIs sync.Map // *testscript.TestScript → *testapi.API
 //	testapi stats FILE            write the requests served so far as JSON, then reset nothing
 //	testapi change ID             change record ID (its amount and updated_at)
 //	testapi add ID FIELD          add record ID with a new field FIELD
+//	testapi token T               require Authorization: Bearer T
 //	testapi fail STATUS N PAGE RA answer STATUS to the next N requests of PAGE (0: any), Retry-After RA ("-": none)
 func testAPI(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
@@ -56,6 +57,8 @@ func testAPI(ts *testscript.TestScript, neg bool, args []string) {
 		// A record with a field the others lack: the API changed shape.
 		api.Add(map[string]any{"id": num(args[1]), "name": "new", "amount": 1.5, "status": "new",
 			"updated_at": testapi.Epoch.Add(48 * 3600 * 1e9).Format("2006-01-02T15:04:05Z"), args[2]: "X1"})
+	case args[0] == "token" && len(args) == 2:
+		api.SetToken(args[1])
 	case args[0] == "change" && len(args) == 2:
 		api.Change(num(args[1]), testapi.Epoch.Add(24*3600*1e9))
 	case args[0] == "fail" && len(args) == 5:

@@ -37,6 +37,13 @@ type API struct {
 	onRequest func(n int)
 }
 
+// SetToken makes the API require "Authorization: Bearer <token>".
+func (a *API) SetToken(token string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.Token = token
+}
+
 // OnRequest sets a function called with each request's number (from 1)
 // before it is answered (nil: none): the kill trials end idemc there.
 func (a *API) OnRequest(f func(n int)) {
