@@ -280,7 +280,7 @@ func (h *httpLoad) window(first string) (string, error) {
 	if h.wm.IsZero() {
 		return first, nil
 	}
-	return withQuery(first, s.Param, h.wm.Add(-s.Overlap).UTC().Format(time.RFC3339))
+	return httpsource.WithParam(first, s.Param, h.wm.Add(-s.Overlap).UTC().Format(time.RFC3339))
 }
 
 // progress shows the pages, records and bytes so far on a terminal.

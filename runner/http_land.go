@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -13,17 +12,6 @@ import (
 	"github.com/idemc/idemc/internal/httpsource"
 	"github.com/idemc/idemc/plan"
 )
-
-func withQuery(u, param, v string) (string, error) {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "", err
-	}
-	q := p.Query()
-	q.Set(param, v)
-	p.RawQuery = q.Encode()
-	return p.String(), nil
-}
 
 // land writes one page: nothing for an unchanged one (but the watermark,
 // on the last page); else its records bulk-loaded aside, the unchanged

@@ -127,24 +127,7 @@ func (p *Project) parseHTTP(f *projectFile, raw map[string]toml.Primitive) {
 			bad("next", "%s", perr)
 		}
 		if r.Since != nil {
-			s.Since = &Since{Param: r.Since.Param, Column: r.Since.Column}
-			if s.Since.Param == "" || s.Since.Column == "" {
-				bad("since", "since needs param and column: since = { param = \"updated_since\", column = \"updated_at\" }")
-			}
-			for _, d := range []struct {
-				key string
-				v   string
-				out *time.Duration
-			}{{"lag", r.Since.Lag, &s.Since.Lag}, {"overlap", r.Since.Overlap, &s.Since.Overlap}} {
-				if d.v == "" {
-					continue
-				}
-				v, err := time.ParseDuration(d.v)
-				if err != nil || v < 0 {
-					bad("since", "since.%s = %q is not a duration: write it like \"15m\" or \"1h\"", d.key, d.v)
-				}
-				*d.out = v
-			}
+			s.Since = parseSince(r.Since, bad)
 		}
 		for _, h := range sortedKeys(r.Headers) {
 			if !headerName.MatchString(h) {
@@ -176,6 +159,29 @@ func (p *Project) parseHTTP(f *projectFile, raw map[string]toml.Primitive) {
 		}
 		p.HTTP = append(p.HTTP, s)
 	}
+}
+
+// parseSince reads since = { param, column, lag, overlap }.
+func parseSince(r *rawSince, bad func(k, format string, args ...any)) *Since {
+	s := &Since{Param: r.Param, Column: r.Column}
+	if s.Param == "" || s.Column == "" {
+		bad("since", "since needs param and column: since = { param = \"updated_since\", column = \"updated_at\" }")
+	}
+	for _, d := range []struct {
+		key string
+		v   string
+		out *time.Duration
+	}{{"lag", r.Lag, &s.Lag}, {"overlap", r.Overlap, &s.Overlap}} {
+		if d.v == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.v)
+		if err != nil || v < 0 {
+			bad("since", "since.%s = %q is not a duration: write it like \"15m\" or \"1h\"", d.key, d.v)
+		}
+		*d.out = v
+	}
+	return s
 }
 
 // ParsePaging reads a next = "…" setting; the message says what is wrong.

@@ -42,12 +42,12 @@ func (f *fetcher) nextURL(u string, resp *http.Response, doc any, records, index
 		if c == "" {
 			return "", fmt.Errorf("next = \"cursor:%s:%s\": the value at %s is %s, not a cursor", pg.Path, pg.Param, pg.Path, describe(v))
 		}
-		return withParam(f.o.URL, pg.Param, c)
+		return WithParam(f.o.URL, pg.Param, c)
 	case "page":
 		if records == 0 {
 			return "", nil
 		}
-		return withParam(f.o.URL, pg.Param, strconv.Itoa(index+1))
+		return WithParam(f.o.URL, pg.Param, strconv.Itoa(index+1))
 	}
 	return "", nil
 }
@@ -64,7 +64,8 @@ func resolve(base, ref string) (string, error) {
 	return b.ResolveReference(r).String(), nil
 }
 
-func withParam(u, param, v string) (string, error) {
+// WithParam is u with query parameter param set to v.
+func WithParam(u, param, v string) (string, error) {
 	p, err := url.Parse(u)
 	if err != nil {
 		return "", err

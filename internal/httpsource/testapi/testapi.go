@@ -192,6 +192,12 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		items = recs[lo:hi]
 	}
 	more := hi < len(recs) && style != "none"
+	a.respond(w, r, style, page, items, more)
+}
+
+// respond writes a page in its style, answering 304 to a matching
+// If-None-Match.
+func (a *API) respond(w http.ResponseWriter, r *http.Request, style string, page int, items []map[string]any, more bool) {
 	next := func(p int) string {
 		q := r.URL.Query()
 		q.Set("page", strconv.Itoa(p))
