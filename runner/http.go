@@ -83,7 +83,8 @@ func (r *run) runHTTP(ctx context.Context, sess adapters.Session, u *plan.Unit, 
 		return
 	}
 	if err != nil {
-		ur.Status, ur.Error = StatusFailed, fmt.Sprintf("http source %s: %v", u.Model, err)
+		// The pages before the failure are committed: say how many rows.
+		ur.Status, ur.Error, ur.Rows = StatusFailed, fmt.Sprintf("http source %s: %v", u.Model, err), h.written
 		frow.Status, frow.Error = "failed", ur.Error
 		_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), sess, r.d.AuditFinish(r.state, &frow, ""))
 		return
