@@ -41,6 +41,8 @@ type Options struct {
 	State           State
 	// Seeds includes seed loads in the plan (build, seed); run excludes them.
 	Seeds bool
+	// HTTP includes HTTP source fetches (build, ingest).
+	HTTP bool
 	// Models includes model units (false for idemc seed).
 	Models bool
 	// RunID and GitCommit fill the audit rows of the recipes.
@@ -144,6 +146,9 @@ func Prepare(p *project.Project, opts Options) (*Prepared, error) {
 		return nil, err
 	}
 	cc.addNodes()
+	if err := cc.addHTTPNodes(); err != nil {
+		return nil, err
+	}
 	if err := cc.renderAll(); err != nil {
 		return nil, err
 	}

@@ -103,6 +103,7 @@ func (cc *compilation) addMissingUpstream() {
 		}
 	}
 	cc.opts.Seeds = cc.opts.Seeds || anySeed(pl, added)
+	cc.opts.HTTP = cc.opts.HTTP || anyHTTP(pl, added)
 }
 
 func anySeed(pl *plan.Plan, names map[string]bool) bool {

@@ -39,6 +39,9 @@ type planner struct {
 
 func (pl *planner) model(n string) error {
 	node := pl.plan.Nodes[n]
+	if node.HTTP {
+		return pl.httpSource(n, node)
+	}
 	if node.Seed {
 		return pl.seed(n, node)
 	}

@@ -46,9 +46,12 @@ type SingularTest struct {
 
 // Node is one model or seed of the project after compilation.
 type Node struct {
-	Name     string
-	Path     string
-	Seed     bool
+	Name string
+	Path string
+	Seed bool
+	// HTTP marks a seed node loaded from an [http.NAME] source (Seed is
+	// set too: it is a raw relation loaded before what reads it).
+	HTTP     bool
 	Relation Relation
 	// Model settings (zero for seeds).
 	Materialized   string
@@ -83,6 +86,7 @@ type Unit struct {
 	CodeHash  string
 	Seed      bool // a seed load (the runner uses the engine's bulk loader)
 	SeedPath  string
+	HTTP      bool // an HTTP source fetch (Seed is set too); SeedPath is its redacted URL
 	// Inputs is the unit's input fingerprint and DataVersion the version
 	// its write leaves (DESIGN §9); both go into its audit row.
 	Inputs, DataVersion string
@@ -114,6 +118,9 @@ func (p *Plan) Format(withSQL bool) string {
 // Kind names what the unit does: "seed", or its materialization and
 // strategy ("incremental merge").
 func (u *Unit) Kind() string {
+	if u.HTTP {
+		return "http"
+	}
 	if u.Seed {
 		return "seed"
 	}
@@ -135,6 +142,10 @@ func (u *Unit) PartitionLabel() string {
 func FormatUnit(b *strings.Builder, u *Unit, withSQL bool) {
 	fmt.Fprintf(b, "\n-- unit %s  partition %s  (%s)\n", u.Model, u.PartitionLabel(), u.Kind())
 	if !withSQL {
+		return
+	}
+	if u.HTTP {
+		fmt.Fprintf(b, "-- fetch %s page by page; merge each page and its idemc_http row in one transaction\n", u.SeedPath)
 		return
 	}
 	if u.Seed {

@@ -337,6 +337,9 @@ func writeManifest(root string, pl *plan.Plan, d adapters.Dialect, compiled map[
 		if node.Seed {
 			mn.Kind = "seed"
 		}
+		if node.HTTP {
+			mn.Kind = "http"
+		}
 		mn.UniqueID = UniqueID(mn.Kind, pl.Project, n)
 		for _, ch := range node.Checks {
 			mn.Checks = append(mn.Checks, ch.Name)

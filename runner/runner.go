@@ -49,6 +49,11 @@ type Options struct {
 	// Observers are told of the run, each unit and the end as they happen
 	// (observer.go): the JSON event log is one.
 	Observers []Observer
+	// MaxRequests bounds the requests of each HTTP source (--max-requests;
+	// 0: no bound), and HTTPRetryBase, when set, is the first backoff
+	// delay of their retries (tests shorten it).
+	MaxRequests   int
+	HTTPRetryBase time.Duration
 }
 
 // UnitResult is what one unit did.
@@ -460,6 +465,9 @@ func createSchemas(ctx context.Context, e adapters.Engine, s adapters.Session, d
 }
 
 func kindOf(u *plan.Unit) string {
+	if u.HTTP {
+		return "http"
+	}
 	if u.Seed {
 		return "seed"
 	}

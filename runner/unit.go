@@ -57,6 +57,10 @@ func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 	if r.trace != nil {
 		sess = &tracing{Session: sess, w: r.trace, unit: u.ID}
 	}
+	if u.HTTP {
+		r.runHTTP(ctx, sess, u, ur)
+		return ur
+	}
 	if u.Seed {
 		r.runSeed(ctx, sess, u, ur)
 		return ur

@@ -163,7 +163,9 @@ func lsCmd(c *common) *cobra.Command {
 			for _, n := range pl.Selected {
 				node := pl.Nodes[n]
 				kind := "seed"
-				if !node.Seed {
+				if node.HTTP {
+					kind = "http"
+				} else if !node.Seed {
 					kind = node.Materialized
 					if node.Strategy != "" {
 						kind += " " + node.Strategy

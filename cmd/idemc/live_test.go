@@ -71,6 +71,7 @@ func TestLiveScripts(t *testing.T) {
 					"sleep":    sleep,
 					"livesql":  func(ts *testscript.TestScript, neg bool, args []string) { le.exec(ts, neg, args) },
 					"livedump": func(ts *testscript.TestScript, neg bool, args []string) { le.dump(ts, neg, args) },
+					"testapi":  testAPI,
 				},
 			})
 		})

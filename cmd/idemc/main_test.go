@@ -40,6 +40,7 @@ func TestScripts(t *testing.T) {
 			"dump":     dump,
 			"sleep":    sleep,
 			"sqlexec":  sqlexec,
+			"testapi":  testAPI,
 		},
 	})
 }

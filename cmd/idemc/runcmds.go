@@ -21,6 +21,7 @@ func runnerCommands(mk func() *common) []*cobra.Command {
 		buildCmd(mk(), "build", "seed, run the selected models and the singular tests", true, true, true),
 		buildCmd(mk(), "run", "run the selected models (no seeds, no singular tests)", false, true, false),
 		buildCmd(mk(), "seed", "load seeds/*.csv in bulk, replacing each table", true, false, false),
+		ingestCmd(mk()),
 		retryCmd(mk()),
 		verifyCmd(mk()),
 		testCmd(mk()),
@@ -46,6 +47,7 @@ func buildCmd(c *common, name, short string, seeds, models, tests bool) *cobra.C
 				return err
 			}
 			opts.Seeds, opts.Models = seeds, models
+			opts.HTTP = seeds && models // build loads HTTP sources before what reads them
 			return c.build(cmd.Context(), p, runner.Options{Compile: opts, FailFast: c.failFast, Tests: tests, Command: name, Argv: flagArgv(cmd)})
 		},
 	}
@@ -104,7 +106,7 @@ func retryCmd(c *common) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opts.Seeds, opts.Models = true, true
+			opts.Seeds, opts.Models, opts.HTTP = true, true, true
 			return c.build(cmd.Context(), p, runner.Options{Compile: opts, Retry: true, Command: "retry", Argv: flagArgv(cmd)})
 		},
 	}
@@ -314,4 +316,41 @@ func printTests(w io.Writer, results []*runner.TestResult) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// ingestCmd loads the selected HTTP sources only (docs/http.md).
+func ingestCmd(c *common) *cobra.Command {
+	var maxRequests int
+	cmd := &cobra.Command{
+		Use:   "ingest",
+		Short: "load the selected HTTP sources ([http.NAME]): only what changed, merged by primary key",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, opts, err := c.load()
+			if err != nil {
+				return err
+			}
+			if maxRequests < 0 {
+				return &usageError{fmt.Sprintf("--max-requests must be at least 0 (0: no limit), not %d", maxRequests)}
+			}
+			if len(opts.Select) == 0 {
+				for _, s := range p.HTTP {
+					opts.Select = append(opts.Select, s.Name)
+				}
+				if len(opts.Select) == 0 {
+					fmt.Fprintf(c.stdout, "no HTTP source: declare one as [http.NAME] in %s\n", project.FileName)
+					return nil
+				}
+			}
+			opts.HTTP = true
+			return c.build(cmd.Context(), p, runner.Options{Compile: opts, FailFast: c.failFast, Command: "ingest", MaxRequests: maxRequests, Argv: flagArgv(cmd)})
+		},
+	}
+	c.projectFlags(cmd)
+	c.selectFlags(cmd)
+	cmd.Flags().StringVar(&c.asOf, "as-of", "", "logical time of the run (default now): a since window never reads past it less its lag")
+	cmd.Flags().BoolVar(&c.fullRefresh, "full-refresh", false, "forget the sources' ledgers and reload their tables from the first page")
+	cmd.Flags().IntVar(&maxRequests, "max-requests", 0, "stop a source after this many requests, retries included (0: no limit)")
+	threadsFlag(cmd, &c.threads, "units run at once (default [run] threads, or 4)")
+	return cmd
 }

@@ -27,12 +27,13 @@ type Project struct {
 	SeedSchema    string
 	Vars          map[string]any
 	Threads       int
-	Models        []*Model     // sorted by name
-	Macros        []File       // sorted by path
-	Seeds         []*Seed      // sorted by name
-	Tests         []File       // sorted by path
-	Notify        []*Notify    // [[notify]] tables, in file order
-	OpenLineage   *OpenLineage // [openlineage], nil when absent
+	Models        []*Model      // sorted by name
+	Macros        []File        // sorted by path
+	Seeds         []*Seed       // sorted by name
+	Tests         []File        // sorted by path
+	Notify        []*Notify     // [[notify]] tables, in file order
+	OpenLineage   *OpenLineage  // [openlineage], nil when absent
+	HTTP          []*HTTPSource // [http.NAME] tables, sorted by name
 
 	seedConfigs map[string]*seedConfig // [seeds.NAME] tables, by name
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/idemc/idemc/compiler/suggest"
 )
 
-var topKeys = []string{"name", "default_target", "targets", "sources", "seeds", "vars", "models", "run", "notify", "openlineage"}
+var topKeys = []string{"name", "default_target", "targets", "sources", "seeds", "vars", "models", "run", "notify", "openlineage", "http"}
 
 // rawSources are the [sources.NAME] tables as decoded.
 type rawSources map[string]struct {
@@ -31,6 +31,7 @@ type rawProject struct {
 	Seeds         map[string]toml.Primitive `toml:"seeds"` // schema, and [seeds.NAME] tables
 	Vars          map[string]any            `toml:"vars"`
 	Models        map[string]toml.Primitive `toml:"models"`
+	HTTP          map[string]toml.Primitive `toml:"http"`
 	Run           struct {
 		Threads int `toml:"threads"`
 	} `toml:"run"`
@@ -53,7 +54,7 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 		return nil, nil
 	}
 	// The decoder silently drops a scalar where a table belongs (targets = 1).
-	for _, k := range []string{"targets", "sources", "seeds", "vars", "models", "run"} {
+	for _, k := range []string{"targets", "sources", "seeds", "vars", "models", "run", "http"} {
 		if notTable(md, k) {
 			errs.Add(FileName, keyLine(text, toml.Key{k}), 0, "%s must be a table: write it as a [%s] section", k, k)
 		}
@@ -87,6 +88,7 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 	p.parseSources(f, raw.Sources)
 	p.parseNotify(text, raw.Notify, errs)
 	p.parseOpenLineage(text, raw.OpenLineage, errs)
+	p.parseHTTP(f, raw.HTTP)
 	base, folders := f.modelLayers(raw.Models)
 	f.reportUndecoded()
 	f.validateLayers(base, folders)

@@ -32,6 +32,10 @@ func reportUnknown(errs *diag.List, file, text string, lineOffset int, k toml.Ke
 		valid = []string{"schema"}
 	case len(k) == 3 && k[0] == "seeds":
 		valid = seedKeys
+	case len(k) == 3 && k[0] == "http":
+		valid = httpKeys
+	case len(k) == 4 && k[0] == "http" && k[2] == "since":
+		valid = sinceKeys
 	case len(k) == 2 && k[0] == "run":
 		valid = []string{"threads"}
 	case len(k) == 2 && k[0] == "notify":

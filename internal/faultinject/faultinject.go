@@ -9,6 +9,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -21,6 +22,8 @@ import (
 // Env is the variable the harnesses set. It holds rules separated by ";":
 //
 //	crash:<unit>:<purpose>   SIGKILL this process right after that step
+//	crash:<unit>:<purpose>:<n>  the same, the n-th time the step runs (an
+//	                         HTTP source runs its page steps once a page)
 //	fail:<unit>:<purpose>    make that step fail with an injected error
 //	diskfull:<unit>:<purpose>  fail it as a full disk does (DuckDB's text)
 //	connlost:<unit>:<purpose>  fail it as a dropped connection does
@@ -44,6 +47,8 @@ type fault struct {
 	purpose      plan.Purpose
 	pause        time.Duration
 	fired        *atomic.Bool // conflict: fires once per run
+	nth          int64        // crash: the occurrence that fires (0: the first)
+	seen         *atomic.Int64
 }
 
 // FromEnv returns the hook of the rules in IDEMC_FAULT, read now (nil
@@ -64,7 +69,10 @@ func Parse(spec string) runner.StepHook {
 		if len(parts) < 3 {
 			continue
 		}
-		f := fault{action: parts[0], unit: parts[1], purpose: plan.Purpose(parts[2]), fired: &atomic.Bool{}}
+		f := fault{action: parts[0], unit: parts[1], purpose: plan.Purpose(parts[2]), fired: &atomic.Bool{}, seen: &atomic.Int64{}}
+		if f.action == "crash" && len(parts) > 3 {
+			f.nth, _ = strconv.ParseInt(parts[3], 10, 64)
+		}
 		if (f.action == "sleep" || f.action == "stall") && len(parts) > 3 {
 			f.pause, _ = time.ParseDuration(parts[3])
 		}
@@ -82,6 +90,9 @@ func (fs faults) after(ctx context.Context, unit string, p plan.Purpose) error {
 		}
 		switch f.action {
 		case "crash":
+			if n := f.seen.Add(1); f.nth > 1 && n < f.nth {
+				continue
+			}
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			time.Sleep(time.Second) // the signal is delivered before this returns
 		case "fail":
