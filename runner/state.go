@@ -41,7 +41,7 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st p
 			out.defaultSchema = strings.ToLower(rows[0][0])
 		}
 	}
-	_, rows, err := s.Query(ctx, d.RelationsQuery(), 0)
+	rows, err := adapters.ListRelations(ctx, s, d)
 	if err != nil {
 		return nil, err
 	}

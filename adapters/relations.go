@@ -1,0 +1,35 @@
+package adapters
+
+import "context"
+
+// RelationLister is implemented by sessions of engines whose relations no
+// single query lists: open-source Spark has no information_schema (it is
+// Unity Catalog's), and SHOW TABLES reads one schema at a time.
+type RelationLister interface {
+	// Relations lists the existing tables and views as (schema, name) rows.
+	Relations(ctx context.Context) ([][]string, error)
+}
+
+// SessionWrapper is a session that decorates another (the runner's
+// statement counter and tracer); Unwrap returns the one it wraps, so that
+// an optional interface of the engine's session is still found.
+type SessionWrapper interface {
+	Unwrap() Session
+}
+
+// ListRelations lists the existing relations as (schema, name) rows: the
+// session's own way when it has one, else the dialect's RelationsQuery.
+func ListRelations(ctx context.Context, s Session, d CatalogSQL) ([][]string, error) {
+	for inner := s; inner != nil; {
+		if l, ok := inner.(RelationLister); ok {
+			return l.Relations(ctx)
+		}
+		w, ok := inner.(SessionWrapper)
+		if !ok {
+			break
+		}
+		inner = w.Unwrap()
+	}
+	_, rows, err := s.Query(ctx, d.RelationsQuery(), 0)
+	return rows, err
+}
