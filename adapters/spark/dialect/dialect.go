@@ -140,22 +140,21 @@ func (d Dialect) publish(w *plan.Write, stage string) []plan.Step {
 			SQL: "SET spark.databricks.delta.write.txnAppId = " + TxnAppID(w)},
 		{Purpose: plan.Publish, Comment: "", SQL: fmt.Sprintf("SET spark.databricks.delta.write.txnVersion = %d", attempt(w))},
 	}
-	cols := "*"
-	if w.Columns != nil {
-		cols = d.ColumnList(w.Columns, "")
-	}
 	partition := w.Window != nil && w.PartitionBy != "" && w.Strategy != "merge"
 	switch {
 	case partition && w.Strategy == "append":
-		steps = append(steps, plan.Step{Purpose: plan.Insert, Comment: "append the batch (allow_append: a rerun adds the rows again; a resubmission does not)", SQL: fmt.Sprintf("INSERT INTO %s\nSELECT %s FROM %s", dest, cols, stage)})
+		steps = append(steps, plan.Step{Purpose: plan.Insert, Comment: "append the batch (allow_append: a rerun adds the rows again; a resubmission does not)", SQL: d.namedInsert("INSERT INTO", dest, w, stage)})
 	case partition:
 		comment := "replace the partition window " + w.Window.Key + " in one Delta commit"
 		if w.Strategy == "insert_overwrite" {
 			comment += " (Delta's native partition overwrite)"
 		}
-		steps = append(steps, plan.Step{Purpose: plan.Insert, Comment: comment, SQL: fmt.Sprintf("INSERT INTO %s\nREPLACE WHERE %s\nSELECT %s FROM %s", dest, d.Window(w, ""), cols, stage)})
+		// REPLACE WHERE takes no column list (Spark 4.0's grammar: neither
+		// (cols) nor BY NAME), so the SELECT lists the destination's
+		// columns in its order.
+		steps = append(steps, plan.Step{Purpose: plan.Insert, Comment: comment, SQL: fmt.Sprintf("INSERT INTO %s\nREPLACE WHERE %s\nSELECT %s FROM %s", dest, d.Window(w, ""), d.selectList(w), stage)})
 	default:
-		steps = append(steps, d.keyWrite(w, stage, cols)...)
+		steps = append(steps, d.keyWrite(w, stage)...)
 	}
 	steps = append(steps,
 		plan.Step{Purpose: plan.Cleanup, Comment: "forget the idempotent-write id", SQL: "RESET spark.databricks.delta.write.txnAppId"},
@@ -166,6 +165,67 @@ func (d Dialect) publish(w *plan.Write, stage string) []plan.Step {
 	return steps
 }
 
+// insertColumns are the destination's columns a publish writes: the
+// batch's that the destination has, in the destination's order when the
+// runner read it (nil: every column of the batch, in its order).
+func insertColumns(w *plan.Write) []string {
+	if w.TargetColumns == nil {
+		return w.Columns
+	}
+	if w.Columns == nil {
+		return w.TargetColumns
+	}
+	batch := map[string]bool{}
+	for _, c := range w.Columns {
+		batch[strings.ToLower(c)] = true
+	}
+	var out []string
+	for _, c := range w.TargetColumns {
+		if batch[strings.ToLower(c)] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// namedInsert inserts the stage's rows naming the columns: Spark matches
+// an INSERT's columns by position unless they are named (INSERT INTO t
+// (c1, c2) …, also INSERT OVERWRITE), so a reordered model, or a column
+// added that is not last, would land in the wrong column.
+func (d Dialect) namedInsert(verb, dest string, w *plan.Write, stage string) string {
+	cols := insertColumns(w)
+	if cols == nil {
+		return fmt.Sprintf("%s %s\nSELECT * FROM %s", verb, dest, stage)
+	}
+	list := d.ColumnList(cols, "")
+	return fmt.Sprintf("%s %s (%s)\nSELECT %s FROM %s", verb, dest, list, list, stage)
+}
+
+// selectList is what a positional insert selects from the stage: every
+// destination column in the destination's order, NULL for one the batch
+// lacks (on_schema_change ignore or append_new_columns); the batch's
+// columns when the destination's are unknown.
+func (d Dialect) selectList(w *plan.Write) string {
+	if w.TargetColumns == nil {
+		if w.Columns == nil {
+			return "*"
+		}
+		return d.ColumnList(w.Columns, "")
+	}
+	have := map[string]bool{}
+	for _, c := range insertColumns(w) {
+		have[strings.ToLower(c)] = true
+	}
+	parts := make([]string, len(w.TargetColumns))
+	for i, c := range w.TargetColumns {
+		parts[i] = d.Quote(c)
+		if !have[strings.ToLower(c)] {
+			parts[i] = "NULL AS " + d.Quote(c)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 func attempt(w *plan.Write) int64 {
 	if w.Audit != nil && w.Audit.Attempt > 0 {
 		return w.Audit.Attempt
@@ -174,18 +234,22 @@ func attempt(w *plan.Write) int64 {
 }
 
 // keyWrite publishes a staged batch by key in one Delta commit.
-func (d Dialect) keyWrite(w *plan.Write, stage, cols string) []plan.Step {
+func (d Dialect) keyWrite(w *plan.Write, stage string) []plan.Step {
 	dest := d.Qualify(w.Target)
 	switch {
 	case w.FullRefresh && w.Recreate:
+		cols := "*"
+		if w.Columns != nil {
+			cols = d.ColumnList(w.Columns, "")
+		}
 		return []plan.Step{{Purpose: plan.Insert, Comment: "full refresh, column types changed: replace the table's definition and rows in one Delta commit",
 			SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\nSELECT %s FROM %s", dest, cols, stage)}}
 	case w.FullRefresh:
 		return []plan.Step{{Purpose: plan.Insert, Comment: "full refresh: replace every row in one Delta commit",
-			SQL: fmt.Sprintf("INSERT OVERWRITE TABLE %s\nSELECT %s FROM %s", dest, cols, stage)}}
+			SQL: d.namedInsert("INSERT OVERWRITE TABLE", dest, w, stage)}}
 	case w.Strategy == "append":
 		return []plan.Step{{Purpose: plan.Insert, Comment: "append the batch (allow_append: a rerun adds the rows again; a resubmission does not)",
-			SQL: fmt.Sprintf("INSERT INTO %s\nSELECT %s FROM %s", dest, cols, stage)}}
+			SQL: d.namedInsert("INSERT INTO", dest, w, stage)}}
 	case w.Strategy == "merge":
 		return []plan.Step{{Purpose: plan.Merge, Comment: "update matched keys, insert new ones (null-safe <=>), in one Delta commit", SQL: d.Merge(w, stage)}}
 	}
@@ -196,8 +260,8 @@ func (d Dialect) keyWrite(w *plan.Write, stage, cols string) []plan.Step {
 	// row matches two source rows.
 	on := d.KeyMatch(w.UniqueKey, "t", "s") + " AND s.idemc_op = 'delete'"
 	ins := "INSERT *"
-	if w.Columns != nil {
-		ins = fmt.Sprintf("INSERT (%s) VALUES (%s)", d.ColumnList(w.Columns, ""), d.ColumnList(w.Columns, "s"))
+	if cols := insertColumns(w); cols != nil {
+		ins = fmt.Sprintf("INSERT (%s) VALUES (%s)", d.ColumnList(cols, ""), d.ColumnList(cols, "s"))
 	}
 	return []plan.Step{{Purpose: plan.Merge, Comment: "delete the batch's keys and insert the batch in one Delta commit (null-safe)",
 		SQL: fmt.Sprintf("MERGE INTO %s AS t\nUSING (\n  SELECT *, 'delete' AS idemc_op FROM %s\n  UNION ALL\n  SELECT *, 'insert' AS idemc_op FROM %s\n) AS s\nON %s\nWHEN MATCHED THEN DELETE\nWHEN NOT MATCHED AND s.idemc_op = 'insert' THEN %s",

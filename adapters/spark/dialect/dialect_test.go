@@ -103,3 +103,44 @@ func TestSurrogateKeyValue(t *testing.T) {
 	defer db.Close()
 	dialecttest.SurrogateKeys(t, db, NewDialect(), nil)
 }
+
+// TestPublishNamesColumns: every publish writes each batch column into the
+// destination column of its name. Spark's INSERT matches by position, so
+// a model whose columns are reordered, or that gained a column that is
+// not last in the table (append_new_columns adds it last), used to swap
+// values; REPLACE WHERE takes no column list, so it selects in the
+// destination's order, NULL for a column the batch lacks.
+func TestPublishNamesColumns(t *testing.T) {
+	d := NewDialect()
+	publish := func(strategy string, edit func(w *plan.Write)) string {
+		w := testWrite(strategy)
+		w.Columns = []string{"amount", "event_key", "event_date", "added"} // the model's order
+		w.TargetColumns = []string{"event_key", "event_date", "amount", "old", "added"}
+		if edit != nil {
+			edit(w)
+		}
+		for _, s := range d.Recipe(w) {
+			if s.Purpose == plan.Insert || s.Purpose == plan.Merge {
+				return s.SQL
+			}
+		}
+		t.Fatalf("%s: no publish step", strategy)
+		return ""
+	}
+	named := "(`event_key`, `event_date`, `amount`, `added`)\nSELECT `event_key`, `event_date`, `amount`, `added` FROM "
+	for _, tc := range []struct{ name, got, want string }{
+		{"partition replace selects in the table's order", publish("delete_insert", nil),
+			"\nSELECT `event_key`, `event_date`, `amount`, NULL AS `old`, `added` FROM "},
+		{"partition append names its columns", publish("append", nil), "INSERT INTO `analytics`.`events_daily` " + named},
+		{"full refresh names its columns", publish("delete_insert", func(w *plan.Write) { w.Window, w.PartitionBy, w.FullRefresh = nil, "", true }),
+			"INSERT OVERWRITE TABLE `analytics`.`events_daily` " + named},
+		{"unpartitioned append names its columns", publish("append", func(w *plan.Write) { w.Window, w.PartitionBy = nil, "" }),
+			"INSERT INTO `analytics`.`events_daily` " + named},
+		{"delete_insert by key inserts the table's columns by name", publish("delete_insert", func(w *plan.Write) { w.Window, w.PartitionBy, w.UniqueKey = nil, "", []string{"event_key"} }),
+			"INSERT (`event_key`, `event_date`, `amount`, `added`) VALUES (s.`event_key`, s.`event_date`, s.`amount`, s.`added`)"},
+	} {
+		if !strings.Contains(tc.got, tc.want) {
+			t.Errorf("%s:\n got %s\nwant it to contain %s", tc.name, tc.got, tc.want)
+		}
+	}
+}

@@ -15,7 +15,7 @@ SET spark.databricks.delta.write.txnAppId = idemc-f5173865;
 -- 5. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 6. insert: append the batch (allow_append: a rerun adds the rows again; a resubmission does not)
-INSERT INTO `analytics`.`event_log`
+INSERT INTO `analytics`.`event_log` (`event_id`, `event_at`, `kind`)
 SELECT `event_id`, `event_at`, `kind` FROM `analytics`.`event_log__idemc_stage_0c53fdac`;
 -- 7. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;

@@ -26,7 +26,7 @@ SET spark.databricks.delta.write.txnAppId = idemc-1abeec0e;
 -- 6. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 7. insert: append the batch (allow_append: a rerun adds the rows again; a resubmission does not)
-INSERT INTO `analytics`.`event_log_daily`
+INSERT INTO `analytics`.`event_log_daily` (`event_id`, `event_date`, `kind`)
 SELECT `event_id`, `event_date`, `kind` FROM `analytics`.`event_log_daily__idemc_stage_20260702_0c53fdac`;
 -- 8. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;

@@ -26,7 +26,7 @@ SET spark.databricks.delta.write.txnAppId = idemc-c26f17f5;
 -- 7. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 8. insert: full refresh: replace every row in one Delta commit
-INSERT OVERWRITE TABLE `analytics`.`customers`
+INSERT OVERWRITE TABLE `analytics`.`customers` (`source_system`, `user_id`, `name`, `country`, `created_at`)
 SELECT `source_system`, `user_id`, `name`, `country`, `created_at` FROM `analytics`.`customers__idemc_stage_0c53fdac`;
 -- 9. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;

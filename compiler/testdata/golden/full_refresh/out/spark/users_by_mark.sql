@@ -24,7 +24,7 @@ SET spark.databricks.delta.write.txnAppId = idemc-51f6e4b2;
 -- 6. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 7. insert: full refresh: replace every row in one Delta commit
-INSERT OVERWRITE TABLE `analytics`.`users_by_mark`
+INSERT OVERWRITE TABLE `analytics`.`users_by_mark` (`user_id`, `name`, `updated_at`)
 SELECT `user_id`, `name`, `updated_at` FROM `analytics`.`users_by_mark__idemc_stage_0c53fdac`;
 -- 8. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;
