@@ -1,6 +1,9 @@
 package adapters
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // RelationLister is implemented by sessions of engines whose relations no
 // single query lists: open-source Spark has no information_schema (it is
@@ -32,4 +35,14 @@ func ListRelations(ctx context.Context, s Session, d CatalogSQL) ([][]string, er
 	}
 	_, rows, err := s.Query(ctx, d.RelationsQuery(), 0)
 	return rows, err
+}
+
+// HeartbeatSQL spells the run heartbeats (sqlgen.Gen has them), the
+// liveness of a run on engines without RunLocks (Snowflake, BigQuery,
+// Spark): see sqlgen/heartbeat.go.
+type HeartbeatSQL interface {
+	HeartbeatDDL(s State) string
+	Heartbeat(s State, runID, host string, pid int, at time.Time) string
+	HeartbeatQuery(s State, runID string, since time.Time) string
+	HeartbeatEnd(s State, runID string, before time.Time) string
 }

@@ -289,3 +289,14 @@ func (r *run) retryShared(ctx context.Context, sess adapters.Session, s *plan.St
 	}
 	return plan.Result{}, err
 }
+
+// execState runs an audit statement outside a unit's recipe (a seed's
+// rows, a failed unit's row), retried alone like retryShared.
+func (r *run) execState(ctx context.Context, sess adapters.Session, q string) error {
+	s := &plan.Step{SQL: q}
+	_, err := sess.Exec(ctx, s)
+	if err != nil {
+		_, err = r.retryShared(ctx, sess, s, err)
+	}
+	return err
+}
