@@ -22,7 +22,9 @@ type beatEngine struct {
 	beats   [][]string // HeartbeatQuery's rows (host, pid)
 }
 
-func (e *beatEngine) Session(context.Context) (adapters.Session, error) { return &beatSession{e: e}, nil }
+func (e *beatEngine) Session(context.Context) (adapters.Session, error) {
+	return &beatSession{e: e}, nil
+}
 
 func (e *beatEngine) sent(sub string) int {
 	e.mu.Lock()
