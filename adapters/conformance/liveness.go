@@ -53,7 +53,7 @@ func concurrentHeartbeat(t *testing.T, tgt Target) {
 	if got := len(e.query("SELECT 1 FROM " + e.rel("daily"))); got != 7 {
 		t.Fatalf("daily has %d rows after two concurrent builds, want 7", got)
 	}
-	if got := strings.Join(e.query("SELECT status FROM "+e.rel("idemc_audit")+" WHERE run_id = "+e.d.String(first)+" AND job_name = 'daily'")[0], ""); got != "succeeded" {
+	if got := strings.Join(e.query("SELECT status FROM " + e.rel("idemc_audit") + " WHERE run_id = " + e.d.String(first) + " AND job_name = 'daily'")[0], ""); got != "succeeded" {
 		t.Fatalf("the first run's row ended %s, want succeeded", got)
 	}
 }
