@@ -46,3 +46,27 @@ type HeartbeatSQL interface {
 	HeartbeatQuery(s State, runID string, since time.Time) string
 	HeartbeatEnd(s State, runID string, before time.Time) string
 }
+
+// RelationKinder is implemented by sessions of engines without
+// information_schema (Spark): RelationKind is "view", "table", or "" when
+// the relation (or its schema) does not exist.
+type RelationKinder interface {
+	RelationKind(ctx context.Context, r Relation) (string, error)
+}
+
+// SessionKind asks the session's RelationKinder, through wrappers; ok is
+// false when the session has none (read information_schema.tables).
+func SessionKind(ctx context.Context, s Session, r Relation) (kind string, ok bool, err error) {
+	for inner := s; inner != nil; {
+		if k, found := inner.(RelationKinder); found {
+			kind, err = k.RelationKind(ctx, r)
+			return kind, true, err
+		}
+		w, found := inner.(SessionWrapper)
+		if !found {
+			break
+		}
+		inner = w.Unwrap()
+	}
+	return "", false, nil
+}

@@ -229,9 +229,20 @@ start_spark() {
     # finds its location taken).
     rm -rf "$SPARK_WAREHOUSE"
     mkdir -p "$SPARK_WAREHOUSE"
+    # Warnings only: Spark's INFO log costs CPU on every statement.
+    mkdir -p "$SPARK_HOME_DIR/conf"
+    cat >"$SPARK_HOME_DIR/conf/log4j2.properties" <<'EOF'
+rootLogger.level = warn
+rootLogger.appenderRef.stdout.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+EOF
     say "starting Spark Connect (pyspark $PYSPARK_VERSION, Delta $DELTA_VERSION) on 127.0.0.1:$SPARK_PORT"
     : >"$LOG_DIR/spark.log"
-    SPARK_HOME=$home SPARK_LOCAL_IP=127.0.0.1 setsid nohup "$home/bin/spark-submit" \
+    SPARK_HOME=$home SPARK_CONF_DIR=$SPARK_HOME_DIR/conf SPARK_LOCAL_IP=127.0.0.1 setsid nohup "$home/bin/spark-submit" \
       --class org.apache.spark.sql.connect.service.SparkConnectServer \
       --name idemc-spark-connect --master 'local[2]' --driver-memory 1g \
       --packages "io.delta:delta-spark_2.13:$DELTA_VERSION,io.delta:delta-storage:$DELTA_VERSION" \
@@ -246,8 +257,11 @@ start_spark() {
       --conf spark.sql.shuffle.partitions=2 \
       --conf spark.default.parallelism=2 \
       --conf spark.ui.enabled=false \
+      --conf spark.sql.codegen.wholeStage=false \
+      --conf spark.connect.session.manager.defaultSessionTimeout=10m \
       --conf spark.databricks.delta.snapshotPartitions=1 \
       spark-internal >"$LOG_DIR/spark.log" 2>&1 </dev/null &
+    echo $! >"$LOG_DIR/spark.pid" # (spark-submit execs the JVM: kill this pid to stop it)
     # The first start resolves the Delta jars (a few MB) and warms the JVM.
     local deadline=$((SECONDS + 240))
     until spark_answers; do

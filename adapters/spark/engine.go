@@ -392,6 +392,34 @@ func (s *Session) Relations(ctx context.Context) ([][]string, error) {
 
 var _ adapters.RelationLister = (*Session)(nil)
 
+// RelationKind is "view" when SHOW VIEWS lists r, "table" when SHOW TABLES
+// does (it lists views too), "" otherwise: open-source Spark has no
+// information_schema to read table_type from.
+func (s *Session) RelationKind(ctx context.Context, r plan.Relation) (string, error) {
+	like := " LIKE " + s.d.String(r.Name)
+	in := s.d.Quote(r.Schema)
+	if r.Database != "" {
+		in = s.d.Quote(r.Database) + "." + in
+	}
+	for _, k := range []struct{ show, kind string }{{"SHOW VIEWS IN ", "view"}, {"SHOW TABLES IN ", "table"}} {
+		_, _, rows, err := s.x.query(ctx, k.show+in+like)
+		if schemaNotFound(err) {
+			return "", nil
+		}
+		if err != nil {
+			s.failed = true
+			return "", err
+		}
+		for _, row := range rows {
+			// namespace, viewName/tableName, isTemporary
+			if len(row) < 3 || sqlgen.Text(row[2]) != "true" {
+				return k.kind, nil
+			}
+		}
+	}
+	return "", nil
+}
+
 // connectExecutor runs SQL through Spark Connect.
 type connectExecutor struct {
 	s sparksql.SparkSession

@@ -261,3 +261,28 @@ func (g *goneSchema) query(ctx context.Context, q string) ([]string, []string, [
 	}
 	return g.fakeExecutor.query(ctx, q)
 }
+
+// TestRelationKind: a relation's kind from SHOW VIEWS / SHOW TABLES (the
+// runner read information_schema.tables, which open-source Spark lacks,
+// and failed every unit whose destination existed).
+func TestRelationKind(t *testing.T) {
+	x := &fakeExecutor{rows: func(q string) [][]any {
+		switch q {
+		case "SHOW VIEWS IN `a` LIKE 'v'":
+			return [][]any{{"a", "v", false}}
+		case "SHOW TABLES IN `a` LIKE 'v'", "SHOW TABLES IN `a` LIKE 't'":
+			return [][]any{{"a", strings.TrimSuffix(q[len(q)-2:], "'"), false}}
+		}
+		return nil
+	}}
+	s := &Session{x: x, d: dialect.NewDialect()}
+	for name, want := range map[string]string{"v": "view", "t": "table", "none": ""} {
+		got, ok, err := adapters.SessionKind(context.Background(), s, plan.Relation{Schema: "a", Name: name})
+		if err != nil || !ok || got != want {
+			t.Errorf("%s: %q %v %v, want %q", name, got, ok, err, want)
+		}
+	}
+	if got, _, err := adapters.SessionKind(context.Background(), &Session{x: &missingSchema{&fakeExecutor{}}, d: dialect.NewDialect()}, plan.Relation{Schema: "fresh", Name: "t"}); got != "" || err != nil {
+		t.Errorf("in a missing schema: %q %v, want none", got, err)
+	}
+}
