@@ -90,17 +90,43 @@ func StageRelation(w *plan.Write) plan.Relation {
 }
 
 // TxnAppID is the Delta idempotent-write application id of a unit's
-// publish: with txnVersion = the attempt, Delta skips a publish it has
-// already committed (a resubmitted statement), never a new attempt.
+// publish (with TxnVersion): Delta skips a write whose version is not
+// above the last one it committed for the id. Readable, never a hash that
+// two units could share: the run, the table and the partition, so that a
+// resubmitted statement of an attempt is skipped and a new attempt is
+// not. An append is keyed by the table, the partition and the unit's
+// inputs instead, without the run: a redo after a crash between the
+// publish and the audit row (same inputs) is skipped instead of appending
+// the batch twice; new inputs append.
 func TxnAppID(w *plan.Write) string {
 	run, part := "<run_id>", ""
 	if w.Audit != nil {
 		run = w.Audit.RunID
 	}
 	if w.Window != nil {
-		part = w.Window.Key
+		part = ":" + w.Window.Key
 	}
-	return fmt.Sprintf("idemc-%08x", sqlgen.Hash32(run+"\x00"+w.Target.Schema+"."+w.Target.Name+"\x00"+part))
+	table := w.Target.Schema + "." + w.Target.Name
+	if w.Target.Database != "" {
+		table = w.Target.Database + "." + table
+	}
+	if appendByInputs(w) {
+		return "idemc:" + table + part + ":inputs=" + w.Audit.Inputs
+	}
+	return "idemc:" + run + ":" + table + part
+}
+
+// TxnVersion is the publish's txnVersion: the attempt (a later attempt of
+// the same run's unit writes again), 1 for an append keyed by its inputs.
+func TxnVersion(w *plan.Write) int64 {
+	if appendByInputs(w) {
+		return 1
+	}
+	return attempt(w)
+}
+
+func appendByInputs(w *plan.Write) bool {
+	return w.Strategy == "append" && !w.FullRefresh && w.Audit != nil && w.Audit.Inputs != ""
 }
 
 // Recipe follows DESIGN §7 for Spark / Databricks: verify, then publish
@@ -137,8 +163,9 @@ func (d Dialect) publish(w *plan.Write, stage string) []plan.Step {
 	}
 	steps := []plan.Step{
 		{Purpose: plan.Publish, Comment: "make the publish idempotent: Delta skips a commit it has already made for this unit and attempt",
-			SQL: "SET spark.databricks.delta.write.txnAppId = " + TxnAppID(w)},
-		{Purpose: plan.Publish, Comment: "", SQL: fmt.Sprintf("SET spark.databricks.delta.write.txnVersion = %d", attempt(w))},
+			// SET takes the rest of the line verbatim (quotes would be kept).
+			SQL: "SET spark.databricks.delta.write.txnAppId = " + strings.NewReplacer("\n", " ", "\r", " ").Replace(TxnAppID(w))},
+		{Purpose: plan.Publish, Comment: "", SQL: fmt.Sprintf("SET spark.databricks.delta.write.txnVersion = %d", TxnVersion(w))},
 	}
 	partition := w.Window != nil && w.PartitionBy != "" && w.Strategy != "merge"
 	switch {

@@ -144,3 +144,34 @@ func TestPublishNamesColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestTxnAppID: the idempotent-write id is readable and names the run,
+// the table and the partition (it was a 32-bit hash: two units sharing
+// one would skip a publish); an append's names its inputs instead of the
+// run, with version 1, so that the redo of a crashed run (same inputs,
+// next attempt) is skipped instead of appending the batch again.
+func TestTxnAppID(t *testing.T) {
+	w := testWrite("delete_insert")
+	w.Audit.Inputs = "abc123"
+	if got, want := TxnAppID(w), "idemc:r1:analytics.events_daily:2026-07-02"; got != want {
+		t.Errorf("replace: %s, want %s", got, want)
+	}
+	if TxnVersion(w) != 3 {
+		t.Errorf("replace: version %d, want the attempt 3", TxnVersion(w))
+	}
+	redo := testWrite("append")
+	redo.Audit.Inputs = "abc123"
+	crashed := testWrite("append")
+	crashed.Audit.Inputs, crashed.Audit.RunID, crashed.Audit.Attempt = "abc123", "r0", 2
+	if TxnAppID(redo) != TxnAppID(crashed) || TxnVersion(redo) != TxnVersion(crashed) {
+		t.Errorf("an append's redo must repeat the crashed attempt's id and version: %s/%d vs %s/%d", TxnAppID(redo), TxnVersion(redo), TxnAppID(crashed), TxnVersion(crashed))
+	}
+	if want := "idemc:analytics.events_daily:2026-07-02:inputs=abc123"; TxnAppID(redo) != want {
+		t.Errorf("append: %s, want %s", TxnAppID(redo), want)
+	}
+	changed := testWrite("append")
+	changed.Audit.Inputs = "def456"
+	if TxnAppID(changed) == TxnAppID(redo) {
+		t.Error("new inputs must append: a new id")
+	}
+}

@@ -20,7 +20,7 @@ GROUP BY `user_id`
 HAVING count(*) > 1
 LIMIT 5;
 -- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-51f6e4b2;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.users_by_mark;
 -- 6. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 7. insert: full refresh: replace every row in one Delta commit
