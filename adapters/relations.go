@@ -70,3 +70,14 @@ func SessionKind(ctx context.Context, s Session, r Relation) (kind string, ok bo
 	}
 	return "", false, nil
 }
+
+// StageTables is implemented by dialects whose staging tables are
+// permanent tables that a dead run leaves behind (Spark's Delta stages):
+// the next run drops those whose run is not alive.
+type StageTables interface {
+	// StageRun reports whether name is a stage of the destination dest
+	// and, if so, the run tag it carries.
+	StageRun(dest, name string) (tag string, ok bool)
+	// RunTag is the tag the stages of run carry.
+	RunTag(runID string) string
+}

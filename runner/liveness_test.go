@@ -20,6 +20,8 @@ type beatEngine struct {
 	log     []string
 	running [][]string // RunningQuery's rows
 	beats   [][]string // HeartbeatQuery's rows (host, pid)
+	// beatsFor, when set, answers HeartbeatQuery per run id instead.
+	beatsFor map[string][][]string
 }
 
 func (e *beatEngine) Session(context.Context) (adapters.Session, error) {
@@ -58,6 +60,11 @@ func (s *beatSession) Query(_ context.Context, q string, _ int) ([]string, [][]s
 	case strings.Contains(q, "DISTINCT run_id"):
 		return []string{"run_id"}, s.e.running, nil
 	case strings.Contains(q, "idemc_heartbeats"):
+		for run, rows := range s.e.beatsFor {
+			if strings.Contains(q, "'"+run+"'") {
+				return []string{"host", "pid"}, rows, nil
+			}
+		}
 		return []string{"host", "pid"}, s.e.beats, nil
 	}
 	return nil, nil, nil

@@ -218,6 +218,10 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		return nil, fmt.Errorf("runner: reading the audit table: %w", err)
 	}
 	r.db = st
+	if err := r.dropStaleStages(ctx, sess); err != nil {
+		sess.Close()
+		return nil, fmt.Errorf("runner: %w", err)
+	}
 	copts := r.o.Compile
 	copts.State = st
 	if r.o.Retry {

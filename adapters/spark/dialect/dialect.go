@@ -89,6 +89,25 @@ func StageRelation(w *plan.Write) plan.Relation {
 	return r
 }
 
+// StageRun reports a stage of dest (StageRelation: the destination's
+// name, __idemc_stage, …, the run's hash) and the run hash it ends with.
+func (d Dialect) StageRun(dest, name string) (string, bool) {
+	dest, name = strings.ToLower(dest), strings.ToLower(name)
+	if !strings.HasPrefix(name, dest+"__idemc_stage") || len(name) < len(dest)+len("__idemc_stage")+9 {
+		return "", false
+	}
+	tag := name[len(name)-8:]
+	if name[len(name)-9] != '_' || strings.Trim(tag, "0123456789abcdef") != "" {
+		return "", false
+	}
+	return tag, true
+}
+
+// RunTag is the hash a run's stages end with.
+func (d Dialect) RunTag(runID string) string { return fmt.Sprintf("%08x", sqlgen.Hash32(runID)) }
+
+var _ adapters.StageTables = Dialect{}
+
 // TxnAppID is the Delta idempotent-write application id of a unit's
 // publish (with TxnVersion): Delta skips a write whose version is not
 // above the last one it committed for the id. Readable, never a hash that

@@ -175,3 +175,19 @@ func TestTxnAppID(t *testing.T) {
 		t.Error("new inputs must append: a new id")
 	}
 }
+
+// TestStageRun: the runner recognizes a destination's stages, and the run
+// hash they end with, to drop those of dead runs.
+func TestStageRun(t *testing.T) {
+	d := NewDialect()
+	w := testWrite("delete_insert")
+	name := StageRelation(w).Name
+	if tag, ok := d.StageRun("events_daily", name); !ok || tag != d.RunTag("r1") {
+		t.Errorf("StageRun(%s) = %q %v, want %q", name, tag, ok, d.RunTag("r1"))
+	}
+	for _, n := range []string{"events_daily", "events_daily_2__idemc_stage_x_" + d.RunTag("r1"), "events_daily__idemc_stage_zz"} {
+		if _, ok := d.StageRun("events_daily", n); ok {
+			t.Errorf("%s is not a stage of events_daily", n)
+		}
+	}
+}
