@@ -269,8 +269,9 @@ func sharedStateStep(p plan.Purpose) bool {
 
 // sharedRetryBudget bounds retrySharedStep: Delta's commits of concurrent
 // units conflict on the one audit table, and a local Spark takes seconds
-// per commit, so the budget is tens of seconds, not a few tries.
-const sharedRetryBudget = 45 * time.Second
+// per commit while several units contend, so the budget is minutes, not a
+// few tries (each round, one of the contenders commits).
+const sharedRetryBudget = 3 * time.Minute
 
 // retryShared runs again, alone and after a jittered backoff, a state
 // statement outside a transaction (Spark) that lost to a concurrent

@@ -89,6 +89,22 @@ func StageRelation(w *plan.Write) plan.Relation {
 	return r
 }
 
+// StateDDL is sqlgen's state tables, the audit table partitioned by unit:
+// open-source Delta checks conflicts only at partition level (and allows
+// only Serializable isolation), so in one unpartitioned audit table every
+// unit's UPDATE of its row conflicted with every other unit's INSERT.
+// Partitioned by job and partition key, a unit's row is its own.
+func (d Dialect) StateDDL(s plan.State) []string {
+	out := d.Gen.StateDDL(s)
+	audit := "CREATE TABLE IF NOT EXISTS " + d.Qualify(s.Audit) + " ("
+	for i, q := range out {
+		if strings.HasPrefix(q, audit) && strings.HasSuffix(q, ") USING DELTA") {
+			out[i] = q + " PARTITIONED BY (job_name, partition_key)"
+		}
+	}
+	return out
+}
+
 // StageRun reports a stage of dest (StageRelation: the destination's
 // name, __idemc_stage, …, the run's hash) and the run hash it ends with.
 func (d Dialect) StageRun(dest, name string) (string, bool) {
