@@ -93,13 +93,16 @@ func StageRelation(w *plan.Write) plan.Relation {
 // open-source Delta checks conflicts only at partition level (and allows
 // only Serializable isolation), so in one unpartitioned audit table every
 // unit's UPDATE of its row conflicted with every other unit's INSERT.
-// Partitioned by job and partition key, a unit's row is its own.
+// Partitioned by job, a model's rows are apart from the others' (not by
+// partition key too: Spark stores an empty partition value as NULL, which
+// the NOT NULL column refuses); a model's units still conflict among
+// themselves, and the runner retries those statements alone.
 func (d Dialect) StateDDL(s plan.State) []string {
 	out := d.Gen.StateDDL(s)
 	audit := "CREATE TABLE IF NOT EXISTS " + d.Qualify(s.Audit) + " ("
 	for i, q := range out {
 		if strings.HasPrefix(q, audit) && strings.HasSuffix(q, ") USING DELTA") {
-			out[i] = q + " PARTITIONED BY (job_name, partition_key)"
+			out[i] = q + " PARTITIONED BY (job_name)"
 		}
 	}
 	return out

@@ -45,7 +45,7 @@ func TestDialectSQL(t *testing.T) {
 	if want := "INSERT INTO `analytics`.`events_daily`\nREPLACE WHERE `event_date` >= DATE '2026-07-02' AND `event_date` < DATE '2026-07-03'\nSELECT `event_key`, `event_date`, `amount` FROM " + stage; publish != want {
 		t.Errorf("publish:\n got %s\nwant %s", publish, want)
 	}
-	if ddl := d.StateDDL(w.State); !strings.HasSuffix(ddl[1], ") USING DELTA PARTITIONED BY (job_name, partition_key)") {
+	if ddl := d.StateDDL(w.State); !strings.HasSuffix(ddl[1], ") USING DELTA PARTITIONED BY (job_name)") {
 		t.Errorf("audit table must be Delta: %s", ddl[1])
 	}
 }

@@ -17,7 +17,7 @@ CREATE TABLE IF NOT EXISTS `analytics`.`idemc_audit` (
   checks STRING,
   inputs STRING,
   data_version STRING
-) USING DELTA PARTITIONED BY (job_name, partition_key);
+) USING DELTA PARTITIONED BY (job_name);
 CREATE TABLE IF NOT EXISTS `analytics`.`idemc_state` (
   job_name STRING NOT NULL,
   high_water STRING,
