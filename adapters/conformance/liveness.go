@@ -19,7 +19,7 @@ func concurrentHeartbeat(t *testing.T, tgt Target) {
 	e := newEnv(t, tgt, base(nil))
 	e.mustSucceed(e.build(asOf, nil))
 	const unit = "daily/2026-07-02"
-	child := e.startChild(asOf, "2026-07-02", "sleep:"+unit+":audit_start:45s")
+	child := e.startChild(asOf, "2026-07-02", "sleep:"+unit+":audit_start:150s")
 	running := func() string {
 		rows := e.query("SELECT run_id FROM " + e.rel("idemc_audit") + " WHERE job_name = 'daily' AND partition_key = '2026-07-02' AND status = 'running'")
 		if len(rows) == 0 {
@@ -28,13 +28,13 @@ func concurrentHeartbeat(t *testing.T, tgt Target) {
 		return rows[0][0]
 	}
 	var first string
-	for deadline := time.Now().Add(40 * time.Second); first == "" && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(180 * time.Second); first == "" && time.Now().Before(deadline); {
 		time.Sleep(500 * time.Millisecond)
 		first = running()
 	}
 	if first == "" {
 		_ = child.Process.Kill()
-		t.Fatal("the first build wrote no running row within 40 s")
+		t.Fatal("the first build wrote no running row within 180 s")
 	}
 	res, err := e.buildErr(asOf, func(o *compiler.Options) { o.Partition = "2026-07-02"; o.Seeds = false })
 	if err != nil {
