@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: build test demo docs bench update-golden lint soak services clean
+.PHONY: build test demo docs bench update-golden lint soak spark services clean
 
 # build: the idemc binary at ./idemc.
 build:
@@ -61,6 +61,14 @@ lint:
 soak:
 	IDEMC_SOAK=1 $(GO) test -p 1 -run '^(TestFaults|TestFaultsSchema|TestConcurrent|TestTimeZones)$$' -count=1 -v -timeout 150m ./adapters/duckdb/ ./adapters/postgres/ ./adapters/mysql/
 	IDEMC_STATE_SEQUENCES=$${IDEMC_STATE_SEQUENCES:-1000} $(GO) test -run '^TestStateFuzz$$' -count=1 -v -timeout 120m ./internal/statefuzz/
+
+# spark: the live Spark Connect + Delta suites, which CI does not run (a
+# Delta commit takes seconds on a 2-core machine): starts the local server
+# (scripts/services.sh spark), then the conformance suite and the fault
+# trials (IDEMC_FAULT_TRIALS, default 20) on it.
+spark:
+	eval "$$(scripts/services.sh spark)" && IDEMC_REQUIRE_LIVE=1 IDEMC_FAULT_TRIALS=$${IDEMC_FAULT_TRIALS:-20} \
+		$(GO) test -p 1 -count=1 -v -timeout 240m -run '^(TestConformance|TestFaults)$$' ./adapters/spark/
 
 # services: install (Debian packages, as root) and start PostgreSQL, MariaDB
 # and Redis on loopback; `eval "$$(scripts/services.sh)"` also exports the DSNs.

@@ -241,7 +241,13 @@ type Write struct {
 	UniqueKey    []string
 	// Columns of the batch when known (from analysis at compile time, from
 	// the engine at run time); nil means "every column of the batch".
-	Columns        []string
+	Columns []string
+	// TargetColumns are the destination's columns in the table's order,
+	// after the unit's column changes, when the runner read them (nil for
+	// a destination the unit creates from the batch). A dialect whose
+	// insert matches columns by position and takes no column list (Spark's
+	// INSERT INTO … REPLACE WHERE) selects in this order.
+	TargetColumns  []string
 	UpdateColumns  []string // merge_update_columns
 	ExcludeColumns []string // merge_exclude_columns
 	Watermark      *WatermarkWrite

@@ -191,7 +191,8 @@ type run struct {
 	trace io.Writer       // Options.Trace
 	files *compiledWriter // writes target/compiled while the units run
 
-	release func() // releases the run lock (engines with RunLocks)
+	release func()      // releases the run lock (engines with RunLocks)
+	beats   *heartbeats // the run's liveness on engines without RunLocks
 
 	tables   []plan.Relation // every seed's and table model's relation, probed for emptiness
 	runRow   *plan.RunRow    // this run's idemc_runs row
@@ -231,6 +232,10 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		return nil, fmt.Errorf("runner: reading the audit table: %w", err)
 	}
 	r.db = st
+	if err := r.dropStaleStages(ctx, sess); err != nil {
+		sess.Close()
+		return nil, fmt.Errorf("runner: %w", err)
+	}
 	copts := r.o.Compile
 	copts.State = st
 	if r.o.Retry {
@@ -252,6 +257,12 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		if err := r.startRun(ctx, sess, pl, copts); err != nil {
 			sess.Close()
 			return nil, err
+		}
+		if r.beats != nil {
+			if r.release, err = r.beats.HoldRun(ctx, r.res.RunID); err != nil {
+				sess.Close()
+				return nil, fmt.Errorf("runner: writing the run's heartbeat: %w", err)
+			}
 		}
 	}
 	// Schemas are created once, up front: concurrent CREATE SCHEMA
@@ -409,13 +420,15 @@ func (r *run) noteFatal(ur *UnitResult) {
 	ur.Error = r.explainFatal(ur, kind)
 }
 
-// abandonDeadRuns takes this run's lock (on engines with RunLocks) and
-// marks the running rows of every dead run abandoned: on a single-writer
-// engine every other run is dead; elsewhere a run is dead when its lock is
-// free.
+// abandonDeadRuns takes this run's lock (RunLocks, or heartbeats on
+// engines without: runLiveness) and marks the running rows of every dead
+// run abandoned: on a single-writer engine every other run is dead;
+// elsewhere a run is dead when its lock is free or its heartbeats stopped.
 func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error {
-	locks, _ := r.eng.(adapters.RunLocks)
-	if locks != nil && !r.ad.Capabilities.SingleWriter {
+	locks := r.runLiveness()
+	if hb, ok := locks.(*heartbeats); ok {
+		r.beats = hb // beating starts once the run has work: an up-to-date build writes nothing
+	} else if locks != nil {
 		release, err := locks.HoldRun(ctx, r.res.RunID)
 		if err != nil {
 			return err
@@ -431,7 +444,7 @@ func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error 
 		if other == r.res.RunID {
 			continue
 		}
-		if locks != nil && !r.ad.Capabilities.SingleWriter {
+		if locks != nil {
 			alive, err := locks.RunAlive(ctx, other)
 			if err != nil {
 				return err

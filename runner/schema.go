@@ -72,6 +72,7 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL
 		return names, "", err
 	}
 	diff := diffColumns(r.d, dest, batch)
+	w.TargetColumns = columnNames(dest)
 	if diff.empty() {
 		return names, "", nil
 	}
@@ -89,7 +90,7 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL
 			// The unit owns the whole relation: its write replaces the
 			// definition with the rows, so a value the new type cannot
 			// hold does not matter and a failed check keeps the old table.
-			w.Recreate = true
+			w.Recreate, w.TargetColumns = true, nil
 			if w.Views, err = r.dependentViews(ctx, s, w.Target); err != nil {
 				return nil, "", err
 			}
@@ -118,9 +119,42 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL
 		if err != nil {
 			return nil, "", err
 		}
+		w.TargetColumns = nil // recreated from the batch
 		return names, note, nil
 	}
+	w.TargetColumns = alteredColumns(mode, dest, diff)
 	return names, "", nil
+}
+
+func columnNames(cols []plan.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// alteredColumns is the destination's column order after alterColumns:
+// ADD COLUMN appends, sync_all_columns drops the removed ones.
+func alteredColumns(mode string, dest []plan.Column, diff schemaDiff) []string {
+	gone := map[string]bool{}
+	if mode == "sync_all_columns" {
+		for _, c := range diff.removed {
+			gone[strings.ToLower(c)] = true
+		}
+	}
+	var out []string
+	for _, c := range dest {
+		if !gone[strings.ToLower(c.Name)] {
+			out = append(out, c.Name)
+		}
+	}
+	if mode == "append_new_columns" || mode == "sync_all_columns" {
+		for _, c := range diff.added {
+			out = append(out, c.Name)
+		}
+	}
+	return out
 }
 
 // alterColumns adds (append_new_columns, sync_all_columns), drops and

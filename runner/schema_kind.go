@@ -25,6 +25,9 @@ func (r *run) catalogKind(ctx context.Context, s adapters.Session, rel plan.Rela
 	if schema == "" {
 		schema = r.db.defaultSchema
 	}
+	if kind, ok, err := adapters.SessionKind(ctx, s, plan.Relation{Database: rel.Database, Schema: schema, Name: rel.Name}); ok {
+		return kind, err
+	}
 	q := fmt.Sprintf("SELECT table_type FROM information_schema.tables WHERE lower(table_schema) = %s AND lower(table_name) = %s",
 		r.d.String(strings.ToLower(schema)), r.d.String(strings.ToLower(rel.Name)))
 	_, rows, err := s.Query(ctx, q, 1)

@@ -83,7 +83,7 @@ func readCatalog(ctx context.Context, s adapters.Session, d adapters.Dialect) (*
 			out.defaultSchema = strings.ToLower(rows[0][0])
 		}
 	}
-	_, rows, err := s.Query(ctx, d.RelationsQuery(), 0)
+	rows, err := adapters.ListRelations(ctx, s, d) // SHOW TABLES on Spark
 	if err != nil {
 		return nil, err
 	}

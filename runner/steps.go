@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,6 +114,9 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 			}
 		} else {
 			res, err = sess.Exec(ctx, &s)
+			if err != nil && !st.inTx && sharedStateStep(s.Purpose) {
+				res, err = r.retryShared(ctx, sess, &s, err)
+			}
 		}
 		if s.Purpose == plan.Commit {
 			if ue := settleDeferred(ur, err, i); ue != nil {
@@ -262,4 +266,45 @@ func runCheck(ctx context.Context, s adapters.Session, step plan.Step) (*CheckRe
 		cr.Sample = append(cr.Sample, "("+strings.Join(parts, ", ")+")")
 	}
 	return cr, nil
+}
+
+// sharedStateStep: a statement on the state tables every unit shares (its
+// audit row, its high-water mark), idempotent on its own.
+func sharedStateStep(p plan.Purpose) bool {
+	return p == plan.AuditStart || p == plan.AuditFinish || p == plan.StateStep
+}
+
+// sharedRetryBudget bounds retrySharedStep: Delta's commits of concurrent
+// units conflict on the one audit table, and a local Spark takes seconds
+// per commit while several units contend, so the budget is minutes, not a
+// few tries (each round, one of the contenders commits).
+const sharedRetryBudget = 3 * time.Minute
+
+// retryShared runs again, alone and after a jittered backoff, a state
+// statement outside a transaction (Spark) that lost to a concurrent
+// writer of the shared table: the engine says it committed nothing, and
+// redoing the whole unit for it would redo the publish too.
+func (r *run) retryShared(ctx context.Context, sess adapters.Session, s *plan.Step, err error) (plan.Result, error) {
+	deadline := time.Now().Add(sharedRetryBudget)
+	wait := 100 * time.Millisecond
+	for retryable(r.eng, err) && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(wait/2 + rand.N(wait))
+		wait = min(2*wait, 4*time.Second)
+		var res plan.Result
+		if res, err = sess.Exec(ctx, s); err == nil {
+			return res, nil
+		}
+	}
+	return plan.Result{}, err
+}
+
+// execState runs an audit statement outside a unit's recipe (a seed's
+// rows, a failed unit's row), retried alone like retryShared.
+func (r *run) execState(ctx context.Context, sess adapters.Session, q string) error {
+	s := &plan.Step{SQL: q}
+	_, err := sess.Exec(ctx, s)
+	if err != nil {
+		_, err = r.retryShared(ctx, sess, s, err)
+	}
+	return err
 }

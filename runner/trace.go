@@ -65,6 +65,13 @@ func (c *counting) Exec(ctx context.Context, s *plan.Step) (plan.Result, error) 
 	return c.Session.Exec(ctx, s)
 }
 
+// Unwrap returns the traced session (adapters.ListRelations finds the
+// engine's optional interfaces through it).
+func (t *tracing) Unwrap() adapters.Session { return t.Session }
+
+// Unwrap returns the counted session.
+func (c *counting) Unwrap() adapters.Session { return c.Session }
+
 // counted wraps a session so its statements are counted (and traced with
 // IDEMC_TRACE=1).
 func (r *run) counted(s adapters.Session) adapters.Session {

@@ -147,7 +147,7 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *plan.Unit,
 	frow := *row
 	frow.Status, frow.Ended, frow.Error = "failed", time.Now().UTC(), ur.Error
 	frow.Checks = checksJSON(ur.Checks)
-	_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), sess, r.d.AuditFinish(r.state, &frow, ""))
+	_ = r.execState(context.WithoutCancel(ctx), sess, r.d.AuditFinish(r.state, &frow, ""))
 }
 
 // ddlPhase runs a unit's idempotent statements before its transaction,
@@ -335,7 +335,7 @@ func checksJSON(cs []CheckResult) string {
 func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *plan.Unit, ur *UnitResult) {
 	row := &plan.AuditRow{RunID: r.res.RunID, Job: u.Model, CodeHash: u.CodeHash, Target: r.pl.Target, AsOf: r.pl.AsOf, Started: time.Now().UTC(),
 		Attempt: r.db.nextAttempt(u.Model, ""), Inputs: u.Inputs, DataVersion: u.DataVersion}
-	if _, err := adapters.ExecSQL(ctx, sess, r.d.AuditStart(r.state, row)); err != nil {
+	if err := r.execState(ctx, sess, r.d.AuditStart(r.state, row)); err != nil {
 		ur.Status, ur.Error = StatusFailed, err.Error()
 		if ctx.Err() != nil {
 			r.interrupted(ctx, sess, nil, row, &unitState{}, ur)
@@ -360,11 +360,11 @@ func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *plan.Unit, 
 	if err != nil {
 		ur.Status, ur.Error = StatusFailed, fmt.Sprintf("loading %s: %v", u.SeedPath, err)
 		frow.Status, frow.Error = "failed", ur.Error
-		_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), sess, r.d.AuditFinish(r.state, &frow, ""))
+		_ = r.execState(context.WithoutCancel(ctx), sess, r.d.AuditFinish(r.state, &frow, ""))
 		return
 	}
 	frow.Status = "succeeded"
-	if _, err := adapters.ExecSQL(ctx, sess, r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))); err != nil {
+	if err := r.execState(ctx, sess, r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))); err != nil {
 		ur.Status, ur.Error = StatusFailed, err.Error()
 		return
 	}

@@ -13,7 +13,16 @@ set -euo pipefail
 PG_PORT=5432
 MYSQL_PORT=3306
 REDIS_PORT=6379
+SPARK_PORT=15002
 LOG_DIR=/tmp/idemc-services
+# Spark: pyspark's wheel carries Spark's jars, the Spark Connect server's
+# among them; Delta Lake 4.0.x is the line built for Spark 4.0.x (Delta's
+# compatibility table, docs.delta.io/releases). Kept outside the repo so a
+# second run reuses the install.
+PYSPARK_VERSION=4.0.1
+DELTA_VERSION=4.0.0
+SPARK_HOME_DIR=${IDEMC_SPARK_HOME:-$HOME/.cache/idemc/spark}
+SPARK_WAREHOUSE=/tmp/idemc-spark/warehouse
 
 say() { echo "services: $*" >&2; }
 die() { echo "services: ERROR: $*" >&2; exit 1; }
@@ -206,6 +215,101 @@ start_fakesnow() {
   echo "export IDEMC_SNOWFLAKE_EMULATOR_DSN='idemc:idemc@127.0.0.1:$FAKESNOW_PORT/IDEMC?account=fakesnow&protocol=http'"
 }
 
+spark_answers() {
+  timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$SPARK_PORT" >/dev/null 2>&1
+}
+
+# spark_query: a trivial query through Spark Connect, with pyspark's own
+# client (the server may listen before its session can run SQL).
+spark_query() {
+  timeout 60 "$SPARK_HOME_DIR/venv/bin/python" - >/dev/null 2>&1 <<EOF
+from pyspark.sql import SparkSession
+s = SparkSession.builder.remote("sc://127.0.0.1:$SPARK_PORT").getOrCreate()
+assert s.sql("SELECT 1").collect()[0][0] == 1
+EOF
+}
+
+# ensure_pyspark: a venv with the pinned pyspark (and the Spark Connect
+# client's Python packages, for spark_query), installed once.
+ensure_pyspark() {
+  local venv=$SPARK_HOME_DIR/venv
+  if "$venv/bin/python" -c "import pyspark, grpc, pandas, pyarrow; assert pyspark.__version__ == '$PYSPARK_VERSION'" >/dev/null 2>&1; then
+    return 0
+  fi
+  mkdir -p "$SPARK_HOME_DIR"
+  say "installing pyspark $PYSPARK_VERSION into $venv (about 450 MB, once)"
+  { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } >"$LOG_DIR/spark-pip.log" 2>&1 &&
+    "$venv/bin/pip" install -q "pyspark[connect]==$PYSPARK_VERSION" >>"$LOG_DIR/spark-pip.log" 2>&1 ||
+    { tail -n 20 "$LOG_DIR/spark-pip.log" >&2; die "pip install pyspark $PYSPARK_VERSION failed (full log: $LOG_DIR/spark-pip.log)"; }
+}
+
+# start_spark: a Spark Connect server on loopback with Delta Lake's catalog
+# (the Delta jars resolved from Maven Central by spark-submit --packages,
+# cached in $SPARK_HOME_DIR/ivy), a warehouse under /tmp, UTC sessions and
+# small memory and shuffle settings for a 2-core test machine.
+start_spark() {
+  command -v java >/dev/null 2>&1 || ensure_packages openjdk-17-jre-headless
+  if ! spark_answers; then
+    ensure_pyspark
+    local home
+    home=$("$SPARK_HOME_DIR/venv/bin/python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
+    [ -n "$(ls "$home"/jars/spark-connect_*.jar 2>/dev/null)" ] ||
+      die "pyspark $PYSPARK_VERSION has no spark-connect jar in $home/jars"
+    # The catalog is Spark's in-memory one: it forgets every table when the
+    # server stops, so the files it left are removed too (else a CREATE
+    # finds its location taken).
+    rm -rf "$SPARK_WAREHOUSE"
+    mkdir -p "$SPARK_WAREHOUSE"
+    # Warnings only: Spark's INFO log costs CPU on every statement.
+    mkdir -p "$SPARK_HOME_DIR/conf"
+    cat >"$SPARK_HOME_DIR/conf/log4j2.properties" <<'EOF'
+rootLogger.level = warn
+rootLogger.appenderRef.stdout.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+EOF
+    say "starting Spark Connect (pyspark $PYSPARK_VERSION, Delta $DELTA_VERSION) on 127.0.0.1:$SPARK_PORT"
+    : >"$LOG_DIR/spark.log"
+    SPARK_HOME=$home SPARK_CONF_DIR=$SPARK_HOME_DIR/conf SPARK_LOCAL_IP=127.0.0.1 setsid nohup "$home/bin/spark-submit" \
+      --class org.apache.spark.sql.connect.service.SparkConnectServer \
+      --name idemc-spark-connect --master 'local[2]' --driver-memory 1g \
+      --packages "io.delta:delta-spark_2.13:$DELTA_VERSION,io.delta:delta-storage:$DELTA_VERSION" \
+      --conf "spark.jars.ivy=$SPARK_HOME_DIR/ivy" \
+      --conf spark.connect.grpc.binding.address=127.0.0.1 \
+      --conf spark.connect.grpc.binding.port="$SPARK_PORT" \
+      --conf spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension \
+      --conf spark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog \
+      --conf spark.sql.warehouse.dir="$SPARK_WAREHOUSE" \
+      --conf spark.driver.extraJavaOptions=-Duser.timezone=UTC \
+      --conf spark.sql.session.timeZone=UTC \
+      --conf spark.sql.shuffle.partitions=2 \
+      --conf spark.default.parallelism=2 \
+      --conf spark.ui.enabled=false \
+      --conf spark.sql.codegen.wholeStage=false \
+      --conf spark.connect.session.manager.defaultSessionTimeout=10m \
+      --conf spark.databricks.delta.snapshotPartitions=1 \
+      spark-internal >"$LOG_DIR/spark.log" 2>&1 </dev/null &
+    echo $! >"$LOG_DIR/spark.pid" # (spark-submit execs the JVM: kill this pid to stop it)
+    # The first start resolves the Delta jars (a few MB) and warms the JVM.
+    local deadline=$((SECONDS + 240))
+    until spark_answers; do
+      [ $SECONDS -lt $deadline ] || { tail -n 30 "$LOG_DIR/spark.log" >&2; die "Spark Connect did not listen on 127.0.0.1:$SPARK_PORT (waited 240 s)"; }
+      sleep 1
+    done
+  fi
+  ensure_pyspark
+  local deadline=$((SECONDS + 120))
+  until spark_query; do
+    [ $SECONDS -lt $deadline ] || { tail -n 30 "$LOG_DIR/spark.log" >&2; die "Spark Connect listens but does not run SELECT 1 (waited 120 s)"; }
+    sleep 2
+  done
+  say "Spark Connect ready on 127.0.0.1:$SPARK_PORT"
+  echo "export IDEMC_SPARK_URL='sc://127.0.0.1:$SPARK_PORT'"
+}
+
 main() {
   mkdir -p "$LOG_DIR"
   local want=("$@")
@@ -218,7 +322,7 @@ main() {
       redis) pkgs+=(redis-server) ;;
       fakesnow) ;; # pip, into a venv: start_fakesnow
       spark | chromium) ;; # chromium: ensure_chromium installs it, once
-      *) die "unknown service '$s' (want: postgres, mariadb, redis, spark, chromium)" ;;
+      *) die "unknown service '$s' (want: postgres, mariadb, redis, fakesnow, spark, chromium)" ;;
     esac
   done
   [ ${#pkgs[@]} -gt 0 ] && ensure_packages "${pkgs[@]}"
@@ -229,7 +333,7 @@ main() {
       redis) start_redis ;;
       chromium) ensure_chromium ;;
       fakesnow) start_fakesnow ;;
-      spark) die "spark: the local Spark Connect server is not set up by this script yet (the live-Spark issue adds it)" ;;
+      spark) start_spark ;;
     esac
   done
 }

@@ -359,3 +359,33 @@ func Live(t *testing.T, engine, envVar, fallback string) string {
 	eng.Close()
 	return dsn
 }
+
+// LiveIfSet is Live for a server that CI starts only when asked (Spark
+// Connect, whose server scripts/services.sh spark sets up): the variable
+// unset, ok is false and the caller skips; set, the server must answer
+// when IDEMC_REQUIRE_LIVE=1, and otherwise ok is false with the reason
+// logged.
+func LiveIfSet(t *testing.T, engine, envVar string) (dsn string, ok bool) {
+	t.Helper()
+	dsn = os.Getenv(envVar)
+	if dsn == "" {
+		t.Logf("%s: %s is not set (scripts/services.sh spark starts a local server and prints it)", engine, envVar)
+		return "", false
+	}
+	ad, found := adapters.Lookup(engine)
+	if !found {
+		t.Fatalf("engine %s is not registered", engine)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	eng, err := ad.Open(ctx, map[string]string{"dsn": dsn})
+	if err != nil {
+		if os.Getenv("IDEMC_REQUIRE_LIVE") == "1" {
+			t.Fatalf("%s is required (IDEMC_REQUIRE_LIVE=1 and %s set) but does not answer: %v", engine, envVar, err)
+		}
+		t.Logf("%s does not answer (%v)", engine, err)
+		return "", false
+	}
+	eng.Close()
+	return dsn, true
+}

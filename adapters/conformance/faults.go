@@ -1103,7 +1103,7 @@ func (s *faultSuite) snap(t *testing.T, e *env) *snapshot {
 	d := ad.Dialect
 	sn := &snapshot{tables: map[string]map[string]string{}, counts: map[string]map[string]int{}, dups: map[string]string{}}
 	exists := map[string]bool{}
-	_, rels, err := sess.Query(ctx, d.RelationsQuery(), 0)
+	rels, err := adapters.ListRelations(ctx, sess, d)
 	if err != nil {
 		t.Fatal(err)
 	}

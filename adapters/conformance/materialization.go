@@ -1,11 +1,13 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 
 	"strings"
 	"testing"
 
+	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -106,6 +108,9 @@ func matTransitions(t *testing.T, tgt Target) {
 
 // relKind is "view" or "table" as information_schema says, "" when missing.
 func (e *env) relKind(name string) string {
+	if kind, ok := e.sessionKind(name); ok {
+		return kind
+	}
 	rows := e.query(fmt.Sprintf("SELECT table_type FROM information_schema.tables WHERE table_schema = %s AND table_name = %s", e.d.String(e.schema), e.d.String(name)))
 	if len(rows) == 0 {
 		return ""
@@ -114,4 +119,26 @@ func (e *env) relKind(name string) string {
 		return "view"
 	}
 	return "table"
+}
+
+// sessionKind is relKind on an engine without information_schema (Spark),
+// asked of its session; ok is false elsewhere.
+func (e *env) sessionKind(name string) (string, bool) {
+	e.t.Helper()
+	ad, _ := adapters.Lookup(e.tgt.Engine)
+	eng, err := ad.Open(context.Background(), e.tgt.Settings(e.dir))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer eng.Close()
+	s, err := eng.Session(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer s.Close()
+	kind, ok, err := adapters.SessionKind(context.Background(), s, plan.Relation{Schema: e.schema, Name: name})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return kind, ok
 }

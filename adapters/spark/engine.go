@@ -39,7 +39,16 @@ type Engine struct {
 	open    func(ctx context.Context) (executor, error)
 	catalog string
 	conn    *sharedConn
+
+	mu   sync.Mutex
+	idle []executor // sessions released in a clean state, reused by Session
 }
+
+// maxIdle bounds the released sessions kept for reuse (about the threads
+// of a run): spark-connect-go's SparkSession.Stop does not release a
+// session on the server, so reusing them keeps the server's count of
+// sessions at the run's concurrency instead of one per unit.
+const maxIdle = 16
 
 // Connection builds the Spark Connect connection string of a target: dsn
 // verbatim (sc://host:port/;token=…;x-databricks-cluster-id=…), or host,
@@ -155,12 +164,30 @@ func (c *sharedConn) close() {
 
 // Session opens a Spark session of its own for the unit: session-scoped
 // settings (the Delta txnAppId) never leak between concurrent units.
+// A released session whose statements all succeeded is reused (a unit's
+// recipe resets the txnAppId it set); one that saw an error is dropped.
 func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
+	s, err := e.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (e *Engine) session(ctx context.Context) (*Session, error) {
+	e.mu.Lock()
+	if n := len(e.idle); n > 0 {
+		x := e.idle[n-1]
+		e.idle = e.idle[:n-1]
+		e.mu.Unlock()
+		return &Session{x: x, d: dialect.NewDialect(), e: e}, nil
+	}
+	e.mu.Unlock()
 	x, err := e.open(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("spark: %w", err)
 	}
-	s := &Session{x: x, d: dialect.NewDialect()}
+	s := &Session{x: x, d: dialect.NewDialect(), e: e}
 	if e.catalog != "" {
 		if err := x.exec(ctx, "USE CATALOG "+s.d.Quote(e.catalog)); err != nil {
 			return nil, fmt.Errorf("spark: %w", err)
@@ -169,14 +196,24 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 	return s, nil
 }
 
-// LoadSeed runs the dialect's seed load: a staging Delta table filled by
-// INSERTs of typed literals, published with one CREATE OR REPLACE TABLE.
+func (e *Engine) release(x executor) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.idle) < maxIdle {
+		e.idle = append(e.idle, x)
+	}
+}
+
+// LoadSeed runs the dialect's seed load on a session of the target's
+// catalog: a staging Delta table filled by INSERTs of typed literals,
+// published with one CREATE OR REPLACE TABLE.
 func (e *Engine) LoadSeed(ctx context.Context, r plan.Relation, t *seed.Table) (int64, error) {
-	x, err := e.open(ctx)
+	s, err := e.session(ctx)
 	if err != nil {
 		return 0, err
 	}
-	if err := dialect.NewDialect().SeedLoad(r, t).Run(func(q string, _ ...any) error { return x.exec(ctx, q) }); err != nil {
+	defer s.Close()
+	if err := dialect.NewDialect().SeedLoad(r, t).Run(func(q string, _ ...any) error { return s.exec(ctx, q) }); err != nil {
 		return 0, err
 	}
 	return int64(len(t.Rows)), nil
@@ -207,6 +244,27 @@ func (e *Engine) Close() error {
 type Session struct {
 	x executor
 	d dialect.Dialect
+	e *Engine // released to on Close; nil in tests
+	// failed: a statement failed, so session settings (a txnAppId) may be
+	// left set: the session is not reused.
+	failed bool
+}
+
+// exec runs one statement, noting a failure.
+func (s *Session) exec(ctx context.Context, q string) error {
+	err := s.x.exec(ctx, q)
+	if err != nil {
+		s.failed = true
+	}
+	return err
+}
+
+func (s *Session) query(ctx context.Context, q string) ([]string, []string, [][]any, error) {
+	cols, types, rows, err := s.x.query(ctx, q)
+	if err != nil {
+		s.failed = true
+	}
+	return cols, types, rows, err
 }
 
 // Exec runs one step as it is ("" is nothing to do: Spark has no
@@ -220,7 +278,7 @@ func (s *Session) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) 
 	if strings.TrimSpace(st.SQL) == "" {
 		return plan.Result{}, nil
 	}
-	if err := s.x.exec(ctx, st.SQL); err != nil {
+	if err := s.exec(ctx, st.SQL); err != nil {
 		return plan.Result{}, err
 	}
 	return plan.Result{Affected: -1}, nil
@@ -228,7 +286,7 @@ func (s *Session) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) 
 
 // Query returns at most limit rows as text.
 func (s *Session) Query(ctx context.Context, q string, limit int) ([]string, [][]string, error) {
-	cols, _, rows, err := s.x.query(ctx, q)
+	cols, _, rows, err := s.query(ctx, q)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -254,7 +312,7 @@ func valueText(v any) string {
 
 // Columns reports a query's columns.
 func (s *Session) Columns(ctx context.Context, q string) ([]plan.Column, error) {
-	cols, types, _, err := s.x.query(ctx, q)
+	cols, types, _, err := s.query(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -265,10 +323,16 @@ func (s *Session) Columns(ctx context.Context, q string) ([]plan.Column, error) 
 	return out, nil
 }
 
-// Relation reports a table's columns, or ok=false when it does not exist.
+// Relation reports a table's columns, or ok=false when it does not exist
+// (nor its schema: SHOW TABLES IN a missing schema fails with
+// SCHEMA_NOT_FOUND).
 func (s *Session) Relation(ctx context.Context, r plan.Relation) ([]plan.Column, bool, error) {
 	_, _, rows, err := s.x.query(ctx, fmt.Sprintf("SHOW TABLES IN %s LIKE %s", s.d.Quote(r.Schema), s.d.String(r.Name)))
+	if schemaNotFound(err) {
+		return nil, false, nil
+	}
 	if err != nil {
+		s.failed = true
 		return nil, false, err
 	}
 	if len(rows) == 0 {
@@ -278,8 +342,83 @@ func (s *Session) Relation(ctx context.Context, r plan.Relation) ([]plan.Column,
 	return cols, err == nil, err
 }
 
-// Close ends the session (the shared connection stays open).
-func (s *Session) Close() error { return nil }
+// Close releases the session to its engine for reuse, unless a statement
+// failed on it (the shared connection stays open).
+func (s *Session) Close() error {
+	if s.e != nil && !s.failed && s.x != nil {
+		s.e.release(s.x)
+	}
+	s.x = nil
+	return nil
+}
+
+// schemaNotFound: Spark's error class for a namespace that does not exist
+// (SHOW TABLES IN, DESCRIBE); the SparkError's text starts with it.
+func schemaNotFound(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "[SCHEMA_NOT_FOUND]")
+}
+
+// Relations lists every table and view of the current catalog, one SHOW
+// TABLES per schema: open-source Spark has no information_schema (Unity
+// Catalog's), and SHOW TABLES reads one namespace. A schema dropped
+// between the two statements has no relations.
+func (s *Session) Relations(ctx context.Context) ([][]string, error) {
+	_, _, nss, err := s.query(ctx, "SHOW SCHEMAS")
+	if err != nil {
+		return nil, err
+	}
+	var out [][]string
+	for _, ns := range nss {
+		name := sqlgen.Text(ns[0])
+		_, _, rows, err := s.x.query(ctx, "SHOW TABLES IN "+s.d.Quote(name))
+		if schemaNotFound(err) {
+			continue
+		}
+		if err != nil {
+			s.failed = true
+			return nil, err
+		}
+		for _, r := range rows {
+			// namespace, tableName, isTemporary: a temporary view belongs
+			// to the session, not to the schema.
+			if len(r) >= 3 && sqlgen.Text(r[2]) == "true" {
+				continue
+			}
+			out = append(out, []string{name, sqlgen.Text(r[1])})
+		}
+	}
+	return out, nil
+}
+
+var _ adapters.RelationLister = (*Session)(nil)
+
+// RelationKind is "view" when SHOW VIEWS lists r, "table" when SHOW TABLES
+// does (it lists views too), "" otherwise: open-source Spark has no
+// information_schema to read table_type from.
+func (s *Session) RelationKind(ctx context.Context, r plan.Relation) (string, error) {
+	like := " LIKE " + s.d.String(r.Name)
+	in := s.d.Quote(r.Schema)
+	if r.Database != "" {
+		in = s.d.Quote(r.Database) + "." + in
+	}
+	for _, k := range []struct{ show, kind string }{{"SHOW VIEWS IN ", "view"}, {"SHOW TABLES IN ", "table"}} {
+		_, _, rows, err := s.x.query(ctx, k.show+in+like)
+		if schemaNotFound(err) {
+			return "", nil
+		}
+		if err != nil {
+			s.failed = true
+			return "", err
+		}
+		for _, row := range rows {
+			// namespace, viewName/tableName, isTemporary
+			if len(row) < 3 || sqlgen.Text(row[2]) != "true" {
+				return k.kind, nil
+			}
+		}
+	}
+	return "", nil
+}
 
 // connectExecutor runs SQL through Spark Connect.
 type connectExecutor struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/dialecttest"
+	"github.com/idemc/idemc/adapters/seed"
 	"github.com/idemc/idemc/adapters/spark/dialect"
 	"github.com/idemc/idemc/plan"
 )
@@ -160,7 +161,7 @@ func TestStateDDLIsSentUnchanged(t *testing.T) {
 	for _, q := range ddl {
 		if strings.HasPrefix(q, "CREATE TABLE") {
 			creates++
-			if !strings.HasSuffix(q, ") USING DELTA") {
+			if !strings.HasSuffix(q, ") USING DELTA") && !strings.HasSuffix(q, ") USING DELTA PARTITIONED BY (job_name)") {
 				t.Errorf("a state table is not a Delta table by its DDL:\n%s", q)
 			}
 		}
@@ -173,5 +174,115 @@ func TestStateDDLIsSentUnchanged(t *testing.T) {
 	}
 	if strings.Join(x.stmts, "\n;\n") != strings.Join(ddl, "\n;\n") {
 		t.Errorf("the session changed the statements:\n got %q\nwant %q", x.stmts, ddl)
+	}
+}
+
+// TestRelationInMissingSchema: SHOW TABLES IN a schema not created yet
+// fails with SCHEMA_NOT_FOUND on Spark; that relation does not exist (the
+// first build of a fresh target used to fail reading its audit table).
+func TestRelationInMissingSchema(t *testing.T) {
+	x := &fakeExecutor{}
+	s := &Session{x: &missingSchema{x}, d: dialect.NewDialect()}
+	cols, ok, err := s.Relation(context.Background(), plan.Relation{Schema: "fresh", Name: "idemc_audit"})
+	if err != nil || ok || cols != nil {
+		t.Fatalf("Relation in a missing schema: %v %v %v, want not found and no error", cols, ok, err)
+	}
+}
+
+// missingSchema answers every query as Spark does for a schema that does
+// not exist.
+type missingSchema struct{ *fakeExecutor }
+
+func (m *missingSchema) query(ctx context.Context, q string) ([]string, []string, [][]any, error) {
+	m.stmts = append(m.stmts, q)
+	return nil, nil, nil, errors.New("[SCHEMA_NOT_FOUND] The schema `spark_catalog`.`fresh` cannot be found. SQLSTATE: 42704")
+}
+
+// TestSeedLoadUsesCatalog: a seed loads on a session of the target's
+// catalog (it used to run on a bare session, landing in the default
+// catalog), and released sessions are reused.
+func TestSeedLoadUsesCatalog(t *testing.T) {
+	var opened []*fakeExecutor
+	e := &Engine{catalog: "main", open: func(context.Context) (executor, error) {
+		x := &fakeExecutor{}
+		opened = append(opened, x)
+		return x, nil
+	}}
+	tbl := &seed.Table{Columns: []seed.Column{{Name: "a", Kind: seed.Text}}, Rows: [][]any{{"x"}}}
+	for i := 0; i < 2; i++ {
+		if _, err := e.LoadSeed(context.Background(), plan.Relation{Schema: "raw", Name: "s"}, tbl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(opened) != 1 {
+		t.Fatalf("%d sessions opened for two loads, want 1 (reused)", len(opened))
+	}
+	if got := opened[0].stmts[0]; got != "USE CATALOG `main`" {
+		t.Fatalf("first statement of the seed's session: %q, want USE CATALOG `main`", got)
+	}
+}
+
+// TestRelationsShowTables: the relations are listed with SHOW SCHEMAS and
+// SHOW TABLES IN each (no information_schema on open-source Spark); a
+// session's temporary views are not a schema's, and a schema dropped in
+// between has none.
+func TestRelationsShowTables(t *testing.T) {
+	x := &fakeExecutor{}
+	x.fail = nil
+	x.rows = func(q string) [][]any {
+		switch q {
+		case "SHOW SCHEMAS":
+			return [][]any{{"a"}, {"gone"}}
+		case "SHOW TABLES IN `a`":
+			return [][]any{{"a", "t1", false}, {"", "tmp", true}}
+		}
+		return nil
+	}
+	s := &Session{x: &goneSchema{x}, d: dialect.NewDialect()}
+	rels, err := adapters.ListRelations(context.Background(), s, dialect.NewDialect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(rels) != "[[a t1]]" {
+		t.Fatalf("relations %v, want [[a t1]]", rels)
+	}
+	for _, q := range x.stmts {
+		if strings.Contains(q, "information_schema") {
+			t.Fatalf("read information_schema: %s", q)
+		}
+	}
+}
+
+type goneSchema struct{ *fakeExecutor }
+
+func (g *goneSchema) query(ctx context.Context, q string) ([]string, []string, [][]any, error) {
+	if strings.Contains(q, "`gone`") {
+		return nil, nil, nil, errors.New("[SCHEMA_NOT_FOUND] The schema `gone` cannot be found.")
+	}
+	return g.fakeExecutor.query(ctx, q)
+}
+
+// TestRelationKind: a relation's kind from SHOW VIEWS / SHOW TABLES (the
+// runner read information_schema.tables, which open-source Spark lacks,
+// and failed every unit whose destination existed).
+func TestRelationKind(t *testing.T) {
+	x := &fakeExecutor{rows: func(q string) [][]any {
+		switch q {
+		case "SHOW VIEWS IN `a` LIKE 'v'":
+			return [][]any{{"a", "v", false}}
+		case "SHOW TABLES IN `a` LIKE 'v'", "SHOW TABLES IN `a` LIKE 't'":
+			return [][]any{{"a", strings.TrimSuffix(q[len(q)-2:], "'"), false}}
+		}
+		return nil
+	}}
+	s := &Session{x: x, d: dialect.NewDialect()}
+	for name, want := range map[string]string{"v": "view", "t": "table", "none": ""} {
+		got, ok, err := adapters.SessionKind(context.Background(), s, plan.Relation{Schema: "a", Name: name})
+		if err != nil || !ok || got != want {
+			t.Errorf("%s: %q %v %v, want %q", name, got, ok, err, want)
+		}
+	}
+	if got, _, err := adapters.SessionKind(context.Background(), &Session{x: &missingSchema{&fakeExecutor{}}, d: dialect.NewDialect()}, plan.Relation{Schema: "fresh", Name: "t"}); got != "" || err != nil {
+		t.Errorf("in a missing schema: %q %v, want none", got, err)
 	}
 }

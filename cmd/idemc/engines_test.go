@@ -30,8 +30,18 @@ func TestDemoSameOnEveryEngine(t *testing.T) {
 		"pg":    {"engine": "postgres", "dsn": pg},
 		"mysql": {"engine": "mysql", "dsn": my},
 	}
+	targets := []string{"local", "pg", "mysql"}
+	// Spark when its server is set up (the demo's spark target is the
+	// local one; IDEMC_SPARK_URL names it).
+	if sc, ok := conformance.LiveIfSet(t, "spark", "IDEMC_SPARK_URL"); ok {
+		settings["spark"] = map[string]string{"engine": "spark", "dsn": sc}
+		targets = append(targets, "spark")
+		if sc != "sc://127.0.0.1:15002" {
+			t.Fatalf("the demo's spark target is sc://127.0.0.1:15002, IDEMC_SPARK_URL is %s", sc)
+		}
+	}
 	var want map[string]string
-	for _, target := range []string{"local", "pg", "mysql"} {
+	for _, target := range targets {
 		s := settings[target]
 		ad, _ := adapters.Lookup(s["engine"])
 		schema := "main"
@@ -74,7 +84,7 @@ func dropDemo(t *testing.T, ad *adapters.Adapter, s map[string]string) {
 	defer sess.Close()
 	for _, schema := range []string{"analytics", "raw"} {
 		q := "DROP SCHEMA IF EXISTS " + ad.Dialect.Quote(schema)
-		if s["engine"] == "postgres" {
+		if s["engine"] == "postgres" || s["engine"] == "spark" {
 			q += " CASCADE"
 		}
 		if _, err := adapters.ExecSQL(context.Background(), sess, q); err != nil {

@@ -89,18 +89,82 @@ func StageRelation(w *plan.Write) plan.Relation {
 	return r
 }
 
+// StateDDL is sqlgen's state tables, the audit table partitioned by unit:
+// open-source Delta checks conflicts only at partition level (and allows
+// only Serializable isolation), so in one unpartitioned audit table every
+// unit's UPDATE of its row conflicted with every other unit's INSERT.
+// Partitioned by job, a model's rows are apart from the others' (not by
+// partition key too: Spark stores an empty partition value as NULL, which
+// the NOT NULL column refuses); a model's units still conflict among
+// themselves, and the runner retries those statements alone.
+func (d Dialect) StateDDL(s plan.State) []string {
+	out := d.Gen.StateDDL(s)
+	audit := "CREATE TABLE IF NOT EXISTS " + d.Qualify(s.Audit) + " ("
+	for i, q := range out {
+		if strings.HasPrefix(q, audit) && strings.HasSuffix(q, ") USING DELTA") {
+			out[i] = q + " PARTITIONED BY (job_name)"
+		}
+	}
+	return out
+}
+
+// StageRun reports a stage of dest (StageRelation: the destination's
+// name, __idemc_stage, …, the run's hash) and the run hash it ends with.
+func (d Dialect) StageRun(dest, name string) (string, bool) {
+	dest, name = strings.ToLower(dest), strings.ToLower(name)
+	if !strings.HasPrefix(name, dest+"__idemc_stage") || len(name) < len(dest)+len("__idemc_stage")+9 {
+		return "", false
+	}
+	tag := name[len(name)-8:]
+	if name[len(name)-9] != '_' || strings.Trim(tag, "0123456789abcdef") != "" {
+		return "", false
+	}
+	return tag, true
+}
+
+// RunTag is the hash a run's stages end with.
+func (d Dialect) RunTag(runID string) string { return fmt.Sprintf("%08x", sqlgen.Hash32(runID)) }
+
+var _ adapters.StageTables = Dialect{}
+
 // TxnAppID is the Delta idempotent-write application id of a unit's
-// publish: with txnVersion = the attempt, Delta skips a publish it has
-// already committed (a resubmitted statement), never a new attempt.
+// publish (with TxnVersion): Delta skips a write whose version is not
+// above the last one it committed for the id. Readable, never a hash that
+// two units could share: the run, the table and the partition, so that a
+// resubmitted statement of an attempt is skipped and a new attempt is
+// not. An append is keyed by the table, the partition and the unit's
+// inputs instead, without the run: a redo after a crash between the
+// publish and the audit row (same inputs) is skipped instead of appending
+// the batch twice; new inputs append.
 func TxnAppID(w *plan.Write) string {
 	run, part := "<run_id>", ""
 	if w.Audit != nil {
 		run = w.Audit.RunID
 	}
 	if w.Window != nil {
-		part = w.Window.Key
+		part = ":" + w.Window.Key
 	}
-	return fmt.Sprintf("idemc-%08x", sqlgen.Hash32(run+"\x00"+w.Target.Schema+"."+w.Target.Name+"\x00"+part))
+	table := w.Target.Schema + "." + w.Target.Name
+	if w.Target.Database != "" {
+		table = w.Target.Database + "." + table
+	}
+	if appendByInputs(w) {
+		return "idemc:" + table + part + ":inputs=" + w.Audit.Inputs
+	}
+	return "idemc:" + run + ":" + table + part
+}
+
+// TxnVersion is the publish's txnVersion: the attempt (a later attempt of
+// the same run's unit writes again), 1 for an append keyed by its inputs.
+func TxnVersion(w *plan.Write) int64 {
+	if appendByInputs(w) {
+		return 1
+	}
+	return attempt(w)
+}
+
+func appendByInputs(w *plan.Write) bool {
+	return w.Strategy == "append" && !w.FullRefresh && w.Audit != nil && w.Audit.Inputs != ""
 }
 
 // Recipe follows DESIGN §7 for Spark / Databricks: verify, then publish
@@ -137,25 +201,25 @@ func (d Dialect) publish(w *plan.Write, stage string) []plan.Step {
 	}
 	steps := []plan.Step{
 		{Purpose: plan.Publish, Comment: "make the publish idempotent: Delta skips a commit it has already made for this unit and attempt",
-			SQL: "SET spark.databricks.delta.write.txnAppId = " + TxnAppID(w)},
-		{Purpose: plan.Publish, Comment: "", SQL: fmt.Sprintf("SET spark.databricks.delta.write.txnVersion = %d", attempt(w))},
-	}
-	cols := "*"
-	if w.Columns != nil {
-		cols = d.ColumnList(w.Columns, "")
+			// SET takes the rest of the line verbatim (quotes would be kept).
+			SQL: "SET spark.databricks.delta.write.txnAppId = " + strings.NewReplacer("\n", " ", "\r", " ").Replace(TxnAppID(w))},
+		{Purpose: plan.Publish, Comment: "", SQL: fmt.Sprintf("SET spark.databricks.delta.write.txnVersion = %d", TxnVersion(w))},
 	}
 	partition := w.Window != nil && w.PartitionBy != "" && w.Strategy != "merge"
 	switch {
 	case partition && w.Strategy == "append":
-		steps = append(steps, plan.Step{Purpose: plan.Insert, Comment: "append the batch (allow_append: a rerun adds the rows again; a resubmission does not)", SQL: fmt.Sprintf("INSERT INTO %s\nSELECT %s FROM %s", dest, cols, stage)})
+		steps = append(steps, plan.Step{Purpose: plan.Insert, Comment: "append the batch (allow_append: a rerun adds the rows again; a resubmission does not)", SQL: d.namedInsert("INSERT INTO", dest, w, stage)})
 	case partition:
 		comment := "replace the partition window " + w.Window.Key + " in one Delta commit"
 		if w.Strategy == "insert_overwrite" {
 			comment += " (Delta's native partition overwrite)"
 		}
-		steps = append(steps, plan.Step{Purpose: plan.Insert, Comment: comment, SQL: fmt.Sprintf("INSERT INTO %s\nREPLACE WHERE %s\nSELECT %s FROM %s", dest, d.Window(w, ""), cols, stage)})
+		// REPLACE WHERE takes no column list (Spark 4.0's grammar: neither
+		// (cols) nor BY NAME), so the SELECT lists the destination's
+		// columns in its order.
+		steps = append(steps, plan.Step{Purpose: plan.Insert, Comment: comment, SQL: fmt.Sprintf("INSERT INTO %s\nREPLACE WHERE %s\nSELECT %s FROM %s", dest, d.Window(w, ""), d.selectList(w), stage)})
 	default:
-		steps = append(steps, d.keyWrite(w, stage, cols)...)
+		steps = append(steps, d.keyWrite(w, stage)...)
 	}
 	steps = append(steps,
 		plan.Step{Purpose: plan.Cleanup, Comment: "forget the idempotent-write id", SQL: "RESET spark.databricks.delta.write.txnAppId"},
@@ -166,6 +230,67 @@ func (d Dialect) publish(w *plan.Write, stage string) []plan.Step {
 	return steps
 }
 
+// insertColumns are the destination's columns a publish writes: the
+// batch's that the destination has, in the destination's order when the
+// runner read it (nil: every column of the batch, in its order).
+func insertColumns(w *plan.Write) []string {
+	if w.TargetColumns == nil {
+		return w.Columns
+	}
+	if w.Columns == nil {
+		return w.TargetColumns
+	}
+	batch := map[string]bool{}
+	for _, c := range w.Columns {
+		batch[strings.ToLower(c)] = true
+	}
+	var out []string
+	for _, c := range w.TargetColumns {
+		if batch[strings.ToLower(c)] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// namedInsert inserts the stage's rows naming the columns: Spark matches
+// an INSERT's columns by position unless they are named (INSERT INTO t
+// (c1, c2) …, also INSERT OVERWRITE), so a reordered model, or a column
+// added that is not last, would land in the wrong column.
+func (d Dialect) namedInsert(verb, dest string, w *plan.Write, stage string) string {
+	cols := insertColumns(w)
+	if cols == nil {
+		return fmt.Sprintf("%s %s\nSELECT * FROM %s", verb, dest, stage)
+	}
+	list := d.ColumnList(cols, "")
+	return fmt.Sprintf("%s %s (%s)\nSELECT %s FROM %s", verb, dest, list, list, stage)
+}
+
+// selectList is what a positional insert selects from the stage: every
+// destination column in the destination's order, NULL for one the batch
+// lacks (on_schema_change ignore or append_new_columns); the batch's
+// columns when the destination's are unknown.
+func (d Dialect) selectList(w *plan.Write) string {
+	if w.TargetColumns == nil {
+		if w.Columns == nil {
+			return "*"
+		}
+		return d.ColumnList(w.Columns, "")
+	}
+	have := map[string]bool{}
+	for _, c := range insertColumns(w) {
+		have[strings.ToLower(c)] = true
+	}
+	parts := make([]string, len(w.TargetColumns))
+	for i, c := range w.TargetColumns {
+		parts[i] = d.Quote(c)
+		if !have[strings.ToLower(c)] {
+			parts[i] = "NULL AS " + d.Quote(c)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 func attempt(w *plan.Write) int64 {
 	if w.Audit != nil && w.Audit.Attempt > 0 {
 		return w.Audit.Attempt
@@ -174,18 +299,22 @@ func attempt(w *plan.Write) int64 {
 }
 
 // keyWrite publishes a staged batch by key in one Delta commit.
-func (d Dialect) keyWrite(w *plan.Write, stage, cols string) []plan.Step {
+func (d Dialect) keyWrite(w *plan.Write, stage string) []plan.Step {
 	dest := d.Qualify(w.Target)
 	switch {
 	case w.FullRefresh && w.Recreate:
+		cols := "*"
+		if w.Columns != nil {
+			cols = d.ColumnList(w.Columns, "")
+		}
 		return []plan.Step{{Purpose: plan.Insert, Comment: "full refresh, column types changed: replace the table's definition and rows in one Delta commit",
 			SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\nSELECT %s FROM %s", dest, cols, stage)}}
 	case w.FullRefresh:
 		return []plan.Step{{Purpose: plan.Insert, Comment: "full refresh: replace every row in one Delta commit",
-			SQL: fmt.Sprintf("INSERT OVERWRITE TABLE %s\nSELECT %s FROM %s", dest, cols, stage)}}
+			SQL: d.namedInsert("INSERT OVERWRITE TABLE", dest, w, stage)}}
 	case w.Strategy == "append":
 		return []plan.Step{{Purpose: plan.Insert, Comment: "append the batch (allow_append: a rerun adds the rows again; a resubmission does not)",
-			SQL: fmt.Sprintf("INSERT INTO %s\nSELECT %s FROM %s", dest, cols, stage)}}
+			SQL: d.namedInsert("INSERT INTO", dest, w, stage)}}
 	case w.Strategy == "merge":
 		return []plan.Step{{Purpose: plan.Merge, Comment: "update matched keys, insert new ones (null-safe <=>), in one Delta commit", SQL: d.Merge(w, stage)}}
 	}
@@ -196,8 +325,8 @@ func (d Dialect) keyWrite(w *plan.Write, stage, cols string) []plan.Step {
 	// row matches two source rows.
 	on := d.KeyMatch(w.UniqueKey, "t", "s") + " AND s.idemc_op = 'delete'"
 	ins := "INSERT *"
-	if w.Columns != nil {
-		ins = fmt.Sprintf("INSERT (%s) VALUES (%s)", d.ColumnList(w.Columns, ""), d.ColumnList(w.Columns, "s"))
+	if cols := insertColumns(w); cols != nil {
+		ins = fmt.Sprintf("INSERT (%s) VALUES (%s)", d.ColumnList(cols, ""), d.ColumnList(cols, "s"))
 	}
 	return []plan.Step{{Purpose: plan.Merge, Comment: "delete the batch's keys and insert the batch in one Delta commit (null-safe)",
 		SQL: fmt.Sprintf("MERGE INTO %s AS t\nUSING (\n  SELECT *, 'delete' AS idemc_op FROM %s\n  UNION ALL\n  SELECT *, 'insert' AS idemc_op FROM %s\n) AS s\nON %s\nWHEN MATCHED THEN DELETE\nWHEN NOT MATCHED AND s.idemc_op = 'insert' THEN %s",

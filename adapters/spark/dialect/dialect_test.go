@@ -45,7 +45,7 @@ func TestDialectSQL(t *testing.T) {
 	if want := "INSERT INTO `analytics`.`events_daily`\nREPLACE WHERE `event_date` >= DATE '2026-07-02' AND `event_date` < DATE '2026-07-03'\nSELECT `event_key`, `event_date`, `amount` FROM " + stage; publish != want {
 		t.Errorf("publish:\n got %s\nwant %s", publish, want)
 	}
-	if ddl := d.StateDDL(w.State); !strings.HasSuffix(ddl[1], ") USING DELTA") {
+	if ddl := d.StateDDL(w.State); !strings.HasSuffix(ddl[1], ") USING DELTA PARTITIONED BY (job_name)") {
 		t.Errorf("audit table must be Delta: %s", ddl[1])
 	}
 }
@@ -102,4 +102,92 @@ func TestSurrogateKeyValue(t *testing.T) {
 	}
 	defer db.Close()
 	dialecttest.SurrogateKeys(t, db, NewDialect(), nil)
+}
+
+// TestPublishNamesColumns: every publish writes each batch column into the
+// destination column of its name. Spark's INSERT matches by position, so
+// a model whose columns are reordered, or that gained a column that is
+// not last in the table (append_new_columns adds it last), used to swap
+// values; REPLACE WHERE takes no column list, so it selects in the
+// destination's order, NULL for a column the batch lacks.
+func TestPublishNamesColumns(t *testing.T) {
+	d := NewDialect()
+	publish := func(strategy string, edit func(w *plan.Write)) string {
+		w := testWrite(strategy)
+		w.Columns = []string{"amount", "event_key", "event_date", "added"} // the model's order
+		w.TargetColumns = []string{"event_key", "event_date", "amount", "old", "added"}
+		if edit != nil {
+			edit(w)
+		}
+		for _, s := range d.Recipe(w) {
+			if s.Purpose == plan.Insert || s.Purpose == plan.Merge {
+				return s.SQL
+			}
+		}
+		t.Fatalf("%s: no publish step", strategy)
+		return ""
+	}
+	named := "(`event_key`, `event_date`, `amount`, `added`)\nSELECT `event_key`, `event_date`, `amount`, `added` FROM "
+	for _, tc := range []struct{ name, got, want string }{
+		{"partition replace selects in the table's order", publish("delete_insert", nil),
+			"\nSELECT `event_key`, `event_date`, `amount`, NULL AS `old`, `added` FROM "},
+		{"partition append names its columns", publish("append", nil), "INSERT INTO `analytics`.`events_daily` " + named},
+		{"full refresh names its columns", publish("delete_insert", func(w *plan.Write) { w.Window, w.PartitionBy, w.FullRefresh = nil, "", true }),
+			"INSERT OVERWRITE TABLE `analytics`.`events_daily` " + named},
+		{"unpartitioned append names its columns", publish("append", func(w *plan.Write) { w.Window, w.PartitionBy = nil, "" }),
+			"INSERT INTO `analytics`.`events_daily` " + named},
+		{"delete_insert by key inserts the table's columns by name", publish("delete_insert", func(w *plan.Write) { w.Window, w.PartitionBy, w.UniqueKey = nil, "", []string{"event_key"} }),
+			"INSERT (`event_key`, `event_date`, `amount`, `added`) VALUES (s.`event_key`, s.`event_date`, s.`amount`, s.`added`)"},
+	} {
+		if !strings.Contains(tc.got, tc.want) {
+			t.Errorf("%s:\n got %s\nwant it to contain %s", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+// TestTxnAppID: the idempotent-write id is readable and names the run,
+// the table and the partition (it was a 32-bit hash: two units sharing
+// one would skip a publish); an append's names its inputs instead of the
+// run, with version 1, so that the redo of a crashed run (same inputs,
+// next attempt) is skipped instead of appending the batch again.
+func TestTxnAppID(t *testing.T) {
+	w := testWrite("delete_insert")
+	w.Audit.Inputs = "abc123"
+	if got, want := TxnAppID(w), "idemc:r1:analytics.events_daily:2026-07-02"; got != want {
+		t.Errorf("replace: %s, want %s", got, want)
+	}
+	if TxnVersion(w) != 3 {
+		t.Errorf("replace: version %d, want the attempt 3", TxnVersion(w))
+	}
+	redo := testWrite("append")
+	redo.Audit.Inputs = "abc123"
+	crashed := testWrite("append")
+	crashed.Audit.Inputs, crashed.Audit.RunID, crashed.Audit.Attempt = "abc123", "r0", 2
+	if TxnAppID(redo) != TxnAppID(crashed) || TxnVersion(redo) != TxnVersion(crashed) {
+		t.Errorf("an append's redo must repeat the crashed attempt's id and version: %s/%d vs %s/%d", TxnAppID(redo), TxnVersion(redo), TxnAppID(crashed), TxnVersion(crashed))
+	}
+	if want := "idemc:analytics.events_daily:2026-07-02:inputs=abc123"; TxnAppID(redo) != want {
+		t.Errorf("append: %s, want %s", TxnAppID(redo), want)
+	}
+	changed := testWrite("append")
+	changed.Audit.Inputs = "def456"
+	if TxnAppID(changed) == TxnAppID(redo) {
+		t.Error("new inputs must append: a new id")
+	}
+}
+
+// TestStageRun: the runner recognizes a destination's stages, and the run
+// hash they end with, to drop those of dead runs.
+func TestStageRun(t *testing.T) {
+	d := NewDialect()
+	w := testWrite("delete_insert")
+	name := StageRelation(w).Name
+	if tag, ok := d.StageRun("events_daily", name); !ok || tag != d.RunTag("r1") {
+		t.Errorf("StageRun(%s) = %q %v, want %q", name, tag, ok, d.RunTag("r1"))
+	}
+	for _, n := range []string{"events_daily", "events_daily_2__idemc_stage_x_" + d.RunTag("r1"), "events_daily__idemc_stage_zz"} {
+		if _, ok := d.StageRun("events_daily", n); ok {
+			t.Errorf("%s is not a stage of events_daily", n)
+		}
+	}
 }

@@ -29,7 +29,7 @@ SELECT * FROM `analytics`.`events__idemc_new__idemc_stage_cafe0001_20260702_ebf4
 WHERE (t.`d` >= DATE '2026-07-02' AND t.`d` < DATE '2026-07-03') AND (t.`id` IS NULL)
 LIMIT 5;
 -- [publish] make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-c5826f2d;
+SET spark.databricks.delta.write.txnAppId = idemc:20260703T060000.000Z-cafe0001:analytics.events__idemc_new:2026-07-02;
 -- [publish] 
 SET spark.databricks.delta.write.txnVersion = 1;
 -- [insert] replace the partition window 2026-07-02 in one Delta commit
@@ -82,7 +82,7 @@ SELECT * FROM `analytics`.`events__idemc_new__idemc_stage_cafe0001_ebf41686` AS 
 WHERE (t.`id` IS NULL)
 LIMIT 5;
 -- [publish] make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-09e2fe98;
+SET spark.databricks.delta.write.txnAppId = idemc:20260703T060000.000Z-cafe0001:analytics.events__idemc_new;
 -- [publish] 
 SET spark.databricks.delta.write.txnVersion = 1;
 -- [merge] update matched keys, insert new ones (null-safe <=>), in one Delta commit

@@ -17,7 +17,7 @@ CREATE TABLE IF NOT EXISTS `analytics`.`idemc_audit` (
   checks STRING,
   inputs STRING,
   data_version STRING
-) USING DELTA;
+) USING DELTA PARTITIONED BY (job_name);
 CREATE TABLE IF NOT EXISTS `analytics`.`idemc_state` (
   job_name STRING NOT NULL,
   high_water STRING,
@@ -96,7 +96,7 @@ GROUP BY `id`
 HAVING count(*) > 1
 LIMIT 5;
 -- [publish] make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-5884b7df;
+SET spark.databricks.delta.write.txnAppId = idemc:<run_id>:analytics.events;
 -- [publish] 
 SET spark.databricks.delta.write.txnVersion = 1;
 -- [insert] full refresh, column types changed: replace the table's definition and rows in one Delta commit

@@ -11,11 +11,11 @@ VALUES ('r1', 'event_log', '', 'running', NULL, <started_at>, NULL, <attempt>, '
 CREATE OR REPLACE TABLE `analytics`.`event_log__idemc_stage_0c53fdac` USING DELTA AS
 SELECT event_id, event_at, kind FROM `raw`.`events`;
 -- 4. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-f5173865;
+SET spark.databricks.delta.write.txnAppId = idemc:analytics.event_log:inputs=1e42fe65c551d0d751ee540b;
 -- 5. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 6. insert: append the batch (allow_append: a rerun adds the rows again; a resubmission does not)
-INSERT INTO `analytics`.`event_log`
+INSERT INTO `analytics`.`event_log` (`event_id`, `event_at`, `kind`)
 SELECT `event_id`, `event_at`, `kind` FROM `analytics`.`event_log__idemc_stage_0c53fdac`;
 -- 7. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;

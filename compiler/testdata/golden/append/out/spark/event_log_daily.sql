@@ -22,11 +22,11 @@ SELECT count(*) AS n FROM `analytics`.`event_log_daily__idemc_stage_20260702_0c5
 WHERE `event_date` IS NULL
 HAVING count(*) > 0;
 -- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-1abeec0e;
+SET spark.databricks.delta.write.txnAppId = idemc:analytics.event_log_daily:2026-07-02:inputs=efb8da43ec66105d3828abf9;
 -- 6. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 7. insert: append the batch (allow_append: a rerun adds the rows again; a resubmission does not)
-INSERT INTO `analytics`.`event_log_daily`
+INSERT INTO `analytics`.`event_log_daily` (`event_id`, `event_date`, `kind`)
 SELECT `event_id`, `event_date`, `kind` FROM `analytics`.`event_log_daily__idemc_stage_20260702_0c53fdac`;
 -- 8. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;

@@ -32,7 +32,7 @@ GROUP BY t.`order_id`
 HAVING count(*) > 1
 LIMIT 5;
 -- 7. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-218a876e;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.orders_daily:2026-07-02;
 -- 8. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 9. insert: replace the partition window 2026-07-02 in one Delta commit

@@ -23,7 +23,7 @@ GROUP BY t.`source_system`, t.`order_id`
 HAVING count(*) > 1
 LIMIT 5;
 -- 6. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-03135aaf;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.order_status;
 -- 7. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 8. merge: delete the batch's keys and insert the batch in one Delta commit (null-safe)

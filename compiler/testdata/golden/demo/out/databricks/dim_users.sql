@@ -44,7 +44,7 @@ GROUP BY t.`user_id`
 HAVING count(*) > 1
 LIMIT 5;
 -- 8. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-2d7c27f1;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.dim_users;
 -- 9. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 10. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit

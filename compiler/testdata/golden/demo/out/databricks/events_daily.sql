@@ -57,7 +57,7 @@ GROUP BY t.`event_key`
 HAVING count(*) > 1
 LIMIT 5;
 -- 10. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-1e7fa0ba;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.events_daily:2026-07-02;
 -- 11. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 12. insert: replace the partition window 2026-07-02 in one Delta commit

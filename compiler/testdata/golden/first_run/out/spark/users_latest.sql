@@ -18,7 +18,7 @@ GROUP BY `user_id`
 HAVING count(*) > 1
 LIMIT 5;
 -- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-a0c0a4f0;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.users_latest;
 -- 6. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 7. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit

@@ -22,11 +22,11 @@ SELECT * FROM `analytics`.`customers__idemc_stage_0c53fdac` AS t
 WHERE (t.`user_id` IS NULL)
 LIMIT 5;
 -- 6. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-c26f17f5;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.customers;
 -- 7. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 8. insert: full refresh: replace every row in one Delta commit
-INSERT OVERWRITE TABLE `analytics`.`customers`
+INSERT OVERWRITE TABLE `analytics`.`customers` (`source_system`, `user_id`, `name`, `country`, `created_at`)
 SELECT `source_system`, `user_id`, `name`, `country`, `created_at` FROM `analytics`.`customers__idemc_stage_0c53fdac`;
 -- 9. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;

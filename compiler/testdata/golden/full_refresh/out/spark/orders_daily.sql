@@ -32,7 +32,7 @@ GROUP BY t.`order_id`
 HAVING count(*) > 1
 LIMIT 5;
 -- 7. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-208a85db;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.orders_daily:2026-07-01;
 -- 8. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 9. insert: replace the partition window 2026-07-01 in one Delta commit
@@ -84,7 +84,7 @@ GROUP BY t.`order_id`
 HAVING count(*) > 1
 LIMIT 5;
 -- 7. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-218a876e;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.orders_daily:2026-07-02;
 -- 8. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 9. insert: replace the partition window 2026-07-02 in one Delta commit
@@ -136,7 +136,7 @@ GROUP BY t.`order_id`
 HAVING count(*) > 1
 LIMIT 5;
 -- 7. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-228a8901;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.orders_daily:2026-07-03;
 -- 8. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 9. insert: replace the partition window 2026-07-03 in one Delta commit

@@ -20,11 +20,11 @@ GROUP BY `user_id`
 HAVING count(*) > 1
 LIMIT 5;
 -- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-51f6e4b2;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.users_by_mark;
 -- 6. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 7. insert: full refresh: replace every row in one Delta commit
-INSERT OVERWRITE TABLE `analytics`.`users_by_mark`
+INSERT OVERWRITE TABLE `analytics`.`users_by_mark` (`user_id`, `name`, `updated_at`)
 SELECT `user_id`, `name`, `updated_at` FROM `analytics`.`users_by_mark__idemc_stage_0c53fdac`;
 -- 8. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;

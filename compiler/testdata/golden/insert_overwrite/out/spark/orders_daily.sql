@@ -26,7 +26,7 @@ SELECT * FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac` AS t
 WHERE (t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03') AND (t.`order_id` IS NULL)
 LIMIT 5;
 -- 6. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-218a876e;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.orders_daily:2026-07-02;
 -- 7. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 8. insert: replace the partition window 2026-07-02 in one Delta commit (Delta's native partition overwrite)

@@ -22,7 +22,7 @@ SELECT * FROM `analytics`.`customers__idemc_stage_0c53fdac` AS t
 WHERE (t.`user_id` IS NULL)
 LIMIT 5;
 -- 6. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-c26f17f5;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.customers;
 -- 7. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 8. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit

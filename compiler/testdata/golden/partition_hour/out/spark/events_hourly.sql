@@ -22,7 +22,7 @@ SELECT count(*) AS n FROM `analytics`.`events_hourly__idemc_stage_2026070213_0c5
 WHERE `event_at` IS NULL
 HAVING count(*) > 0;
 -- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-4634a6a2;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.events_hourly:2026-07-02T13;
 -- 6. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 7. insert: replace the partition window 2026-07-02T13 in one Delta commit

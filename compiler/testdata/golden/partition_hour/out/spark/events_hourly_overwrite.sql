@@ -22,7 +22,7 @@ SELECT count(*) AS n FROM `analytics`.`events_hourly_overwrite__idemc_stage_2026
 WHERE `event_at` IS NULL
 HAVING count(*) > 0;
 -- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-576d8378;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.events_hourly_overwrite:2026-07-02T13;
 -- 6. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 7. insert: replace the partition window 2026-07-02T13 in one Delta commit (Delta's native partition overwrite)

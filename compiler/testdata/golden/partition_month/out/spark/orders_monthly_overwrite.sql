@@ -22,7 +22,7 @@ SELECT count(*) AS n FROM `analytics`.`orders_monthly_overwrite__idemc_stage_202
 WHERE `order_month` IS NULL
 HAVING count(*) > 0;
 -- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-9fc3e28c;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.orders_monthly_overwrite:2026-06;
 -- 6. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 7. insert: replace the partition window 2026-06 in one Delta commit (Delta's native partition overwrite)

@@ -20,7 +20,7 @@ GROUP BY `order_id`
 HAVING count(*) > 1
 LIMIT 5;
 -- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
-SET spark.databricks.delta.write.txnAppId = idemc-7c7d588f;
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.orders_by_seq;
 -- 6. publish
 SET spark.databricks.delta.write.txnVersion = 1;
 -- 7. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit

@@ -1,0 +1,37 @@
+package spark_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/idemc/idemc/adapters/conformance"
+	_ "github.com/idemc/idemc/adapters/spark"
+)
+
+func TestMain(m *testing.M) {
+	conformance.MaybeChild()
+	os.Exit(m.Run())
+}
+
+// target is the Spark Connect server of IDEMC_SPARK_URL (scripts/services.sh
+// spark starts one with the Delta catalog and prints it); the tests skip
+// when it is unset.
+func target(t *testing.T) conformance.Target {
+	dsn, ok := conformance.LiveIfSet(t, "spark", "IDEMC_SPARK_URL")
+	if !ok {
+		t.Skip("no Spark Connect server: run eval \"$(scripts/services.sh spark)\" to start one")
+	}
+	return conformance.Target{
+		Engine:     "spark",
+		Concurrent: true,
+		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
+	}
+}
+
+// TestConformance runs the shared suite on a live Spark Connect server with
+// Delta Lake (IDEMC_SPARK_URL, default the local server).
+func TestConformance(t *testing.T) { conformance.Run(t, target(t)) }
+
+// TestFaults runs the fault injection suite on live Spark: kill -9 by rule
+// and by timer, and failed steps (Spark Connect lists no sessions to kill).
+func TestFaults(t *testing.T) { conformance.Faults(t, target(t), conformance.Options{}) }

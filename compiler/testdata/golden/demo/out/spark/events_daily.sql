@@ -1,0 +1,76 @@
+-- unit events_daily  partition 2026-07-02  (incremental delete_insert)
+-- 1. prepare: the destination, an empty Delta table, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`events_daily` USING DELTA AS
+SELECT * FROM (
+SELECT
+  md5(concat(CASE WHEN source_system IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_system AS STRING)) AS STRING), ':', CAST(source_system AS STRING)) END, '|', CASE WHEN source_id IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_id AS STRING)) AS STRING), ':', CAST(source_id AS STRING)) END, '|', CASE WHEN event_version IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(event_version AS STRING)) AS STRING), ':', CAST(event_version AS STRING)) END)) AS event_key,
+  event_date,
+  user_id,
+  CAST(round(amount * 100) AS DECIMAL(18, 0)) AS amount_cents,
+  source_system
+FROM `analytics`.`stg_events`
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES ('r1', 'events_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '9d9a0cc8566a42e9', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '906787884921a897c828d5e8', 'r:r1');
+-- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`events_daily__idemc_stage_20260702_0c53fdac` USING DELTA AS
+SELECT * FROM (
+SELECT
+  md5(concat(CASE WHEN source_system IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_system AS STRING)) AS STRING), ':', CAST(source_system AS STRING)) END, '|', CASE WHEN source_id IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(source_id AS STRING)) AS STRING), ':', CAST(source_id AS STRING)) END, '|', CASE WHEN event_version IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(event_version AS STRING)) AS STRING), ':', CAST(event_version AS STRING)) END)) AS event_key,
+  event_date,
+  user_id,
+  CAST(round(amount * 100) AS DECIMAL(18, 0)) AS amount_cents,
+  source_system
+FROM `analytics`.`stg_events`
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_batch
+WHERE (`event_date` >= DATE '2026-07-02' AND `event_date` < DATE '2026-07-03') OR `event_date` IS NULL;
+-- 4. validate: a NULL event_date would land in no partition
+SELECT count(*) AS n FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac`
+WHERE `event_date` IS NULL
+HAVING count(*) > 0;
+-- 5. check: check expect(sum(amount_cents) >= 0) (error) on the staged batch, before publishing
+SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok, count(*) AS n FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac` AS t
+WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c
+WHERE n > 0 AND ok IS NOT TRUE;
+-- 6. check: check min_rows(1) (warn) on the staged batch, before publishing
+SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac` AS t
+WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c
+WHERE n < 1;
+-- 7. check: check not_null(event_key, event_date, user_id) (error) on the staged batch, before publishing
+SELECT * FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac` AS t
+WHERE (t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AND (t.`event_key` IS NULL OR t.`event_date` IS NULL OR t.`user_id` IS NULL)
+LIMIT 5;
+-- 8. check: check row_count_matches(stg_events) (error) on the staged batch, before publishing
+SELECT w.n AS written, s.n AS source FROM
+(SELECT count(*) AS n FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac` AS t
+WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS w,
+(SELECT count(*) AS n FROM `analytics`.`stg_events` AS src
+WHERE src.`event_date` >= DATE '2026-07-02' AND src.`event_date` < DATE '2026-07-03') AS s
+WHERE w.n <> s.n;
+-- 9. check: check unique(event_key) (error) on the staged batch, before publishing
+SELECT t.`event_key`, count(*) AS n FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac` AS t
+WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'
+GROUP BY t.`event_key`
+HAVING count(*) > 1
+LIMIT 5;
+-- 10. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.events_daily:2026-07-02;
+-- 11. publish
+SET spark.databricks.delta.write.txnVersion = 1;
+-- 12. insert: replace the partition window 2026-07-02 in one Delta commit
+INSERT INTO `analytics`.`events_daily`
+REPLACE WHERE `event_date` >= DATE '2026-07-02' AND `event_date` < DATE '2026-07-03'
+SELECT `event_key`, `event_date`, `user_id`, `amount_cents`, `source_system` FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac`;
+-- 13. cleanup: forget the idempotent-write id
+RESET spark.databricks.delta.write.txnAppId;
+-- 14. cleanup
+RESET spark.databricks.delta.write.txnVersion;
+-- 15. audit_finish: record success with the row count
+-- count: SELECT count(*) FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
+-- 16. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`events_daily__idemc_stage_20260702_0c53fdac`;

@@ -1,0 +1,3 @@
+-- unit staging_events  partition -  (seed)
+-- load seeds/staging_events.csv in bulk, replacing the table
+-- columns: `source_system` STRING, `source_id` STRING, `event_version` BIGINT, `event_date` DATE, `user_id` STRING, `amount` DOUBLE, `loaded_at` TIMESTAMP

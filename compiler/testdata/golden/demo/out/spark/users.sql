@@ -1,0 +1,3 @@
+-- unit users  partition -  (seed)
+-- load seeds/users.csv in bulk, replacing the table
+-- columns: `user_id` STRING, `name` STRING, `country` STRING, `updated_at` TIMESTAMP

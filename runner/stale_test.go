@@ -1,0 +1,37 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/idemc/idemc/plan"
+)
+
+// TestStaleStagesDropped: Spark's stages are Delta tables that a killed
+// run leaves behind (they used to stay forever); the next run drops those
+// of dead runs and keeps a live run's and its own.
+func TestStaleStagesDropped(t *testing.T) {
+	eng := &beatEngine{running: [][]string{{"20260630T000000.000Z-dead0000"}, {"20260630T000000.000Z-live0000"}}}
+	r := beatRun(t, eng)
+	st := r.d.(interface{ RunTag(string) string })
+	stage := func(run string) string { return "events__idemc_stage_x_20260702_" + st.RunTag(run) }
+	dead, live, own := stage("20260630T000000.000Z-dead0000"), stage("20260630T000000.000Z-live0000"), stage(r.res.RunID)
+	r.tables = []plan.Relation{{Schema: "analytics", Name: "events"}}
+	r.db = &dbState{relations: map[plan.Relation]bool{}}
+	for _, n := range []string{"events", dead, live, own, "other__idemc_stage_x_20260702_" + st.RunTag("x")} {
+		r.db.relations[plan.Relation{Schema: "analytics", Name: n}] = true
+	}
+	// The live run beats from another host; the dead one has no beat.
+	eng.beats = nil
+	eng.beatsFor = map[string][][]string{"20260630T000000.000Z-live0000": {{"elsewhere", "1"}}}
+	if err := r.dropStaleStages(context.Background(), &beatSession{e: eng}); err != nil {
+		t.Fatal(err)
+	}
+	if eng.sent("DROP TABLE IF EXISTS `analytics`.`"+dead+"`") != 1 {
+		t.Errorf("the dead run's stage was not dropped:\n%s", strings.Join(eng.log, "\n"))
+	}
+	if n := eng.sent("DROP TABLE"); n != 1 {
+		t.Errorf("%d drops, want only the dead run's stage:\n%s", n, strings.Join(eng.log, "\n"))
+	}
+}
