@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# services.sh [postgres] [mariadb] [redis] [spark] [chromium] — install (from
+# services.sh [postgres] [mariadb] [redis] [fakesnow] [spark] [chromium] — install (from
 # Debian's packages) and start the servers the live test suites need, on
 # loopback only, without systemd. No argument means every server the tests
 # need today. chromium is no server: it installs headless Chromium for the
