@@ -85,6 +85,14 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 				return ue
 			}
 			continue
+		case plan.AuditStart:
+			if st.audited {
+				// The run's claim committed this row (claims.go).
+				if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {
+					return &unitError{step: i + 1, purp: s.Purpose, err: err}
+				}
+				continue
+			}
 		case plan.AuditFinish:
 			// Rows written: what the insert or merge reported, else a count.
 			n := written

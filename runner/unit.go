@@ -61,12 +61,16 @@ func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 		r.runSeed(ctx, sess, u, ur)
 		return ur
 	}
-	row := &plan.AuditRow{RunID: r.res.RunID, Job: u.Model, Partition: u.Partition, CodeHash: u.CodeHash,
-		GitCommit: u.Write.Audit.GitCommit, Target: r.pl.Target, AsOf: r.pl.AsOf, Started: time.Now().UTC(),
-		Attempt: r.db.nextAttempt(u.Model, u.Partition), Inputs: u.Inputs, DataVersion: u.DataVersion}
+	// A root unit's running row may be committed already, with others
+	// ready with it (claims.go).
+	started, claimed := r.claim(ctx, sess, u)
+	if !claimed {
+		started = time.Now().UTC()
+	}
+	row := r.auditRow(u, started)
 	w := *u.Write
 	w.Audit = row
-	st := &unitState{}
+	st := &unitState{audited: claimed}
 	var steps []plan.Step // what the failure path cleans up after
 	fail := func(e *unitError) { r.failUnit(ctx, sess, u, &w, steps, row, st, ur, e) }
 
@@ -170,6 +174,7 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *plan.Unit,
 	if ue != nil {
 		return steps, 0, false, ue
 	}
+	steps = r.claims.withoutStart(u.ID, steps)
 	u.Steps = steps
 	r.recordRecipe(u, w, steps)
 	i := 0
@@ -197,8 +202,15 @@ func (r *run) resolveRecipe(ctx context.Context, sess adapters.Session, w *plan.
 	schemaErr := func(err error) ([]plan.Step, bool, *unitError) {
 		return nil, false, &unitError{step: 1, purp: plan.SchemaStep, err: err}
 	}
+	if steps, ok, err := r.cachedRecipe(ctx, sess, w); ok || err != nil {
+		if err != nil {
+			return schemaErr(err)
+		}
+		return steps, false, nil
+	}
 	ddl := r.newSchemaDDL(sess, w)
 	if ch, err := r.kindChangeRecipe(ctx, sess, ddl, w); ch != nil || err != nil {
+		r.rememberDest(w, nil, true)
 		if err != nil {
 			return schemaErr(err)
 		}
@@ -226,6 +238,7 @@ func (r *run) resolveRecipe(ctx context.Context, sess adapters.Session, w *plan.
 			// starts empty, so a type its old values cannot take is no error.
 			CopyRows: ddl.aside && !ddl.emptyCopy && !(w.FullRefresh && w.Window == nil)}
 	}
+	r.rememberDest(w, ddl.batch, w.Schema != nil)
 	return sqlgen.Recipe(r.d, w), w.Schema != nil, nil
 }
 

@@ -147,6 +147,28 @@ VALUES (%s, %s, %s, 'running', NULL, %s, NULL, %s, %s, %s, %s, %s, NULL, NULL, %
 		g.String(r.CodeHash), strOrNull(g, r.GitCommit), g.String(r.Target), tsOrNull(g, r.AsOf), strOrNull(g, r.Inputs), strOrNull(g, r.DataVersion))
 }
 
+// AuditStartRows inserts the running rows of several units in one
+// statement (the runner's claim of units ready together, runner/claims.go).
+func AuditStartRows(g adapters.Literals, s plan.State, rows []*plan.AuditRow) string {
+	values := make([]string, len(rows))
+	for i, r := range rows {
+		values[i] = fmt.Sprintf("(%s, %s, %s, 'running', NULL, %s, NULL, %d, %s, %s, %s, %s, NULL, NULL, %s, %s)",
+			g.String(r.RunID), g.String(r.Job), g.String(r.Partition), tsOrNull(g, r.Started), r.Attempt,
+			g.String(r.CodeHash), strOrNull(g, r.GitCommit), g.String(r.Target), tsOrNull(g, r.AsOf), strOrNull(g, r.Inputs), strOrNull(g, r.DataVersion))
+	}
+	return fmt.Sprintf("INSERT INTO %s (%s)\nVALUES %s", g.Qualify(s.Audit), auditColumns, strings.Join(values, ",\n"))
+}
+
+// UnclaimRows deletes the running rows of units a run claimed and never
+// started (keys are job and partition).
+func UnclaimRows(g adapters.Literals, s plan.State, runID string, keys [][2]string) string {
+	conds := make([]string, len(keys))
+	for i, k := range keys {
+		conds[i] = fmt.Sprintf("(job_name = %s AND partition_key = %s)", g.String(k[0]), g.String(k[1]))
+	}
+	return fmt.Sprintf("DELETE FROM %s\nWHERE run_id = %s AND status = 'running' AND (%s)", g.Qualify(s.Audit), g.String(runID), strings.Join(conds, "\n  OR "))
+}
+
 // AttemptsQuery lists every unit's latest attempt number.
 func AttemptsQuery(g adapters.Literals, s plan.State) string {
 	return fmt.Sprintf("SELECT job_name, partition_key, max(attempt) FROM %s GROUP BY job_name, partition_key", g.Qualify(s.Audit))

@@ -1,0 +1,82 @@
+package runner
+
+import (
+	"context"
+
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
+)
+
+// knownDests remembers, per relation, the columns an incremental model's
+// destination had when a unit of this run last resolved its recipe without
+// changing its definition, so that the model's other partitions skip the
+// catalog reads (the kind query, the column listing): a 365-partition
+// backfill read the catalog 365 times for the same answer (issue 18). Only
+// the run changes a destination while it runs (per-unit locks on live
+// engines, DuckDB's file lock), and every change of one goes through the
+// relation's DDL lock, which also guards its entry here.
+type knownDests map[plan.Relation][]plan.Column
+
+// cachedRecipe is resolveRecipe for a unit whose destination an earlier
+// unit of this run already resolved: the batch is described (it is the
+// unit's own SELECT) and, when its columns are the destination's known
+// ones, the recipe is built without reading the catalog or preparing the
+// destination again. ok is false when
+// the unit must take the full path (no entry, or columns that differ).
+// Called under the relation's DDL lock.
+func (r *run) cachedRecipe(ctx context.Context, sess adapters.Session, w *plan.Write) ([]plan.Step, bool, error) {
+	if !cacheable(w) {
+		return nil, false, nil
+	}
+	r.mu.Lock()
+	dest, ok := r.known[w.Target]
+	r.mu.Unlock()
+	if !ok {
+		return nil, false, nil
+	}
+	batch, err := sess.Columns(ctx, r.d.DescribeQuery(w.Select))
+	if err != nil {
+		return nil, false, err
+	}
+	if len(batch) != len(dest) || !diffColumns(r.d, dest, batch).empty() {
+		// The full path decides, from the catalog; the entry is
+		// remembered again only once it resolved.
+		r.mu.Lock()
+		delete(r.known, w.Target)
+		r.mu.Unlock()
+		return nil, false, nil
+	}
+	w.Columns = make([]string, len(batch))
+	for i, c := range batch {
+		w.Columns[i] = c.Name
+	}
+	// The recipe's prepare steps (create the destination if missing, its
+	// partition index) committed in that earlier unit: they are left out,
+	// and the file in target/compiled shows the steps that ran.
+	steps := sqlgen.Recipe(r.d, w)
+	return steps[sqlgen.LeadingPrepare(steps):], true, nil
+}
+
+// cacheable: the units whose destination's columns may be remembered, an
+// incremental model's partitions that do not replace its definition.
+func cacheable(w *plan.Write) bool {
+	return w.Materialized == plan.Incremental && !w.Replace && !w.Recreate && w.Schema == nil
+}
+
+// rememberDest records the destination's columns once a unit resolved its
+// recipe: the batch's (ddl.batch), which the destination has, or gets from
+// the recipe's prepare steps, when the recipe changes nothing; a change
+// forgets them, so that the next unit reads the catalog again.
+func (r *run) rememberDest(w *plan.Write, batch []plan.Column, changes bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if changes || !cacheable(w) || batch == nil {
+		delete(r.known, w.Target)
+		return
+	}
+	if r.known == nil {
+		r.known = knownDests{} // a run made without newRun (tests)
+	}
+	r.known[w.Target] = batch
+}

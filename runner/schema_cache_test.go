@@ -1,0 +1,83 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/runner"
+)
+
+// TestSchemaSyncOncePerModel: the partitions of one model read the
+// catalog (the destination's kind and columns) and prepare the destination
+// once per run, not once per partition (issue 18, item 5: three catalog
+// lookups per partition were half a backfill's time); a changed model
+// still has its columns synced on the next run.
+func TestSchemaSyncOncePerModel(t *testing.T) {
+	dir := writeProject(t, map[string]string{"p": `/* idemc
+materialized = "incremental"
+partition_by = "d"
+start = "2026-07-01"
+on_schema_change = "append_new_columns"
+*/
+SELECT {{ start }} AS d, 1 AS n`})
+	window := compiler.Options{Start: "2026-07-01", End: "2026-07-06", Models: true}
+	trace := func() string {
+		t.Helper()
+		p, err := project.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr strings.Builder
+		opts := window
+		opts.AsOf = time.Date(2026, 7, 11, 0, 0, 0, 0, time.UTC)
+		res, err := runner.Build(context.Background(), p, runner.Options{Compile: opts, Threads: 2, Trace: &tr, Out: &strings.Builder{}})
+		if err != nil || !res.OK() || res.Succeeded != 5 {
+			t.Fatalf("build: %v %+v", err, res)
+		}
+		return tr.String()
+	}
+	count := func(tr, what string) int {
+		n := 0
+		for _, l := range strings.Split(tr, "\n") {
+			if strings.HasPrefix(l, "trace p/") && strings.Contains(l, what) {
+				n++
+			}
+		}
+		return n
+	}
+	trace() // creates the table
+	tr := trace()
+	for what, want := range map[string]int{"information_schema.tables": 1, "relation      ": 1, "CREATE TABLE IF NOT EXISTS": 1, "idemc_describe": 5, "DELETE FROM": 5} {
+		if got := count(tr, what); got != want {
+			t.Errorf("%d statements with %q for 5 partitions, want %d:\n%s", got, what, want, tr)
+		}
+	}
+	// A new column: the first partition syncs it, the others reuse that.
+	writeModel(t, dir, "p", `/* idemc
+materialized = "incremental"
+partition_by = "d"
+start = "2026-07-01"
+on_schema_change = "append_new_columns"
+*/
+SELECT {{ start }} AS d, 1 AS n, 2 AS m`)
+	tr = trace()
+	if got := count(tr, `ADD COLUMN "m"`); got != 1 {
+		t.Errorf("%d ALTERs adding m, want 1:\n%s", got, tr)
+	}
+	if got := count(tr, `INSERT INTO "main"."p" ("d", "n", "m")`); got != 5 {
+		t.Errorf("%d inserts with the new column, want 5:\n%s", got, tr)
+	}
+}
+
+func writeModel(t *testing.T, dir, name, sql string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "models", name+".sql"), []byte(sql), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
