@@ -152,7 +152,7 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 // buildOn is Build on an open engine (a fake one in the runner's tests);
 // pre is the plan prep made without state.
 func buildOn(ctx context.Context, p *project.Project, o Options, prep *compiler.Prepared, pre *plan.Plan, eng adapters.Engine, ad *adapters.Adapter, started time.Time) (*Result, error) {
-	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[plan.Relation]*sync.Mutex{}, known: knownDests{}, tables: tablesOf(pre), trace: o.Trace, prep: prep}
+	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[plan.Relation]*sync.Mutex{}, tables: tablesOf(pre), trace: o.Trace, prep: prep}
 	r.views, _ = ad.Dialect.(adapters.ViewBinder)
 	r.res = &Result{RunID: NewRunID(started), Started: started.UTC()}
 	defer func() {
@@ -190,13 +190,14 @@ type run struct {
 	mu    sync.Mutex // guards ddl, res.Units appends, fatal and output
 	fatal *fatalStop // the first unrecoverable engine error: no unit starts after it
 	ddl   map[plan.Relation]*sync.Mutex
+	done  int
+	total int
+
+	statements atomic.Int64 // Exec calls, for Result.Statements
+
 	known knownDests // destinations' columns as this run left them (schema_cache.go)
 	// claims commits the root units' running rows a chunk at a time (claims.go).
 	claims *claims
-	done   int
-	total  int
-
-	statements atomic.Int64 // Exec calls, for Result.Statements
 }
 
 func (r *run) build(ctx context.Context) (*Result, error) {
