@@ -3,7 +3,9 @@ package runner_test
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -18,8 +20,14 @@ import (
 // schema sync (issue 18, item 5: once per model per run), output.
 //
 //	go test ./runner/ -run '^$' -bench Backfill -benchtime 1x -count 3
+//
+// (IDEMC_BENCH_DAYS shortens it.)
 func BenchmarkBackfill(b *testing.B) {
-	const models, days = 20, 365
+	const models = 20
+	days := 365
+	if v, err := strconv.Atoi(os.Getenv("IDEMC_BENCH_DAYS")); err == nil && v > 0 {
+		days = v // a shorter backfill, for A/B runs on a loaded machine
+	}
 	src := map[string]string{}
 	for m := 0; m < models; m++ {
 		src[fmt.Sprintf("daily%02d", m)] = fmt.Sprintf(`/* idemc
@@ -30,7 +38,8 @@ start = "2025-01-01"
 SELECT {{ start }} AS d, %d AS m, 1 AS n`, m)
 	}
 	dir := writeProject(b, src)
-	window := compiler.Options{Start: "2025-01-01", End: "2026-01-01", FullRefresh: true, AsOf: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	end := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, days).Format("2006-01-02")
+	window := compiler.Options{Start: "2025-01-01", End: end, FullRefresh: true, AsOf: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	build(b, dir, window, 1) // the tables exist, as for a re-backfill
 	b.Run("idemc", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
