@@ -134,7 +134,7 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 		}
 		switch s.Purpose {
 		case plan.Insert, plan.Merge:
-			if res.Affected >= 0 && w.Materialized == plan.Incremental {
+			if res.Affected >= 0 && (w.Materialized == plan.Incremental || w.Materialized == plan.Table) {
 				written = max(written, 0) + res.Affected
 			}
 		case plan.Begin:
