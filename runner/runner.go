@@ -198,6 +198,7 @@ type run struct {
 	known knownDests // destinations' columns as this run left them (schema_cache.go)
 	// claims commits the root units' running rows a chunk at a time (claims.go).
 	claims *claims
+	kinds  *kindSnapshot // relations' kinds for each one's first unit (schema_cache.go)
 }
 
 func (r *run) build(ctx context.Context) (*Result, error) {
@@ -286,6 +287,7 @@ func (r *run) walk(ctx context.Context, pl *plan.Plan) error {
 	r.res.UpToDateUnits = pl.UpToDate
 	results := map[string]*UnitResult{}
 	r.claims = r.newClaims(pl)
+	r.kinds = &kindSnapshot{}
 	defer r.releaseClaims(ctx)
 	walk, err := pl.UnitGraph.Walk(ctx, dag.WalkOptions{Threads: threads, FailFast: r.o.FailFast}, func(ctx context.Context, id string) error {
 		if ctx.Err() != nil {

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"strings"
+	"sync"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
@@ -80,3 +82,49 @@ func (r *run) rememberDest(w *plan.Write, batch []plan.Column, changes bool) {
 	}
 	r.known[w.Target] = batch
 }
+
+// kindSnapshot is every relation's kind as the catalog listed it in one
+// query, read the first time a unit of the run asks: the first unit of
+// each relation takes its kind from it instead of a catalog query of its
+// own (issue 18: information_schema.tables was ~1 ms of every table
+// unit on DuckDB). Only that first ask: a unit may change its
+// relation's kind, and the ones after it ask the catalog again.
+type kindSnapshot struct {
+	mu    sync.Mutex
+	kinds map[plan.Relation]string // nil until read
+	asked map[plan.Relation]bool
+}
+
+// first reports the kind of rel from the snapshot, ok false when a unit of
+// the run asked before (the catalog decides).
+func (k *kindSnapshot) first(ctx context.Context, r *run, s adapters.Session, rel plan.Relation) (string, bool, error) {
+	if k == nil || !snapshotKinds[r.d.Name()] {
+		return "", false, nil
+	}
+	key := r.db.key(rel)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.asked[key] {
+		return "", false, nil
+	}
+	if k.kinds == nil {
+		_, rows, err := s.Query(ctx, "SELECT table_schema, table_name, table_type FROM information_schema.tables", 0)
+		if err != nil {
+			return "", false, err
+		}
+		k.kinds, k.asked = map[plan.Relation]string{}, map[plan.Relation]bool{}
+		for _, row := range rows {
+			kind := "table"
+			if strings.Contains(strings.ToUpper(row[2]), "VIEW") {
+				kind = "view"
+			}
+			k.kinds[plan.Relation{Schema: strings.ToLower(row[0]), Name: strings.ToLower(row[1])}] = kind
+		}
+	}
+	k.asked[key] = true
+	return k.kinds[key], true, nil
+}
+
+// snapshotKinds are the engines whose information_schema.tables lists
+// every schema's relations, unqualified, as catalogKind reads them.
+var snapshotKinds = map[string]bool{"duckdb": true, "postgres": true, "mysql": true}

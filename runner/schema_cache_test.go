@@ -81,3 +81,33 @@ func writeModel(t *testing.T, dir, name, sql string) {
 		t.Fatal(err)
 	}
 }
+
+// TestKindReadOncePerRun: the destinations' kinds come from one catalog
+// listing per run, not a query per table unit (issue 18: ~1 ms of every
+// unit on DuckDB).
+func TestKindReadOncePerRun(t *testing.T) {
+	models := map[string]string{}
+	for _, m := range []string{"a", "b", "c"} {
+		models[m] = "/* idemc\nmaterialized = \"table\"\n*/\nSELECT 1 AS x"
+	}
+	models["v"] = "/* idemc\nmaterialized = \"view\"\n*/\nSELECT 1 AS x"
+	dir := writeProject(t, models)
+	build(t, dir, compiler.Options{}, 1)
+	p, err := project.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr strings.Builder
+	res, err := runner.Build(context.Background(), p, runner.Options{Compile: compiler.Options{Models: true, FullRefresh: true}, Threads: 2, Trace: &tr, Out: &strings.Builder{}})
+	if err != nil || !res.OK() || res.Succeeded != 4 {
+		t.Fatalf("build: %v %+v", err, res)
+	}
+	if n := strings.Count(tr.String(), "information_schema.tables"); n != 2 { // the run's relations, then their kinds
+		t.Errorf("%d information_schema.tables queries, want 2:\n%s", n, tr.String())
+	}
+	// A view that becomes a table still is replaced (its kind was read).
+	writeModel(t, dir, "v", "/* idemc\nmaterialized = \"table\"\n*/\nSELECT 2 AS x")
+	if res := build(t, dir, compiler.Options{}, 1); res.Succeeded != 1 {
+		t.Fatalf("%d units ran after v became a table, want 1", res.Succeeded)
+	}
+}
