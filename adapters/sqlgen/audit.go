@@ -234,11 +234,37 @@ func MarksQuery(g adapters.Literals, s plan.State) string {
 
 // StatusQuery returns the latest audit row of every unit.
 func StatusQuery(g adapters.Literals, s plan.State) string {
+	return StatusQueryOf(g, s, nil, nil)
+}
+
+// StatusQueryOf is StatusQuery for the units of the given jobs (all when
+// nil) and partitions (all when nil): filtered before the ranking, so
+// that an index on the unit key (AuditIndex) makes one partition's status
+// cost that partition's rows, not the whole history's.
+func StatusQueryOf(g adapters.Literals, s plan.State, jobs, partitions []string) string {
+	var where []string
+	for _, f := range []struct {
+		col  string
+		vals []string
+	}{{"job_name", jobs}, {"partition_key", partitions}} {
+		if f.vals == nil {
+			continue
+		}
+		lits := make([]string, len(f.vals))
+		for i, v := range f.vals {
+			lits[i] = g.String(v)
+		}
+		where = append(where, fmt.Sprintf("%s IN (%s)", f.col, strings.Join(lits, ", ")))
+	}
+	ranked := latestRows(g, s)
+	if len(where) > 0 {
+		ranked += "\n  WHERE " + strings.Join(where, " AND ")
+	}
 	return fmt.Sprintf(`SELECT job_name, partition_key, status, row_count, attempt, started_at, ended_at, run_id, code_hash, error, inputs, data_version, as_of FROM (
 %s
 ) AS latest
 WHERE idemc_rank = 1
-ORDER BY job_name, partition_key`, latestRows(g, s))
+ORDER BY job_name, partition_key`, ranked)
 }
 
 // latestRows ranks every unit's audit rows, its latest first

@@ -114,3 +114,48 @@ func sqlText(v any) string {
 		return fmt.Sprint(x)
 	}
 }
+
+// TestStatusQueryOf: the status of some units reads only their rows and
+// still takes each one's latest attempt.
+func TestStatusQueryOf(t *testing.T) {
+	d := duckdb.NewDialect()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st := plan.StateIn("main")
+	for _, q := range d.StateDDL(st) {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := time.Date(2026, 7, 3, 6, 0, 0, 0, time.UTC)
+	for _, job := range []string{"a", "b"} {
+		for _, part := range []string{"2026-07-01", "2026-07-02", "2026-07-03"} {
+			for attempt := int64(1); attempt <= 2; attempt++ {
+				row := &plan.AuditRow{RunID: fmt.Sprint("r", attempt), Job: job, Partition: part, CodeHash: "h", Target: "t", Attempt: attempt, Started: at}
+				if _, err := db.Exec(d.AuditStart(st, row)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	rows, err := db.Query(sqlgen.StatusQueryOf(d, st, []string{"a"}, []string{"2026-07-02", ""}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var job, part, status, rc, attempt, run any
+		var rest [7]any
+		if err := rows.Scan(&job, &part, &status, &rc, &attempt, &rest[0], &rest[1], &run, &rest[2], &rest[3], &rest[4], &rest[5], &rest[6]); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprint(job, " ", part, " ", attempt, " ", run))
+	}
+	if want := "a 2026-07-02 2 r2"; strings.Join(got, "|") != want {
+		t.Errorf("status of a/2026-07-02: %q, want %q", strings.Join(got, "|"), want)
+	}
+}
