@@ -146,7 +146,7 @@ const maxStatusFilter = 1000
 
 // statusFilter is what the status query reads: the selected models' rows
 // (when the selection is not the whole project), and with --partition only
-// that partition's (and the unpartitioned models' ”), so that the status
+// that partition's (and the unpartitioned models' empty key), so that the status
 // of one partition costs that partition's audit rows (issue 18).
 func statusFilter(pl *plan.Plan, opts compiler.Options) (jobs, parts []string) {
 	if len(pl.Selected) < len(pl.Nodes) && len(pl.Selected) <= maxStatusFilter {
