@@ -76,6 +76,13 @@ func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 
 	steps, begin, release, ue := r.ddlPhase(ctx, sess, u, &w, ur)
 	defer release()
+	if ue == nil && claimed {
+		// The claim committed the running row where the recipe's
+		// audit_start would have: the step's hook runs here.
+		if err := r.o.AfterStep.after(ctx, u.ID, plan.AuditStart); err != nil {
+			ue = &unitError{step: begin + 1, purp: plan.AuditStart, err: err}
+		}
+	}
 	if ue != nil {
 		fail(ue)
 		return ur
