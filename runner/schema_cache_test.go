@@ -111,3 +111,33 @@ func TestKindReadOncePerRun(t *testing.T) {
 		t.Fatalf("%d units ran after v became a table, want 1", res.Succeeded)
 	}
 }
+
+// TestNoOpBuildReadsTheAuditOnce: a build with nothing to do reads the
+// audit table twice — the running rows and every unit's latest row (whose
+// attempt is its highest) — not a third time for the attempts (issue 18:
+// each read is a scan of the whole history).
+func TestNoOpBuildReadsTheAuditOnce(t *testing.T) {
+	dir := writeProject(t, map[string]string{"a": "/* idemc\nmaterialized = \"table\"\n*/\nSELECT 1 AS x"})
+	build(t, dir, compiler.Options{}, 1)
+	p, err := project.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr strings.Builder
+	res, err := runner.Build(context.Background(), p, runner.Options{Compile: compiler.Options{Models: true}, Threads: 1, Trace: &tr, Out: &strings.Builder{}})
+	if err != nil || res.UpToDate != 1 {
+		t.Fatalf("build: %v %+v", err, res)
+	}
+	if n, m := strings.Count(tr.String(), "max(attempt)"), strings.Count(tr.String(), "SELECT job_name, partition_key, status"); n != 0 || m != 1 {
+		t.Errorf("%d attempt aggregates and %d latest-row reads of the audit table, want 0 and 1:\n%s", n, m, tr.String())
+	}
+	// The next forced run's attempt follows the latest.
+	res = build(t, dir, compiler.Options{FullRefresh: true}, 1)
+	if res.Succeeded != 1 {
+		t.Fatalf("%+v", res)
+	}
+	st, err := runner.Status(context.Background(), p, compiler.Options{})
+	if err != nil || len(st) != 1 || st[0].Attempt != 2 {
+		t.Fatalf("status %+v %v, want attempt 2", st, err)
+	}
+}

@@ -169,11 +169,6 @@ func UnclaimRows(g adapters.Literals, s plan.State, runID string, keys [][2]stri
 	return fmt.Sprintf("DELETE FROM %s\nWHERE run_id = %s AND status = 'running' AND (%s)", g.Qualify(s.Audit), g.String(runID), strings.Join(conds, "\n  OR "))
 }
 
-// AttemptsQuery lists every unit's latest attempt number.
-func AttemptsQuery(g adapters.Literals, s plan.State) string {
-	return fmt.Sprintf("SELECT job_name, partition_key, max(attempt) FROM %s GROUP BY job_name, partition_key", g.Qualify(s.Audit))
-}
-
 // AuditFinish sets the final status of the unit's running row.
 func (g Gen) AuditFinish(s plan.State, r *plan.AuditRow, countSQL string) string {
 	count := "NULL"
