@@ -23,8 +23,7 @@ type knownDests map[plan.Relation][]plan.Column
 // cachedRecipe is resolveRecipe for a unit whose destination an earlier
 // unit of this run already resolved: the batch is described (it is the
 // unit's own SELECT) and, when its columns are the destination's known
-// ones, the recipe is built without reading the catalog or preparing the
-// destination again. ok is false when
+// ones, the recipe is built without reading the catalog. ok is false when
 // the unit must take the full path (no entry, or columns that differ).
 // Called under the relation's DDL lock.
 func (r *run) cachedRecipe(ctx context.Context, sess adapters.Session, w *plan.Write) ([]plan.Step, bool, error) {
@@ -53,11 +52,10 @@ func (r *run) cachedRecipe(ctx context.Context, sess adapters.Session, w *plan.W
 	for i, c := range batch {
 		w.Columns[i] = c.Name
 	}
-	// The recipe's prepare steps (create the destination if missing, its
-	// partition index) committed in that earlier unit: they are left out,
-	// and the file in target/compiled shows the steps that ran.
-	steps := sqlgen.Recipe(r.d, w)
-	return steps[sqlgen.LeadingPrepare(steps):], true, nil
+	// The recipe keeps its (idempotent) prepare steps: the partitions of
+	// a model run the same numbered steps, so that one error on several of
+	// them is explained once.
+	return sqlgen.Recipe(r.d, w), true, nil
 }
 
 // cacheable: the units whose destination's columns may be remembered, an
