@@ -82,7 +82,7 @@ SELECT id, d, v, tag FROM ` + src + ` WHERE d >= {{ start }} AND d < {{ end }}`}
 // liveSchema connects a live benchmark to its server (skipping it when the
 // server does not answer) and gives it an empty schema, dropped when it
 // ends; exec runs a statement or fails the benchmark.
-func liveSchema(b *testing.B, engine, env, dsn, schema string) (adapters.Dialect, string, func(string)) {
+func liveSchema(b testing.TB, engine, env, dsn, schema string) (adapters.Dialect, string, func(string)) {
 	if v := os.Getenv(env); v != "" {
 		dsn = v
 	}

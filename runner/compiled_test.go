@@ -162,7 +162,10 @@ func endsWith(sent []string, want []expected) bool {
 		}
 	}
 	for ; j >= 0; j-- {
-		if !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(sent[j])), "SELECT") {
+		q := strings.ToUpper(strings.TrimSpace(sent[j]))
+		// Reads, and the run's claim of running rows (claims.go), which
+		// a claimed unit's file leaves out.
+		if !strings.HasPrefix(q, "SELECT") && !(strings.HasPrefix(q, "INSERT INTO") && strings.Contains(q, "IDEMC_AUDIT") && strings.Contains(q, "'RUNNING'")) {
 			return false
 		}
 	}
@@ -206,7 +209,7 @@ func TestCompiledIsWhatRan(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := buildAndCompare(t, dir, loadProject(t, dir), 2, true)
-	if !strings.Contains(files, "-- 4. schema: the model's new column loud") {
+	if !regexp.MustCompile(`-- \d\. schema: the model's new column loud`).MatchString(files) {
 		t.Errorf("no unit's file adds the new column:\n%s", files)
 	}
 

@@ -209,6 +209,11 @@ type run struct {
 	obsMu sync.Mutex // one observer call at a time
 
 	statements atomic.Int64 // Exec calls, for Result.Statements
+
+	known knownDests // destinations' columns as this run left them (schema_cache.go)
+	// claims commits the root units' running rows a chunk at a time (claims.go).
+	claims *claims
+	kinds  *kindSnapshot // relations' kinds for each one's first unit (schema_cache.go)
 }
 
 func (r *run) build(ctx context.Context) (*Result, error) {
@@ -310,6 +315,9 @@ func (r *run) walk(ctx context.Context, pl *plan.Plan) error {
 	r.res.UpToDate = pl.UpToDateCount
 	r.res.UpToDateUnits = pl.UpToDate
 	results := map[string]*UnitResult{}
+	r.claims = r.newClaims(pl)
+	r.kinds = &kindSnapshot{}
+	defer r.releaseClaims(ctx)
 	walk, err := pl.UnitGraph.Walk(ctx, dag.WalkOptions{Threads: threads, FailFast: r.o.FailFast}, func(ctx context.Context, id string) error {
 		if ctx.Err() != nil {
 			return errStopped // picked just as the interrupt came

@@ -67,6 +67,7 @@ func (r *run) syncSchema(ctx context.Context, s adapters.Session, ddl *schemaDDL
 	for i, c := range batch {
 		names[i] = c.Name
 	}
+	ddl.batch = batch
 	dest, ok, err := s.Relation(ctx, w.Target)
 	if err != nil || !ok {
 		return names, "", err

@@ -251,7 +251,7 @@ func TestAsideRecipeShapes(t *testing.T) {
 	for _, c := range []struct {
 		engine, strategy, want string
 	}{
-		{"bigquery", "delete_insert", "audit_start schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish state commit cleanup"},
+		{"bigquery", "delete_insert", "audit_start schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish commit cleanup"},
 		{"bigquery", "insert_overwrite", "audit_start schema schema schema stage validate check publish publish cleanup audit_finish cleanup cleanup"},
 		{"spark", "delete_insert", "audit_start schema schema schema stage validate check publish publish insert cleanup cleanup publish cleanup audit_finish cleanup cleanup"},
 		{"snowflake", "delete_insert", "audit_start schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish commit cleanup cleanup"},

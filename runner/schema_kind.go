@@ -15,6 +15,9 @@ func (r *run) relationKind(ctx context.Context, s adapters.Session, rel plan.Rel
 	if r.db == nil || !r.db.Exists(rel) {
 		return "", nil
 	}
+	if kind, ok, err := r.kinds.first(ctx, r, s, rel); ok || err != nil {
+		return kind, err
+	}
 	return r.catalogKind(ctx, s, rel)
 }
 

@@ -32,6 +32,7 @@ type schemaDDL struct {
 	// reprepare is where among steps the recipe's prepare steps run again
 	// (plan.SchemaChange.ReprepareAt); -1 for nowhere.
 	reprepare int
+	batch     []plan.Column // the batch's columns, once syncSchema described it
 }
 
 func (r *run) newSchemaDDL(sess adapters.Session, w *plan.Write) *schemaDDL {

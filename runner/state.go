@@ -41,14 +41,8 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st p
 	for _, r := range rows {
 		out.marks[r[0]] = r[1]
 	}
-	_, rows, err = s.Query(ctx, sqlgen.AttemptsQuery(d, st), 0)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		n, _ := strconv.ParseInt(r[2], 10, 64)
-		out.attempts[[2]string{r[0], r[1]}] = n
-	}
+	// Every unit's latest row, whose attempt is its highest (the ranking
+	// orders by attempt first): one scan of the audit table, not two.
 	_, rows, err = s.Query(ctx, sqlgen.StatusQuery(d, st), 0)
 	if err != nil {
 		return nil, err
@@ -57,6 +51,9 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st p
 		n, err := strconv.ParseInt(r[3], 10, 64)
 		if err != nil {
 			n = -1
+		}
+		if a, err := strconv.ParseInt(r[4], 10, 64); err == nil {
+			out.attempts[[2]string{r[0], r[1]}] = a
 		}
 		out.latest[[2]string{r[0], r[1]}] = compiler.Attempt{RunID: r[7], Status: r[2], Inputs: nullable(r[10]), DataVersion: nullable(r[11]), RowCount: n, CodeHash: nullable(r[8])}
 		if r[1] != "" {

@@ -47,7 +47,8 @@ func Status(ctx context.Context, p *project.Project, opts compiler.Options) ([]S
 	if _, ok, err := sess.Relation(ctx, st.Audit); err != nil || !ok {
 		return nil, err // no audit table yet: nothing has run
 	}
-	_, rows, err := sess.Query(ctx, sqlgen.StatusQuery(c.ad.Dialect, st), 0)
+	jobs, parts := statusFilter(pl, opts)
+	_, rows, err := sess.Query(ctx, sqlgen.StatusQueryOf(c.ad.Dialect, st, jobs, parts), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -148,4 +149,34 @@ func rfc3339(s string) string {
 		return t.UTC().Format(time.RFC3339)
 	}
 	return s
+}
+
+// maxStatusFilter bounds the names one status query lists; a larger
+// selection reads every unit's latest row.
+const maxStatusFilter = 1000
+
+// statusFilter is what the status query reads: the selected models' rows
+// (when the selection is not the whole project), and with --partition only
+// that partition's (and the unpartitioned models' empty key), so that the status
+// of one partition costs that partition's audit rows (issue 18).
+func statusFilter(pl *plan.Plan, opts compiler.Options) (jobs, parts []string) {
+	if len(pl.Selected) < len(pl.Nodes) && len(pl.Selected) <= maxStatusFilter {
+		jobs = append([]string{}, pl.Selected...)
+	}
+	if opts.Partition == "" {
+		return jobs, nil
+	}
+	keys := map[string]bool{"": true}
+	for _, n := range pl.Selected {
+		if node := pl.Nodes[n]; node != nil {
+			for _, k := range askedPartitions(node, opts) {
+				keys[k] = true
+			}
+		}
+	}
+	for k := range keys {
+		parts = append(parts, k)
+	}
+	sort.Strings(parts)
+	return jobs, parts
 }

@@ -89,6 +89,14 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 				return ue
 			}
 			continue
+		case plan.AuditStart:
+			if st.audited {
+				// The run's claim committed this row (claims.go).
+				if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {
+					return &unitError{step: i + 1, purp: s.Purpose, err: err}
+				}
+				continue
+			}
 		case plan.AuditFinish:
 			// Rows written: what the insert or merge reported, else a count.
 			n := written
@@ -134,7 +142,7 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 		}
 		switch s.Purpose {
 		case plan.Insert, plan.Merge:
-			if res.Affected >= 0 && w.Materialized == plan.Incremental {
+			if res.Affected >= 0 && (w.Materialized == plan.Incremental || w.Materialized == plan.Table) {
 				written = max(written, 0) + res.Affected
 			}
 		case plan.Begin:

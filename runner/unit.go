@@ -65,17 +65,28 @@ func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 		r.runSeed(ctx, sess, u, ur)
 		return ur
 	}
-	row := &plan.AuditRow{RunID: r.res.RunID, Job: u.Model, Partition: u.Partition, CodeHash: u.CodeHash,
-		GitCommit: u.Write.Audit.GitCommit, Target: r.pl.Target, AsOf: r.pl.AsOf, Started: time.Now().UTC(),
-		Attempt: r.db.nextAttempt(u.Model, u.Partition), Inputs: u.Inputs, DataVersion: u.DataVersion}
+	// A root unit's running row may be committed already, with others
+	// ready with it (claims.go).
+	started, claimed := r.claim(ctx, sess, u)
+	if !claimed {
+		started = time.Now().UTC()
+	}
+	row := r.auditRow(u, started)
 	w := *u.Write
 	w.Audit = row
-	st := &unitState{}
+	st := &unitState{audited: claimed}
 	var steps []plan.Step // what the failure path cleans up after
 	fail := func(e *unitError) { r.failUnit(ctx, sess, u, &w, steps, row, st, ur, e) }
 
 	steps, begin, release, ue := r.ddlPhase(ctx, sess, u, &w, ur)
 	defer release()
+	if ue == nil && claimed {
+		// The claim committed the running row where the recipe's
+		// audit_start would have: the step's hook runs here.
+		if err := r.o.AfterStep.after(ctx, u.ID, plan.AuditStart); err != nil {
+			ue = &unitError{step: begin + 1, purp: plan.AuditStart, err: err}
+		}
+	}
 	if ue != nil {
 		fail(ue)
 		return ur
@@ -179,6 +190,7 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *plan.Unit,
 	if ue != nil {
 		return steps, 0, false, ue
 	}
+	steps = r.claims.withoutStart(u.ID, steps)
 	u.Steps = steps
 	r.recordRecipe(u, w, steps)
 	i := 0
@@ -206,8 +218,15 @@ func (r *run) resolveRecipe(ctx context.Context, sess adapters.Session, w *plan.
 	schemaErr := func(err error) ([]plan.Step, bool, *unitError) {
 		return nil, false, &unitError{step: 1, purp: plan.SchemaStep, err: err}
 	}
+	if steps, ok, err := r.cachedRecipe(ctx, sess, w); ok || err != nil {
+		if err != nil {
+			return schemaErr(err)
+		}
+		return steps, false, nil
+	}
 	ddl := r.newSchemaDDL(sess, w)
 	if ch, err := r.kindChangeRecipe(ctx, sess, ddl, w); ch != nil || err != nil {
+		r.rememberDest(w, nil, true)
 		if err != nil {
 			return schemaErr(err)
 		}
@@ -235,6 +254,7 @@ func (r *run) resolveRecipe(ctx context.Context, sess adapters.Session, w *plan.
 			// starts empty, so a type its old values cannot take is no error.
 			CopyRows: ddl.aside && !ddl.emptyCopy && !(w.FullRefresh && w.Window == nil)}
 	}
+	r.rememberDest(w, ddl.batch, w.Schema != nil)
 	return sqlgen.Recipe(r.d, w), w.Schema != nil, nil
 }
 

@@ -62,7 +62,8 @@ func onFake(t *testing.T, f *fakeBigQuery) {
 
 var (
 	assertName = regexp.MustCompile(`AS 'idemc check ([^']*)'`)
-	checksLit  = regexp.MustCompile(`status = 'failed'.*checks = '((?:[^'\\]|\\.)*)'`)
+	// The failed row's checks, a JSON list (append-only: a row of its own).
+	checksLit = regexp.MustCompile(`INSERT INTO .*'failed'.*'(\[\{(?:[^'\\]|\\.)*)'`)
 )
 
 // TestScriptCheckOutcomesInTheAuditRow: the runner records each check a
@@ -242,5 +243,32 @@ func TestReorderedTableModelPublishesByName(t *testing.T) {
 	want := "INSERT INTO `analytics`.`totals` (`event_key`, `amount`)\nSELECT `event_key`, `amount` FROM ("
 	if !strings.Contains(script, "TRUNCATE TABLE `analytics`.`totals`") || !strings.Contains(script, want) {
 		t.Fatalf("the rebuild does not fill the columns by name:\n%s\nwant\n%s", script, want)
+	}
+}
+
+// TestAuditRowsAreAppendOnly: no job of a build updates the shared audit
+// table, whose concurrent UPDATEs conflict and are cancelled on BigQuery
+// (every unit's script updated it, issue 12); a unit's end is a row of its
+// own, with its status and its row count, counted in the script.
+func TestAuditRowsAreAppendOnly(t *testing.T) {
+	f := newFakeBigQuery(t)
+	onFake(t, f)
+	res, err := runner.Build(context.Background(), auditProject(t), runner.Options{Out: &strings.Builder{},
+		Compile: compiler.Options{Start: "2026-07-02", End: "2026-07-04", Models: true}})
+	if err != nil || !res.OK() {
+		t.Fatalf("build: %v %+v", err, res)
+	}
+	finals := 0
+	for _, j := range f.submitted() {
+		q := strings.ToUpper(j.SQL)
+		if strings.Contains(q, "UPDATE `ANALYTICS`.`IDEMC_AUDIT`") {
+			t.Errorf("a job updates the audit table:\n%s", j.SQL)
+		}
+		if strings.Contains(q, "INSERT INTO `ANALYTICS`.`IDEMC_AUDIT`") && strings.Contains(q, "'SUCCEEDED', (SELECT COUNT(*)") {
+			finals++
+		}
+	}
+	if finals != 2 {
+		t.Errorf("%d final audit rows with their count, want one per partition (2)", finals)
 	}
 }

@@ -86,8 +86,10 @@ func kinds(jobs []*fakeJob) string {
 			out[i] = "CREATE"
 		case strings.HasPrefix(q, "CREATE OR REPLACE TABLE"):
 			out[i] = "STAGE"
-		case strings.HasPrefix(q, "INSERT INTO `ANALYTICS`.`IDEMC_AUDIT`"):
+		case strings.HasPrefix(q, "INSERT INTO `ANALYTICS`.`IDEMC_AUDIT`") && strings.Contains(q, "'RUNNING'"):
 			out[i] = "AUDIT START"
+		case strings.HasPrefix(q, "INSERT INTO `ANALYTICS`.`IDEMC_AUDIT`"): // append-only: the final row
+			out[i] = "AUDIT FINISH"
 		case strings.HasPrefix(q, "UPDATE `ANALYTICS`.`IDEMC_AUDIT`"):
 			out[i] = "AUDIT FINISH"
 		case strings.HasPrefix(q, "SELECT") && j.Config["destinationTable"] != nil:
@@ -116,13 +118,14 @@ func TestScriptTransactionIsOneJob(t *testing.T) {
 	}
 	script := jobs[2]
 	// The whole write is one script: BEGIN TRANSACTION; DELETE; INSERT;
-	// ASSERTs; audit; COMMIT TRANSACTION.
+	// ASSERTs; the audit's final row, inserted (append-only: an UPDATE of
+	// the shared audit table conflicts with other units'); COMMIT.
 	var heads []string
 	for _, st := range strings.Split(script.SQL, ";\n") {
 		w := strings.Fields(st)
 		heads = append(heads, strings.Join(w[:min(2, len(w))], " "))
 	}
-	if got, want := strings.Join(heads, " | "), "BEGIN TRANSACTION | DELETE FROM | INSERT INTO | ASSERT NOT | ASSERT NOT | UPDATE `analytics`.`idemc_audit` | UPDATE `analytics`.`idemc_audit` | COMMIT TRANSACTION;"; got != want {
+	if got, want := strings.Join(heads, " | "), "BEGIN TRANSACTION | DELETE FROM | INSERT INTO | ASSERT NOT | ASSERT NOT | INSERT INTO | COMMIT TRANSACTION;"; got != want {
 		t.Fatalf("script statements:\n got %s\nwant %s\n%s", got, want, script.SQL)
 	}
 	if !strings.Contains(script.SQL, "AS 'idemc check unique(event_key)'") || !strings.Contains(script.SQL, "AS 'idemc check not_null(event_date)'") {

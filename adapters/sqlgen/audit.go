@@ -147,9 +147,26 @@ VALUES (%s, %s, %s, 'running', NULL, %s, NULL, %s, %s, %s, %s, %s, NULL, NULL, %
 		g.String(r.CodeHash), strOrNull(g, r.GitCommit), g.String(r.Target), tsOrNull(g, r.AsOf), strOrNull(g, r.Inputs), strOrNull(g, r.DataVersion))
 }
 
-// AttemptsQuery lists every unit's latest attempt number.
-func AttemptsQuery(g adapters.Literals, s plan.State) string {
-	return fmt.Sprintf("SELECT job_name, partition_key, max(attempt) FROM %s GROUP BY job_name, partition_key", g.Qualify(s.Audit))
+// AuditStartRows inserts the running rows of several units in one
+// statement (the runner's claim of units ready together, runner/claims.go).
+func AuditStartRows(g adapters.Literals, s plan.State, rows []*plan.AuditRow) string {
+	values := make([]string, len(rows))
+	for i, r := range rows {
+		values[i] = fmt.Sprintf("(%s, %s, %s, 'running', NULL, %s, NULL, %d, %s, %s, %s, %s, NULL, NULL, %s, %s)",
+			g.String(r.RunID), g.String(r.Job), g.String(r.Partition), tsOrNull(g, r.Started), r.Attempt,
+			g.String(r.CodeHash), strOrNull(g, r.GitCommit), g.String(r.Target), tsOrNull(g, r.AsOf), strOrNull(g, r.Inputs), strOrNull(g, r.DataVersion))
+	}
+	return fmt.Sprintf("INSERT INTO %s (%s)\nVALUES %s", g.Qualify(s.Audit), auditColumns, strings.Join(values, ",\n"))
+}
+
+// UnclaimRows deletes the running rows of units a run claimed and never
+// started (keys are job and partition).
+func UnclaimRows(g adapters.Literals, s plan.State, runID string, keys [][2]string) string {
+	conds := make([]string, len(keys))
+	for i, k := range keys {
+		conds[i] = fmt.Sprintf("(job_name = %s AND partition_key = %s)", g.String(k[0]), g.String(k[1]))
+	}
+	return fmt.Sprintf("DELETE FROM %s\nWHERE run_id = %s AND status = 'running' AND (%s)", g.Qualify(s.Audit), g.String(runID), strings.Join(conds, "\n  OR "))
 }
 
 // AuditFinish sets the final status of the unit's running row.
@@ -171,6 +188,9 @@ func (g Gen) AuditFinishSlots(s plan.State, r *plan.AuditRow) (string, []string)
 }
 
 func (g Gen) auditFinish(s plan.State, r *plan.AuditRow, count, ended, errSQL, checks string) string {
+	if g.S.AuditAppendOnly {
+		return g.auditFinishRow(s, r, count, ended, errSQL, checks)
+	}
 	return fmt.Sprintf(`UPDATE %s SET status = %s, row_count = %s, ended_at = %s, error = %s, checks = %s
 WHERE run_id = %s AND job_name = %s AND partition_key = %s`,
 		g.Qualify(s.Audit), g.String(r.Status), count, ended, errSQL, checks,
@@ -179,13 +199,27 @@ WHERE run_id = %s AND job_name = %s AND partition_key = %s`,
 
 // RunningQuery lists the runs with running rows.
 func RunningQuery(g adapters.Literals, s plan.State) string {
+	if appendOnly(g) {
+		return fmt.Sprintf("SELECT DISTINCT run_id FROM (\n%s\n) AS latest\nWHERE idemc_rank = 1 AND status = 'running'", latestRows(g, s))
+	}
 	return fmt.Sprintf("SELECT DISTINCT run_id FROM %s WHERE status = 'running'", g.Qualify(s.Audit))
 }
 
-// Abandon marks a dead run's running rows.
+// abandonedError is a dead run's unit's error.
+const abandonedError = "the run that started this unit ended without finishing it (killed or crashed); its write was rolled back"
+
+// Abandon marks a dead run's running rows; append-only, it adds an
+// abandoned row after each unit of that run whose latest row is running.
 func Abandon(g adapters.Literals, s plan.State, deadRun string) string {
+	if appendOnly(g) {
+		return fmt.Sprintf(`INSERT INTO %s (%s)
+SELECT run_id, job_name, partition_key, 'abandoned', row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, %s, checks, inputs, data_version FROM (
+%s
+) AS latest
+WHERE idemc_rank = 1 AND status = 'running' AND run_id = %s`, g.Qualify(s.Audit), auditColumns, g.String(abandonedError), latestRows(g, s), g.String(deadRun))
+	}
 	return fmt.Sprintf("UPDATE %s SET status = 'abandoned', error = %s\nWHERE status = 'running' AND run_id = %s",
-		g.Qualify(s.Audit), g.String("the run that started this unit ended without finishing it (killed or crashed); its write was rolled back"), g.String(deadRun))
+		g.Qualify(s.Audit), g.String(abandonedError), g.String(deadRun))
 }
 
 // MarksQuery lists the watermark models' high-water marks.
@@ -195,12 +229,81 @@ func MarksQuery(g adapters.Literals, s plan.State) string {
 
 // StatusQuery returns the latest audit row of every unit.
 func StatusQuery(g adapters.Literals, s plan.State) string {
+	return StatusQueryOf(g, s, nil, nil)
+}
+
+// StatusQueryOf is StatusQuery for the units of the given jobs (all when
+// nil) and partitions (all when nil): filtered before the ranking, so
+// that an index on the unit key (AuditIndex) makes one partition's status
+// cost that partition's rows, not the whole history's.
+func StatusQueryOf(g adapters.Literals, s plan.State, jobs, partitions []string) string {
+	var where []string
+	for _, f := range []struct {
+		col  string
+		vals []string
+	}{{"job_name", jobs}, {"partition_key", partitions}} {
+		if f.vals == nil {
+			continue
+		}
+		lits := make([]string, len(f.vals))
+		for i, v := range f.vals {
+			lits[i] = g.String(v)
+		}
+		where = append(where, fmt.Sprintf("%s IN (%s)", f.col, strings.Join(lits, ", ")))
+	}
+	ranked := latestRows(g, s)
+	if len(where) > 0 {
+		ranked += "\n  WHERE " + strings.Join(where, " AND ")
+	}
 	return fmt.Sprintf(`SELECT job_name, partition_key, status, row_count, attempt, started_at, ended_at, run_id, code_hash, error, inputs, data_version, as_of FROM (
-  SELECT a.*, row_number() OVER (PARTITION BY job_name, partition_key ORDER BY attempt DESC, started_at DESC) AS idemc_rank
-  FROM %s AS a
+%s
 ) AS latest
 WHERE idemc_rank = 1
-ORDER BY job_name, partition_key`, g.Qualify(s.Audit))
+ORDER BY job_name, partition_key`, ranked)
+}
+
+// latestRows ranks every unit's audit rows, its latest first
+// (idemc_rank = 1): the highest attempt, the latest start; append-only, an
+// attempt's final row before its running row (they share the start).
+func latestRows(g adapters.Literals, s plan.State) string {
+	order := "attempt DESC, started_at DESC"
+	if appendOnly(g) {
+		order += ", CASE WHEN status = 'running' THEN 1 ELSE 0 END, ended_at DESC"
+	}
+	return fmt.Sprintf(`  SELECT a.*, row_number() OVER (PARTITION BY job_name, partition_key ORDER BY %s) AS idemc_rank
+  FROM %s AS a`, order, g.Qualify(s.Audit))
+}
+
+// auditColumns are the audit row's columns, in the order the statements
+// here write them.
+const auditColumns = "run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version"
+
+// appendOnly reports a dialect whose audit rows are never updated
+// (Spelling.AuditAppendOnly).
+func appendOnly(g adapters.Literals) bool {
+	a, ok := g.(interface{ AuditAppendOnly() bool })
+	return ok && a.AuditAppendOnly()
+}
+
+// AuditAppendOnly reports Spelling.AuditAppendOnly.
+func (g Gen) AuditAppendOnly() bool { return g.S.AuditAppendOnly }
+
+// auditFinishRow is auditFinish as a row of its own: the unit's row with
+// its final status, inserted after its running row. BigQuery runs
+// concurrent INSERTs into one table without conflicts, while its mutating
+// DML (UPDATE, DELETE, MERGE) of one table conflicts and is cancelled
+// (cloud.google.com/bigquery/docs/data-manipulation-language, "Concurrent
+// jobs"): every unit's end updated the one shared audit table (issue 12).
+func (g Gen) auditFinishRow(s plan.State, r *plan.AuditRow, count, ended, errSQL, checks string) string {
+	attempt, started := fmt.Sprint(r.Attempt), tsOrNull(g, r.Started)
+	if r.Attempt <= 0 {
+		attempt, started = "<attempt>", "<started_at>" // as AuditStart prints them
+	}
+	return fmt.Sprintf(`INSERT INTO %s (%s)
+SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s`,
+		g.Qualify(s.Audit), auditColumns, g.String(r.RunID), g.String(r.Job), g.String(r.Partition), g.String(r.Status), count,
+		started, ended, attempt, g.String(r.CodeHash), strOrNull(g, r.GitCommit), g.String(r.Target), tsOrNull(g, r.AsOf),
+		errSQL, checks, strOrNull(g, r.Inputs), strOrNull(g, r.DataVersion))
 }
 
 // LastRunQuery returns the most recent retryable run (run ids are

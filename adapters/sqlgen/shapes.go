@@ -2,6 +2,7 @@ package sqlgen
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/idemc/idemc/plan"
 )
@@ -129,8 +130,16 @@ func (g Gen) script(h Hooks, w *plan.Write) []plan.Step {
 	}
 	fin := g.AuditFinishStep(w, "")
 	fin.Comment = "record success, in the script transaction"
+	if g.S.AuditAppendOnly {
+		// The final row is inserted with its count, evaluated in the
+		// script: no UPDATE of the shared audit table.
+		fin.SQL = strings.Replace(fin.SQL, plan.Token(plan.SlotRows), "("+count+")", 1)
+		fin.Comment = "record success and the row count, counted inside the script transaction"
+	}
 	steps = append(steps, fin)
-	add(plan.StateStep, "the audit row's row_count, counted inside the script transaction", g.auditCount(w, count))
+	if !g.S.AuditAppendOnly {
+		add(plan.StateStep, "the audit row's row_count, counted inside the script transaction", g.auditCount(w, count))
+	}
 	add(plan.Commit, h.CommitNote, h.Commit)
 	steps = deferScript(steps)
 	steps = append(steps, warn...)

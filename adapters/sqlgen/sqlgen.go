@@ -43,6 +43,11 @@ type Spelling struct {
 	// AuditIndex adds an index on the audit row's key, so that concurrent
 	// audit updates lock only their own rows (InnoDB locks what it scans).
 	AuditIndex bool
+	// AuditAppendOnly: audit rows are only ever inserted, never updated
+	// (BigQuery, where concurrent UPDATEs of one table conflict and
+	// INSERTs do not): a unit's end is a second row of its attempt, and
+	// readers take the latest row of each unit (audit.go).
+	AuditAppendOnly bool
 	// AuditIndexDDL, when set, returns the idempotent statement that
 	// indexes the audit table's unit key in a statement of its own, run by
 	// every run that has work (PostgreSQL; MySQL's AuditIndex declares it

@@ -60,8 +60,11 @@
 //     a view left in place is not compared by rows: it has none of its
 //     own, and shows its inputs as they are now.
 //   - An interrupted build must exit 130, not die of the signal nor exit 1.
+//   - The run's own audit rows, once it ended by itself (audit.go): none
+//     left running, one row per unit it attempted, none for a unit it
+//     claimed and never started.
 //
-// Not compared: idemc's own tables (idemc_audit, idemc_runs, idemc_state)
+// Not compared (but for the audit rows above): idemc's own tables (idemc_audit, idemc_runs, idemc_state)
 // and relations the current files do not define (after a schema or alias
 // change the old relation is an orphan, which `idemc ls --orphans` reports;
 // a rebuild would not have it but it is no one's data).

@@ -160,7 +160,11 @@ func (s *sequenceRun) compare(ctx context.Context, prev Dump, out Outcome) ([]Di
 	if out.RunID != "" {
 		diffs = append(diffs, compiledDiffs(s.w.Dir, s.p, out)...)
 	}
-	return diffs, out.Output, nil
+	ad, err := s.auditDiffs(ctx, out)
+	if err != nil {
+		return nil, out.Output, err
+	}
+	return append(diffs, ad...), out.Output, nil
 }
 
 // previous is the warehouse now: the last comparison's reading when

@@ -31,8 +31,9 @@ func NewDialect() Dialect {
 			return "(" + a + " = " + b + " OR (" + a + " IS NULL AND " + b + " IS NULL))"
 		},
 		BigInt: "INT64", Text: "STRING",
-		TypeFamily: sqlgen.Families(typeFamilies, true),
-		ColumnType: columnType,
+		AuditAppendOnly: true, // concurrent units must not UPDATE the one audit table (issue 12)
+		TypeFamily:      sqlgen.Families(typeFamilies, true),
+		ColumnType:      columnType,
 	}}}
 }
 

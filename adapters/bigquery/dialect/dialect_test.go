@@ -73,10 +73,10 @@ func TestRecipeShapes(t *testing.T) {
 		w    *plan.Write
 		want string
 	}{
-		{"partition: one script", base, "prepare audit_start begin delete insert validate check audit_finish state commit check"},
-		{"merge: staged, then one script", &merge, "prepare audit_start stage validate begin merge check state state audit_finish state commit check cleanup"},
+		{"partition: one script", base, "prepare audit_start begin delete insert validate check audit_finish commit check"},
+		{"merge: staged, then one script", &merge, "prepare audit_start stage validate begin merge check state state audit_finish commit check cleanup"},
 		{"insert_overwrite: stage, check, publish", &overwrite, "prepare audit_start stage validate check check publish audit_finish cleanup"},
-		{"table: TRUNCATE + INSERT in one script", &table, "prepare audit_start begin delete insert check audit_finish state commit check"},
+		{"table: TRUNCATE + INSERT in one script", &table, "prepare audit_start begin delete insert check audit_finish commit check"},
 		{"view: checks on the published view", &view, "audit_start publish check check audit_finish"},
 	} {
 		if got := dialecttest.Purposes(d.Recipe(tc.w)); got != tc.want {

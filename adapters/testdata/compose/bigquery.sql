@@ -47,12 +47,9 @@ CREATE OR REPLACE TABLE `analytics`.`events` CLONE `analytics`.`events__idemc_ne
 DROP TABLE IF EXISTS `analytics`.`events__idemc_old`;
 -- [begin] the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
--- [audit_finish] record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '2026-07-02';
--- [state] the audit row's row_count, counted inside the script transaction
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`events` AS t WHERE t.`d` >= DATE '2026-07-02' AND t.`d` < DATE '2026-07-03')
-WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '2026-07-02';
+-- [audit_finish] record success and the row count, counted inside the script transaction
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '20260703T060000.000Z-cafe0001', 'events', '2026-07-02', 'succeeded', (SELECT count(*) FROM `analytics`.`events` AS t WHERE t.`d` >= DATE '2026-07-02' AND t.`d` < DATE '2026-07-03'), NULL, <ended_at>, 1, 'h', NULL, 'prod', NULL, NULL, <checks>, NULL, NULL;
 -- [commit] submit the buffered script; BigQuery commits it whole or not at all
 COMMIT TRANSACTION;
 -- [cleanup] the copy, left by a failed unit or replaced by the swap
@@ -109,12 +106,9 @@ DELETE FROM `analytics`.`idemc_state` WHERE job_name = 'events' AND EXISTS (SELE
 -- [state] record the batch's maximum d
 INSERT INTO `analytics`.`idemc_state` (job_name, high_water, run_id, updated_at)
 SELECT 'events', CAST(max(`d`) AS STRING), '20260703T060000.000Z-cafe0001', NULL FROM `analytics`.`events__idemc_new__idemc_stage_ebf41686` HAVING max(`d`) IS NOT NULL;
--- [audit_finish] record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
--- [state] the audit row's row_count, counted inside the script transaction
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`events__idemc_new__idemc_stage_ebf41686`)
-WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
+-- [audit_finish] record success and the row count, counted inside the script transaction
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '20260703T060000.000Z-cafe0001', 'events', '', 'succeeded', (SELECT count(*) FROM `analytics`.`events__idemc_new__idemc_stage_ebf41686`), NULL, <ended_at>, 1, 'h', NULL, 'prod', NULL, NULL, <checks>, NULL, NULL;
 -- [commit] submit the buffered script; BigQuery commits it whole or not at all
 COMMIT TRANSACTION;
 -- [cleanup] drop the staging table
@@ -164,12 +158,9 @@ ALTER TABLE IF EXISTS `analytics`.`events__idemc_old` RENAME TO `events`;
 DROP VIEW IF EXISTS `analytics`.`events__idemc_old`;
 -- [begin] the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
--- [audit_finish] record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
--- [state] the audit row's row_count, counted inside the script transaction
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`events`)
-WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
+-- [audit_finish] record success and the row count, counted inside the script transaction
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '20260703T060000.000Z-cafe0001', 'events', '', 'succeeded', (SELECT count(*) FROM `analytics`.`events`), NULL, <ended_at>, 1, 'h', NULL, 'prod', NULL, NULL, <checks>, NULL, NULL;
 -- [commit] submit the buffered script; BigQuery commits it whole or not at all
 COMMIT TRANSACTION;
 -- [cleanup] a unit that failed between the renames: put the previous relation back
@@ -202,8 +193,8 @@ SELECT id, d FROM raw.events;
 -- [schema] drop the previous relation
 DROP TABLE IF EXISTS `analytics`.`events__idemc_old`;
 -- [audit_finish] record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '20260703T060000.000Z-cafe0001', 'events', '', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', NULL, 'prod', NULL, NULL, <checks>, NULL, NULL;
 -- [cleanup] a unit that failed between the renames: put the previous relation back
 ALTER TABLE IF EXISTS `analytics`.`events__idemc_old` RENAME TO `events`;
 -- [cleanup] the view, left by a failed unit

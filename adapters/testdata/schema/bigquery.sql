@@ -103,12 +103,9 @@ TRUNCATE TABLE `analytics`.`events`;
 -- [insert] write the batch
 INSERT INTO `analytics`.`events` (`id`, `d`, `amount`)
 SELECT `id`, `d`, `amount` FROM `analytics`.`events__idemc_stage_c2ded2c6`;
--- [audit_finish] record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
--- [state] the audit row's row_count, counted inside the script transaction
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`events__idemc_stage_c2ded2c6`)
-WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
+-- [audit_finish] record success and the row count, counted inside the script transaction
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '<run_id>', 'events', '', 'succeeded', (SELECT count(*) FROM `analytics`.`events__idemc_stage_c2ded2c6`), <started_at>, <ended_at>, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, <checks>, NULL, NULL;
 -- [commit] submit the buffered script; BigQuery commits it whole or not at all
 COMMIT TRANSACTION;
 -- [cleanup] drop the staging table
@@ -132,12 +129,9 @@ INSERT INTO `analytics`.`totals` (`user_id`, `n`)
 SELECT `user_id`, `n` FROM (
 SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id
 ) AS idemc_batch;
--- [audit_finish] record success, in the script transaction
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
--- [state] the audit row's row_count, counted inside the script transaction
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`totals`)
-WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
+-- [audit_finish] record success and the row count, counted inside the script transaction
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '<run_id>', 'totals', '', 'succeeded', (SELECT count(*) FROM `analytics`.`totals`), <started_at>, <ended_at>, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, <checks>, NULL, NULL;
 -- [commit] submit the buffered script; BigQuery commits it whole or not at all
 COMMIT TRANSACTION;
 

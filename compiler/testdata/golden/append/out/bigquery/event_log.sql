@@ -19,16 +19,12 @@ BEGIN TRANSACTION;
 --    deferred to the script's commit
 INSERT INTO `analytics`.`event_log` (`event_id`, `event_at`, `kind`)
 SELECT `event_id`, `event_at`, `kind` FROM `analytics`.`event_log__idemc_stage_0c53fdac`;
--- 6. audit_finish: record success, in the script transaction
+-- 6. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
--- 7. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`event_log__idemc_stage_0c53fdac`)
-WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
--- 8. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'event_log', '', 'succeeded', (SELECT count(*) FROM `analytics`.`event_log__idemc_stage_0c53fdac`), <started_at>, <ended_at>, <attempt>, '13ef8ca8e2c1de73', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '7ced13d2d57425814d6bf3aa', 'r:r1';
+-- 7. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;
--- 9. cleanup: drop the staging table
+-- 8. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`event_log__idemc_stage_0c53fdac`;

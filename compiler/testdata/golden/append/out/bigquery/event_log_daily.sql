@@ -31,14 +31,10 @@ SELECT count(*) AS n FROM `analytics`.`event_log_daily`
 WHERE `event_date` IS NULL
 HAVING count(*) > 0
 ) AS 'idemc check not_null(event_date)';
--- 6. audit_finish: record success, in the script transaction
+-- 6. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'event_log_daily' AND partition_key = '2026-07-02';
--- 7. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`event_log_daily` AS t WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03')
-WHERE run_id = 'r1' AND job_name = 'event_log_daily' AND partition_key = '2026-07-02';
--- 8. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'event_log_daily', '2026-07-02', 'succeeded', (SELECT count(*) FROM `analytics`.`event_log_daily` AS t WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'), <started_at>, <ended_at>, <attempt>, 'd9fa778eaf45b575', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '2e30999bfe7f70ca96cb8ad3', 'r:r1';
+-- 7. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;

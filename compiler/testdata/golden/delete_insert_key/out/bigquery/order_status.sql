@@ -39,16 +39,12 @@ GROUP BY t.`source_system`, t.`order_id`
 HAVING count(*) > 1
 LIMIT 5
 ) AS 'idemc check unique(source_system, order_id)';
--- 9. audit_finish: record success, in the script transaction
+-- 9. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'order_status' AND partition_key = '';
--- 10. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`order_status__idemc_stage_0c53fdac`)
-WHERE run_id = 'r1' AND job_name = 'order_status' AND partition_key = '';
--- 11. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'order_status', '', 'succeeded', (SELECT count(*) FROM `analytics`.`order_status__idemc_stage_0c53fdac`), <started_at>, <ended_at>, <attempt>, '825fb0685c62cdf8', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '573aada28845923a8791b7ee', 'r:r1';
+-- 10. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;
--- 12. cleanup: drop the staging table
+-- 11. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`order_status__idemc_stage_0c53fdac`;

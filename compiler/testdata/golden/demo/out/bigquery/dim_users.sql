@@ -72,16 +72,12 @@ DELETE FROM `analytics`.`idemc_state` WHERE job_name = 'dim_users' AND EXISTS (S
 --    deferred to the script's commit
 INSERT INTO `analytics`.`idemc_state` (job_name, high_water, run_id, updated_at)
 SELECT 'dim_users', CAST(max(`updated_at`) AS STRING), 'r1', NULL FROM `analytics`.`dim_users__idemc_stage_0c53fdac` HAVING max(`updated_at`) IS NOT NULL;
--- 12. audit_finish: record success, in the script transaction
+-- 12. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'dim_users' AND partition_key = '';
--- 13. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`dim_users__idemc_stage_0c53fdac`)
-WHERE run_id = 'r1' AND job_name = 'dim_users' AND partition_key = '';
--- 14. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'dim_users', '', 'succeeded', (SELECT count(*) FROM `analytics`.`dim_users__idemc_stage_0c53fdac`), <started_at>, <ended_at>, <attempt>, 'a856d249489c6244', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'df05d5c67604df7face82549', 'r:r1';
+-- 13. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;
--- 15. cleanup: drop the staging table
+-- 14. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`dim_users__idemc_stage_0c53fdac`;

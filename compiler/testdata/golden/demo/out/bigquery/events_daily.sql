@@ -78,18 +78,14 @@ GROUP BY t.`event_key`
 HAVING count(*) > 1
 LIMIT 5
 ) AS 'idemc check unique(event_key)';
--- 11. audit_finish: record success, in the script transaction
+-- 11. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
--- 12. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`events_daily` AS t WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03')
-WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
--- 13. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'events_daily', '2026-07-02', 'succeeded', (SELECT count(*) FROM `analytics`.`events_daily` AS t WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'), <started_at>, <ended_at>, <attempt>, '14d58dac52b2e9cf', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '612d202e9ee48cb8ab833556', 'r:r1';
+-- 12. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;
--- 14. check: check min_rows(1) (warn), on the committed region
+-- 13. check: check min_rows(1) (warn), on the committed region
 SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`events_daily` AS t
 WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c
 WHERE n < 1;

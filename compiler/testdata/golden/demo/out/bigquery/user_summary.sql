@@ -70,14 +70,10 @@ GROUP BY t.`user_id`
 HAVING count(*) > 1
 LIMIT 5
 ) AS 'idemc check unique(user_id)';
--- 9. audit_finish: record success, in the script transaction
+-- 9. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
--- 10. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`user_summary`)
-WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
--- 11. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'user_summary', '', 'succeeded', (SELECT count(*) FROM `analytics`.`user_summary`), <started_at>, <ended_at>, <attempt>, 'af946fc3ce2337fd', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'b25bba1c7d83a75da36bdb15', 'r:r1';
+-- 10. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;

@@ -19,14 +19,10 @@ INSERT INTO `analytics`.`daily_revenue_by_country_and_product_category_for_finan
 SELECT `country`, `amount` FROM (
 SELECT country, sum(amount) AS amount FROM `raw`.`orders` GROUP BY country
 ) AS idemc_batch;
--- 6. audit_finish: record success, in the script transaction
+-- 6. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'revenue' AND partition_key = '';
--- 7. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6`)
-WHERE run_id = 'r1' AND job_name = 'revenue' AND partition_key = '';
--- 8. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'revenue', '', 'succeeded', (SELECT count(*) FROM `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6`), <started_at>, <ended_at>, <attempt>, 'dbe9fee1caa6ca3e', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '7b265eea3d08211576d26538', 'r:r1';
+-- 7. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;

@@ -29,16 +29,12 @@ USING `analytics`.`users_latest__idemc_stage_0c53fdac` AS s
 ON (t.`user_id` = s.`user_id` OR (t.`user_id` IS NULL AND s.`user_id` IS NULL))
 WHEN MATCHED THEN UPDATE SET `name` = s.`name`, `updated_at` = s.`updated_at`
 WHEN NOT MATCHED THEN INSERT (`user_id`, `name`, `updated_at`) VALUES (s.`user_id`, s.`name`, s.`updated_at`);
--- 7. audit_finish: record success, in the script transaction
+-- 7. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
--- 8. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`users_latest__idemc_stage_0c53fdac`)
-WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
--- 9. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'users_latest', '', 'succeeded', (SELECT count(*) FROM `analytics`.`users_latest__idemc_stage_0c53fdac`), <started_at>, <ended_at>, <attempt>, '7b260b988ec0005f', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '1db981ae48569f04de57e9d3', 'r:r1';
+-- 8. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;
--- 10. cleanup: drop the staging table
+-- 9. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`users_latest__idemc_stage_0c53fdac`;

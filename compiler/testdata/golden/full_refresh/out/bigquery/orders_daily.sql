@@ -51,15 +51,11 @@ GROUP BY t.`order_id`
 HAVING count(*) > 1
 LIMIT 5
 ) AS 'idemc check unique(order_id)';
--- 9. audit_finish: record success, in the script transaction
+-- 9. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-01';
--- 10. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`orders_daily` AS t WHERE t.`order_date` >= DATE '2026-07-01' AND t.`order_date` < DATE '2026-07-02')
-WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-01';
--- 11. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_daily', '2026-07-01', 'succeeded', (SELECT count(*) FROM `analytics`.`orders_daily` AS t WHERE t.`order_date` >= DATE '2026-07-01' AND t.`order_date` < DATE '2026-07-02'), <started_at>, <ended_at>, <attempt>, '2e047bdf931e8d71', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '614de22f6ea7344badcb7c62', 'r:r1';
+-- 10. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;
 
@@ -116,15 +112,11 @@ GROUP BY t.`order_id`
 HAVING count(*) > 1
 LIMIT 5
 ) AS 'idemc check unique(order_id)';
--- 9. audit_finish: record success, in the script transaction
+-- 9. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
--- 10. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`orders_daily` AS t WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03')
-WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
--- 11. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_daily', '2026-07-02', 'succeeded', (SELECT count(*) FROM `analytics`.`orders_daily` AS t WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03'), <started_at>, <ended_at>, <attempt>, '2e047bdf931e8d71', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '614de22f6ea7344badcb7c62', 'r:r1';
+-- 10. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;
 
@@ -181,14 +173,10 @@ GROUP BY t.`order_id`
 HAVING count(*) > 1
 LIMIT 5
 ) AS 'idemc check unique(order_id)';
--- 9. audit_finish: record success, in the script transaction
+-- 9. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-03';
--- 10. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`orders_daily` AS t WHERE t.`order_date` >= DATE '2026-07-03' AND t.`order_date` < DATE '2026-07-04')
-WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-03';
--- 11. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_daily', '2026-07-03', 'succeeded', (SELECT count(*) FROM `analytics`.`orders_daily` AS t WHERE t.`order_date` >= DATE '2026-07-03' AND t.`order_date` < DATE '2026-07-04'), <started_at>, <ended_at>, <attempt>, '2e047bdf931e8d71', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '614de22f6ea7344badcb7c62', 'r:r1';
+-- 10. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;

@@ -34,7 +34,7 @@ LIMIT 5;
 SELECT `order_id`, `order_date`, `user_id`, `amount` FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`;
 -- 7. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_daily', '2026-07-02', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '538396764bdfa277', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '56fc4cd6367803fff1d555b5', 'r:r1';
 -- 8. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`;

@@ -36,16 +36,12 @@ SELECT * FROM `analytics`.`customers` AS t
 WHERE (EXISTS (SELECT 1 FROM `analytics`.`customers__idemc_stage_0c53fdac` AS s WHERE (t.`source_system` = s.`source_system` OR (t.`source_system` IS NULL AND s.`source_system` IS NULL)) AND (t.`user_id` = s.`user_id` OR (t.`user_id` IS NULL AND s.`user_id` IS NULL)))) AND (t.`user_id` IS NULL)
 LIMIT 5
 ) AS 'idemc check not_null(user_id)';
--- 8. audit_finish: record success, in the script transaction
+-- 8. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
--- 9. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`customers__idemc_stage_0c53fdac`)
-WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
--- 10. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'customers', '', 'succeeded', (SELECT count(*) FROM `analytics`.`customers__idemc_stage_0c53fdac`), <started_at>, <ended_at>, <attempt>, '8cc98cf5edf77b54', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '91eaf19e05c123c169a094bd', 'r:r1';
+-- 9. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;
--- 11. cleanup: drop the staging table
+-- 10. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`customers__idemc_stage_0c53fdac`;

@@ -35,14 +35,10 @@ SELECT count(*) AS n FROM `analytics`.`events_hourly`
 WHERE `event_at` IS NULL
 HAVING count(*) > 0
 ) AS 'idemc check not_null(event_at)';
--- 7. audit_finish: record success, in the script transaction
+-- 7. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'events_hourly' AND partition_key = '2026-07-02T13';
--- 8. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`events_hourly` AS t WHERE t.`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND t.`event_at` < TIMESTAMP '2026-07-02 14:00:00')
-WHERE run_id = 'r1' AND job_name = 'events_hourly' AND partition_key = '2026-07-02T13';
--- 9. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'events_hourly', '2026-07-02T13', 'succeeded', (SELECT count(*) FROM `analytics`.`events_hourly` AS t WHERE t.`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND t.`event_at` < TIMESTAMP '2026-07-02 14:00:00'), <started_at>, <ended_at>, <attempt>, '8c179e81177e2704', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'a5d0d9c39a3902c12bd200e5', 'r:r1';
+-- 8. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;

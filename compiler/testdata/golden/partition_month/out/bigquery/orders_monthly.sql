@@ -35,14 +35,10 @@ SELECT count(*) AS n FROM `analytics`.`orders_monthly`
 WHERE `order_month` IS NULL
 HAVING count(*) > 0
 ) AS 'idemc check not_null(order_month)';
--- 7. audit_finish: record success, in the script transaction
+-- 7. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'orders_monthly' AND partition_key = '2026-06';
--- 8. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`orders_monthly` AS t WHERE t.`order_month` >= DATE '2026-06-01' AND t.`order_month` < DATE '2026-07-01')
-WHERE run_id = 'r1' AND job_name = 'orders_monthly' AND partition_key = '2026-06';
--- 9. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_monthly', '2026-06', 'succeeded', (SELECT count(*) FROM `analytics`.`orders_monthly` AS t WHERE t.`order_month` >= DATE '2026-06-01' AND t.`order_month` < DATE '2026-07-01'), <started_at>, <ended_at>, <attempt>, '1fc5ec69e8057b3f', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'b04e8480606c262dcbb29b57', 'r:r1';
+-- 8. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;

@@ -30,7 +30,7 @@ HAVING count(*) > 0;
 SELECT `order_id`, `order_month`, `amount` FROM `analytics`.`orders_monthly_overwrite__idemc_stage_202606_0c53fdac`;
 -- 6. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`orders_monthly_overwrite__idemc_stage_202606_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'orders_monthly_overwrite' AND partition_key = '2026-06';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_monthly_overwrite', '2026-06', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'bc25d1dcc71b8990', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'aa1fc54636fcc491bac79d4e', 'r:r1';
 -- 7. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_monthly_overwrite__idemc_stage_202606_0c53fdac`;

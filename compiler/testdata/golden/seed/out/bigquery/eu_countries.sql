@@ -27,14 +27,10 @@ GROUP BY t.`code`
 HAVING count(*) > 1
 LIMIT 5
 ) AS 'idemc check unique(code)';
--- 7. audit_finish: record success, in the script transaction
+-- 7. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'eu_countries' AND partition_key = '';
--- 8. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`eu_countries`)
-WHERE run_id = 'r1' AND job_name = 'eu_countries' AND partition_key = '';
--- 9. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'eu_countries', '', 'succeeded', (SELECT count(*) FROM `analytics`.`eu_countries`), <started_at>, <ended_at>, <attempt>, '8d8e033bc33fef72', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'c9ab4a4f16002c0f2e81be6a', 'r:r1';
+-- 8. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;

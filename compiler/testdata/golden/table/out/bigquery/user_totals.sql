@@ -37,14 +37,10 @@ GROUP BY t.`user_id`
 HAVING count(*) > 1
 LIMIT 5
 ) AS 'idemc check unique(user_id)';
--- 8. audit_finish: record success, in the script transaction
+-- 8. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'user_totals' AND partition_key = '';
--- 9. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`user_totals`)
-WHERE run_id = 'r1' AND job_name = 'user_totals' AND partition_key = '';
--- 10. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'user_totals', '', 'succeeded', (SELECT count(*) FROM `analytics`.`user_totals`), <started_at>, <ended_at>, <attempt>, '2262f282c198ada3', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'a0cf4eb1119826ad2c7bf616', 'r:r1';
+-- 9. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;

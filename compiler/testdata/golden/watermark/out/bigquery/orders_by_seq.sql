@@ -38,16 +38,12 @@ DELETE FROM `analytics`.`idemc_state` WHERE job_name = 'orders_by_seq' AND EXIST
 --    deferred to the script's commit
 INSERT INTO `analytics`.`idemc_state` (job_name, high_water, run_id, updated_at)
 SELECT 'orders_by_seq', CAST(max(`order_seq`) AS STRING), 'r1', NULL FROM `analytics`.`orders_by_seq__idemc_stage_0c53fdac` HAVING max(`order_seq`) IS NOT NULL;
--- 9. audit_finish: record success, in the script transaction
+-- 9. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'orders_by_seq' AND partition_key = '';
--- 10. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`orders_by_seq__idemc_stage_0c53fdac`)
-WHERE run_id = 'r1' AND job_name = 'orders_by_seq' AND partition_key = '';
--- 11. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_by_seq', '', 'succeeded', (SELECT count(*) FROM `analytics`.`orders_by_seq__idemc_stage_0c53fdac`), <started_at>, <ended_at>, <attempt>, '8bdd95dc14d98177', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '81f13224c2492243b2019a18', 'r:r1';
+-- 10. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;
--- 12. cleanup: drop the staging table
+-- 11. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_by_seq__idemc_stage_0c53fdac`;

@@ -38,16 +38,12 @@ DELETE FROM `analytics`.`idemc_state` WHERE job_name = 'users_by_time' AND EXIST
 --    deferred to the script's commit
 INSERT INTO `analytics`.`idemc_state` (job_name, high_water, run_id, updated_at)
 SELECT 'users_by_time', CAST(max(`updated_at`) AS STRING), 'r1', NULL FROM `analytics`.`users_by_time__idemc_stage_0c53fdac` HAVING max(`updated_at`) IS NOT NULL;
--- 9. audit_finish: record success, in the script transaction
+-- 9. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'users_by_time' AND partition_key = '';
--- 10. state: the audit row's row_count, counted inside the script transaction
---    deferred to the script's commit
-UPDATE `analytics`.`idemc_audit` SET row_count = (SELECT count(*) FROM `analytics`.`users_by_time__idemc_stage_0c53fdac`)
-WHERE run_id = 'r1' AND job_name = 'users_by_time' AND partition_key = '';
--- 11. commit: submit the buffered script; BigQuery commits it whole or not at all
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'users_by_time', '', 'succeeded', (SELECT count(*) FROM `analytics`.`users_by_time__idemc_stage_0c53fdac`), <started_at>, <ended_at>, <attempt>, '760b0f3bc92b7df5', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '2c945fe7bee9204ca09d3acb', 'r:r1';
+-- 10. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;
--- 12. cleanup: drop the staging table
+-- 11. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`users_by_time__idemc_stage_0c53fdac`;
