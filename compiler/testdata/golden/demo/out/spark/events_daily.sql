@@ -34,7 +34,7 @@ HAVING count(*) > 0;
 -- 5. check: check expect(sum(amount_cents) >= 0) (error) on the staged batch, before publishing
 SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok, count(*) AS n FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac` AS t
 WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c
-WHERE n > 0 AND ok IS NOT TRUE;
+WHERE n > 0 AND NOT coalesce(ok, FALSE);
 -- 6. check: check min_rows(1) (warn) on the staged batch, before publishing
 SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`events_daily__idemc_stage_20260702_0c53fdac` AS t
 WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03') AS c
