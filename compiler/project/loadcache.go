@@ -1,10 +1,12 @@
 package project
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/gob"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -226,22 +228,21 @@ func init() {
 
 // save writes the entries of this load when they differ from what was
 // read, written aside and renamed (a concurrent load reads the old file or
-// the new one). A cache that cannot be written costs time, not
-// correctness.
+// the new one). It is encoded straight into the file: a buffer of the
+// whole cache cost ~30 MiB of peak memory at 10,000 models. A cache that
+// cannot be written costs time, not correctness.
 func (k *loadCache) save() {
 	if k == nil || !k.dirty && len(k.fresh) == len(k.old) {
 		return
 	}
-	var buf bytes.Buffer
-	if gob.NewEncoder(&buf).Encode(loadCacheData{Format: loadCacheFormat, Env: k.env, Entries: k.fresh}) != nil {
-		return
-	}
-	_ = writeAside(k.dir, loadCacheFile, buf.Bytes())
+	_ = writeAside(k.dir, loadCacheFile, func(w io.Writer) error {
+		return gob.NewEncoder(w).Encode(loadCacheData{Format: loadCacheFormat, Env: k.env, Entries: k.fresh})
+	})
 }
 
-// writeAside replaces dir/name with data: written to a temporary file
-// beside it, then renamed over it.
-func writeAside(dir, name string, data []byte) error {
+// writeAside replaces dir/name with what write writes: written to a
+// temporary file beside it, then renamed over it.
+func writeAside(dir, name string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -249,7 +250,11 @@ func writeAside(dir, name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	bw := bufio.NewWriterSize(f, 1<<16)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
