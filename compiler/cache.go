@@ -10,11 +10,10 @@ import (
 	"hash"
 	"os"
 	"path/filepath"
-	"runtime/debug"
-	"strings"
 	"sync"
 
 	"github.com/idemc/idemc/compiler/analyze"
+	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/compiler/render"
 )
 
@@ -185,22 +184,5 @@ func (k *compileCache) save(dir string) {
 	}
 }
 
-// buildID names this idemc build: its module version and VCS revision, and
-// the executable's size and time (a rebuild without a commit changes them).
-var buildID = sync.OnceValue(func() string {
-	var b strings.Builder
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		b.WriteString(bi.Main.Version)
-		for _, s := range bi.Settings {
-			if strings.HasPrefix(s.Key, "vcs.") {
-				b.WriteString("|" + s.Key + "=" + s.Value)
-			}
-		}
-	}
-	if exe, err := os.Executable(); err == nil {
-		if st, err := os.Stat(exe); err == nil {
-			fmt.Fprintf(&b, "|%s|%d|%d", exe, st.Size(), st.ModTime().UnixNano())
-		}
-	}
-	return b.String()
-})
+// buildID names this idemc build (the load cache's too).
+var buildID = project.BuildID

@@ -21,12 +21,12 @@ func cacheOpts(cache string, w *compiler.Work) compiler.Options {
 	return compiler.Options{Models: true, Partition: "2026-07-01", AsOf: time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC), Cache: cache, Work: w}
 }
 
-// compileDir loads dir and compiles it; the text is everything a compile
-// gives a caller: the error, or the plan with its SQL, every node and the
-// findings.
+// compileDir loads dir (through the load cache when opts has a cache) and
+// compiles it; the text is everything a compile gives a caller: the error,
+// or the plan with its SQL, every node and the findings.
 func compileDir(t *testing.T, dir string, opts compiler.Options) (string, *compiler.Work) {
 	t.Helper()
-	p, err := project.Load(dir)
+	p, err := project.LoadCached(dir, opts.Cache)
 	if err != nil {
 		return "load: " + err.Error(), opts.Work
 	}
@@ -84,8 +84,9 @@ func modelFiles(t *testing.T, dir string) []string {
 
 // TestCacheEqualsCold: after each of a random sequence of edits (a
 // model's SQL, its header, a macro, a var, the target, a model deleted or
-// added), a compile reading the cache gives exactly what a compile without
-// it gives — the error, or every unit's SQL, node and finding.
+// added, a touch without change, a same-size edit keeping the modification
+// time), a load and compile reading the caches give exactly what they give
+// without them — the error, or every unit's SQL, node and finding.
 func TestCacheEqualsCold(t *testing.T) {
 	dir := t.TempDir()
 	if err := synth.Write(dir, 120, 7); err != nil {
@@ -94,11 +95,11 @@ func TestCacheEqualsCold(t *testing.T) {
 	cache := filepath.Join(dir, "target")
 	rng := rand.New(rand.NewPCG(18, 2))
 	hits := int64(0)
-	for round := 0; round < 14; round++ {
+	for round := 0; round < 18; round++ {
 		files := modelFiles(t, dir)
 		f := files[rng.IntN(len(files))]
 		what := ""
-		switch k := rng.IntN(7); {
+		switch k := rng.IntN(9); {
 		case round == 0:
 			what = "nothing (first compile)"
 		case k == 0:
@@ -123,6 +124,19 @@ func TestCacheEqualsCold(t *testing.T) {
 		case k == 5:
 			what = "a model deleted: " + f
 			_ = os.Remove(f)
+		case k == 6:
+			what = "a touch without change: " + f
+			now := time.Now()
+			_ = os.Chtimes(f, now, now)
+		case k == 7:
+			what = "a same-size edit, modification time kept: " + f
+			st, _ := os.Stat(f)
+			b, _ := os.ReadFile(f)
+			if i := strings.LastIndex(string(b), "SELECT"); i >= 0 {
+				copy(b[i:], "select")
+				_ = os.WriteFile(f, b, 0o644)
+				_ = os.Chtimes(f, st.ModTime(), st.ModTime())
+			}
 		default:
 			up := strings.TrimSuffix(filepath.Base(files[rng.IntN(len(files))]), ".sql")
 			what = "a model added reading " + up

@@ -161,3 +161,40 @@ func TestFanInWalksLinearly(t *testing.T) {
 		t.Errorf("%d units, want all %d models (nothing exists yet)", got, leaves+mids+1)
 	}
 }
+
+// TestPartitionPlanningFlatInHistory: planning one --partition of an
+// hourly model costs the same whether the model starts a month or a
+// century before it (allocations counted, not time). Checking the
+// partition against the model's range listed every partition since its
+// start: ~880,000 windows per model per compile for a century of hours.
+func TestPartitionPlanningFlatInHistory(t *testing.T) {
+	allocs := func(start string) float64 {
+		dir := t.TempDir()
+		files := map[string]string{
+			"project.toml": "name = \"h\"\ndefault_target = \"local\"\n[targets.local]\nengine = \"duckdb\"\npath = \"w.duckdb\"\n",
+			"models/h.sql": "/* idemc\nmaterialized = \"incremental\"\npartition_by = \"ts\"\ngranularity = \"hour\"\nstart = \"" + start + "\"\n*/\nSELECT TIMESTAMP '2026-07-01 00:00:00' AS ts\n",
+		}
+		for name, text := range files {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := project.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := compiler.Options{Models: true, Partition: "2026-07-01T05", AsOf: time.Date(2026, 7, 3, 0, 0, 0, 0, time.UTC)}
+		return testing.AllocsPerRun(3, func() {
+			if _, err := compiler.Compile(p, opts); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	recent, old := allocs("2026-06-01"), allocs("1926-07-01")
+	if old > recent*1.1+20 {
+		t.Errorf("a --partition compile made %.0f allocations for a model started a century ago, %.0f for one started a month ago: planning walks the history", old, recent)
+	}
+}

@@ -363,16 +363,26 @@ func (pl *planner) inRange(c *compiled, ws []plan.Window, asked string) error {
 		return nil
 	}
 	first, last := ws[0], ws[len(ws)-1]
-	valid := partition.Range(c.start, pl.opts.AsOf, c.gran)
+	asOf := pl.opts.AsOf
 	switch {
-	case len(valid) == 0:
+	case !c.start.Before(asOf):
 		return diag.Errorf("", 0, 0, "%s: model %s starts at %s, after --as-of %s: it has no partition to build yet",
-			asked, c.m.Name, partition.Key(c.start, c.gran), pl.opts.AsOf.UTC().Format(time.RFC3339))
-	case first.Start.Before(c.start) || !last.Start.Before(pl.opts.AsOf):
+			asked, c.m.Name, partition.Key(c.start, c.gran), asOf.UTC().Format(time.RFC3339))
+	case first.Start.Before(c.start) || !last.Start.Before(asOf):
 		return diag.Errorf("", 0, 0, "%s: model %s has partitions %s to %s (from its start to the last one begun before --as-of %s); choose partitions in that range",
-			asked, c.m.Name, valid[0].Key, valid[len(valid)-1].Key, pl.opts.AsOf.UTC().Format(time.RFC3339))
+			asked, c.m.Name, partition.Key(c.start, c.gran), partition.Key(lastBegun(asOf, c.gran), c.gran), asOf.UTC().Format(time.RFC3339))
 	}
 	return nil
+}
+
+// lastBegun is the start of the last partition begun before t: what
+// partition.Range(start, t, g) ends with, found without listing every
+// partition since the start (that made each --partition cost O(history)).
+func lastBegun(t time.Time, g string) time.Time {
+	if p := partition.Truncate(t, g); p.Before(t) {
+		return p
+	}
+	return partition.Truncate(t.Add(-time.Nanosecond), g)
 }
 
 // listed returns the model's units named in Options.Units, all forced.

@@ -130,8 +130,11 @@ func isTemp(name string) bool {
 // unit, and writes target/manifest.json. It updates the folder in place:
 // a file whose text is unchanged is not rewritten, a changed one is
 // replaced atomically (write aside, rename), and files and folders of units
-// no longer in the plan are removed; the manifest is written last.
+// no longer in the plan are removed; the manifest is written last. A
+// model's folder whose time says nothing was added or removed since the
+// manifest recorded it is not listed (compiledfiles.go).
 func WriteCompiled(root string, pl *plan.Plan, d adapters.Dialect) error {
+	start := time.Now()
 	dir := filepath.Join(root, "target", "compiled")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -148,51 +151,16 @@ func WriteCompiled(root string, pl *plan.Plan, d adapters.Dialect) error {
 		want[f] = true
 		want[filepath.Dir(f)] = true
 	}
-	// Remove what the plan no longer has.
-	models, err := os.ReadDir(dir)
+	old, oldDirs := readCompiledIndexes(root)
+	known, err := removeUnwanted(dir, want, knownDirs(want, old, oldDirs))
 	if err != nil {
 		return err
 	}
-	for _, m := range models {
-		if isTemp(m.Name()) {
-			continue
-		}
-		if !want[m.Name()] {
-			if err := os.RemoveAll(filepath.Join(dir, m.Name())); err != nil {
-				return err
-			}
-			continue
-		}
-		if !m.IsDir() {
-			continue
-		}
-		files, err := os.ReadDir(filepath.Join(dir, m.Name()))
-		if err != nil {
-			return err
-		}
-		for _, f := range files {
-			if rel := filepath.Join(m.Name(), f.Name()); !want[rel] && !isTemp(f.Name()) {
-				if err := os.RemoveAll(filepath.Join(dir, rel)); err != nil {
-					return err
-				}
-			}
-		}
+	index, err := updateUnits(dir, units, old, known)
+	if err != nil {
+		return err
 	}
-	// Write what changed. (One at a time: creating files and folders under
-	// one parent serializes in the file system anyway.)
-	old := readCompiledIndex(root)
-	index := make(map[string]compiledEntry, len(units))
-	var buf []byte
-	for _, u := range units {
-		e, err := updateUnitSQL(dir, u, &buf, old[filepath.ToSlash(unitFile(u))])
-		if err != nil {
-			return err
-		}
-		if e.SHA != "" {
-			index[filepath.ToSlash(unitFile(u))] = e
-		}
-	}
-	return writeManifest(root, pl, d, index)
+	return writeManifest(root, pl, d, index, recordDirs(dir, index, known, start))
 }
 
 // compiledEntry is what the manifest keeps of one file under
@@ -210,23 +178,30 @@ type compiledEntry struct {
 // rewritten unseen (the problem and the remedy of git's racy index).
 const racyWindow = 2 * time.Second
 
-// updateUnitSQL writes one unit's statements unless the file already holds
-// them (a changed file is replaced atomically: written aside, renamed); buf
-// is the caller's scratch space for reading the file. A file whose size and
-// time are those the index recorded with the text's hash is not read back.
-// It returns the file's index entry (none for a file just written).
-func updateUnitSQL(dir string, u *plan.Unit, buf *[]byte, old compiledEntry) (compiledEntry, error) {
+// unitEntry formats a unit's file and hashes it; ok when the index entry
+// still describes the file (same hash and size, and the file's size and
+// time are the recorded ones): the file need not be read or written.
+func unitEntry(dir string, u *plan.Unit, buf *[]byte, old compiledEntry) (e compiledEntry, text string, ok bool) {
 	var b strings.Builder
+	b.Grow(unitTextSize(u))
 	plan.FormatUnit(&b, u, true)
-	text := strings.TrimLeft(b.String(), "\n")
-	sum := sha256.Sum256([]byte(text))
-	e := compiledEntry{SHA: hex.EncodeToString(sum[:16]), Size: int64(len(text))}
-	path := filepath.Join(dir, unitFile(u))
+	text = strings.TrimLeft(b.String(), "\n")
+	*buf = append((*buf)[:0], text...) // reused: no copy of every file's text to collect
+	sum := sha256.Sum256(*buf)
+	e = compiledEntry{SHA: hex.EncodeToString(sum[:16]), Size: int64(len(text))}
 	if old.SHA == e.SHA && old.Size == e.Size {
-		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() == old.Size && st.ModTime().UnixNano() == old.MTime {
-			return old, nil
+		st, err := os.Stat(filepath.Join(dir, unitFile(u)))
+		if err == nil && st.Mode().IsRegular() && st.Size() == old.Size && st.ModTime().UnixNano() == old.MTime {
+			return old, text, true
 		}
 	}
+	return e, text, false
+}
+
+// writeUnitSQL writes a unit's file unless it holds text already, and
+// returns its index entry (none for a file just written).
+func writeUnitSQL(dir string, u *plan.Unit, buf *[]byte, e compiledEntry, text string) (compiledEntry, error) {
+	path := filepath.Join(dir, unitFile(u))
 	same, exists := holds(path, text, buf)
 	if !same {
 		if !exists {
@@ -246,38 +221,51 @@ func updateUnitSQL(dir string, u *plan.Unit, buf *[]byte, old compiledEntry) (co
 	return e, nil
 }
 
-// readCompiledIndex reads the index of target/compiled from the manifest,
-// decoding no further than its "compiled" field (written before the
-// nodes); nil when there is none.
+// readCompiledIndex reads the files' index of target/compiled.
 func readCompiledIndex(root string) map[string]compiledEntry {
+	files, _ := readCompiledIndexes(root)
+	return files
+}
+
+// readCompiledIndexes reads the index of target/compiled from the
+// manifest, its files and folders, decoding no further (they are written
+// before the nodes); nil when there is none.
+func readCompiledIndexes(root string) (files map[string]compiledEntry, dirs map[string]compiledDir) {
 	f, err := os.Open(filepath.Join(root, "target", "manifest.json"))
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	defer f.Close()
 	dec := json.NewDecoder(bufio.NewReader(f))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
+		return nil, nil
 	}
 	for dec.More() {
 		t, err := dec.Token()
 		key, ok := t.(string)
 		if err != nil || !ok {
-			return nil
+			return nil, nil
 		}
-		if key == "compiled" {
-			var m map[string]compiledEntry
-			if dec.Decode(&m) != nil {
-				return nil
+		switch key {
+		case "compiled":
+			if dec.Decode(&files) != nil {
+				return nil, nil
 			}
-			return m
-		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return nil
+		case "compiled_dirs":
+			if dec.Decode(&dirs) != nil {
+				return files, nil
+			}
+			return files, dirs
+		case "nodes":
+			return files, dirs
+		default:
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil, nil
+			}
 		}
 	}
-	return nil
+	return files, dirs
 }
 
 // holds reports whether the file at path has exactly text, and whether it
@@ -320,15 +308,16 @@ type manifestNode struct {
 // writeManifest records the project's graph in target/manifest.json, and
 // the index of target/compiled when the caller has one (a build, whose
 // units rewrite their files as they run, has none).
-func writeManifest(root string, pl *plan.Plan, d adapters.Dialect, compiled map[string]compiledEntry) error {
+func writeManifest(root string, pl *plan.Plan, d adapters.Dialect, compiled map[string]compiledEntry, dirs map[string]compiledDir) error {
 	out := struct {
 		SchemaVersion int                      `json:"schema_version"`
 		Project       string                   `json:"project"`
 		Target        string                   `json:"target"`
 		Engine        string                   `json:"engine"`
 		Compiled      map[string]compiledEntry `json:"compiled,omitempty"` // before the nodes: read alone
+		CompiledDirs  map[string]compiledDir   `json:"compiled_dirs,omitempty"`
 		Nodes         []manifestNode           `json:"nodes"`
-	}{SchemaVersion: ResultsSchemaVersion, Project: pl.Project, Target: pl.Target, Engine: pl.Engine, Compiled: compiled}
+	}{SchemaVersion: ResultsSchemaVersion, Project: pl.Project, Target: pl.Target, Engine: pl.Engine, Compiled: compiled, CompiledDirs: dirs}
 	for _, n := range pl.Graph.Nodes() {
 		node := pl.Nodes[n]
 		mn := manifestNode{Name: n, Path: node.Path, Kind: "model", Materialized: node.Materialized, Strategy: node.Strategy,

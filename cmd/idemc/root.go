@@ -195,11 +195,12 @@ func (c *common) windowFlags(cmd *cobra.Command) {
 // load reads the project and turns flags into compile options.
 func (c *common) load() (*project.Project, compiler.Options, error) {
 	var opts compiler.Options
-	p, err := project.Load(c.projectDir)
+	// The load and compile caches live in target/.
+	p, err := project.LoadCached(c.projectDir, filepath.Join(c.projectDir, "target"))
 	if err != nil {
 		return nil, opts, err
 	}
-	opts.Cache = filepath.Join(p.Root, "target") // the compile cache
+	opts.Cache = filepath.Join(p.Root, "target")
 	opts.Target = c.target
 	if opts.Target == "" {
 		opts.Target = os.Getenv("IDEMC_TARGET")

@@ -230,10 +230,10 @@ func (c *ModelConfig) WriteChecks(w io.Writer) {
 // (it is pasted into the check query as is: it must stay one expression
 // there, with no second statement, on any engine). files are every model
 // file, those that failed to load included (they are reported already).
-func (p *Project) checkReads(files []File, errs *diag.List) {
+func (p *Project) checkReads(files []string, errs *diag.List) {
 	known := map[string]bool{}
 	for _, f := range files {
-		known[strings.TrimSuffix(path.Base(f.Path), ".sql")] = true
+		known[strings.TrimSuffix(path.Base(f), ".sql")] = true
 	}
 	for _, s := range p.Seeds {
 		known[s.Name] = true

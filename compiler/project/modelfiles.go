@@ -1,6 +1,7 @@
 package project
 
 import (
+	"crypto/sha256"
 	"errors"
 	"io/fs"
 	"os"
@@ -23,12 +24,16 @@ type folderLayer struct {
 	layer
 }
 
-// loadFiles reads the model, macro, test and seed files.
-func (p *Project) loadFiles(base *layer, folders []folderLayer, errs *diag.List) {
+// loadFiles reads the model, macro, test and seed files; cache, when not
+// nil, gives back the models of files unchanged since it was written.
+func (p *Project) loadFiles(base *layer, folders []folderLayer, cache *loadCache, errs *diag.List) {
 	walk := func(dir, ext string, fn func(rel string, text string)) { p.walk(dir, ext, errs, fn) }
-	var files []File
-	walk("models", ".sql", func(rel, text string) { files = append(files, File{Path: rel, Text: text}) })
-	byName := p.parseModels(files, base, folders, errs)
+	var files []modelFile
+	p.walkFiles("models", ".sql", errs, func(rel, full string, fi fs.FileInfo) error {
+		files = append(files, modelFile{rel: rel, full: full, fi: fi})
+		return nil
+	})
+	byName := p.parseModels(files, base, folders, cache, errs)
 	walk("macros", ".sql", func(rel, text string) { p.Macros = append(p.Macros, File{Path: rel, Text: text}) })
 	walk("tests", ".sql", func(rel, text string) { p.Tests = append(p.Tests, File{Path: rel, Text: text}) })
 	walk("seeds", ".csv", func(rel, text string) {
@@ -41,17 +46,28 @@ func (p *Project) loadFiles(base *layer, folders []folderLayer, errs *diag.List)
 	})
 	p.checkSeedTables(errs)
 	p.checkHTTPNames(errs)
-	p.checkReads(files, errs)
+	rels := make([]string, len(files))
+	for i, f := range files {
+		rels[i] = f.rel
+	}
+	p.checkReads(rels, errs)
 	sort.Slice(p.Models, func(i, j int) bool { return p.Models[i].Name < p.Models[j].Name })
 	sort.Slice(p.Seeds, func(i, j int) bool { return p.Seeds[i].Name < p.Seeds[j].Name })
 	sort.Slice(p.Macros, func(i, j int) bool { return p.Macros[i].Path < p.Macros[j].Path })
 	sort.Slice(p.Tests, func(i, j int) bool { return p.Tests[i].Path < p.Tests[j].Path })
 }
 
-// parseModels parses the model files and returns the models by name.
-func (p *Project) parseModels(files []File, base *layer, folders []folderLayer, errs *diag.List) map[string]*Model {
-	// Headers are parsed in parallel (TOML decoding is most of loading);
-	// results are then taken in walk order, so errors stay deterministic.
+// modelFile is a models/**/*.sql file found by the walk.
+type modelFile struct {
+	rel, full string
+	fi        fs.FileInfo
+}
+
+// parseModels reads and parses the model files and returns the models by
+// name. Files are read and their headers parsed in parallel (TOML
+// decoding is most of loading); results are then taken in walk order, so
+// errors stay deterministic.
+func (p *Project) parseModels(files []modelFile, base *layer, folders []folderLayer, cache *loadCache, errs *diag.List) map[string]*Model {
 	models := make([]*Model, len(files))
 	merrs := make([]error, len(files))
 	var wg sync.WaitGroup
@@ -65,7 +81,7 @@ func (p *Project) parseModels(files []File, base *layer, folders []folderLayer, 
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				models[i], merrs[i] = parseModel(files[i].Path, files[i].Text, base, folders)
+				models[i], merrs[i] = loadModel(files[i], base, folders, cache)
 			}
 		}()
 	}
@@ -77,7 +93,7 @@ func (p *Project) parseModels(files []File, base *layer, folders []folderLayer, 
 			continue
 		}
 		if prev, ok := byName[m.Name]; ok {
-			errs.Add(files[i].Path, 1, 0, "duplicate model name %q: also defined in %s; rename one of the files", m.Name, prev.Path)
+			errs.Add(files[i].rel, 1, 0, "duplicate model name %q: also defined in %s; rename one of the files", m.Name, prev.Path)
 			continue
 		}
 		byName[m.Name] = m
@@ -86,8 +102,55 @@ func (p *Project) parseModels(files []File, base *layer, folders []folderLayer, 
 	return byName
 }
 
-// walk calls fn with every regular file under dir whose name ends in ext.
+// loadModel is one model file's model: the cache's when the file is
+// unchanged (by stat, or by hash when its stat changed or was racy),
+// parsed otherwise.
+func loadModel(f modelFile, base *layer, folders []folderLayer, cache *loadCache) (*Model, error) {
+	st := statOf(f.fi)
+	if m := cache.byStat(f.rel, st); m != nil {
+		return m, nil
+	}
+	b, err := os.ReadFile(f.full)
+	if err != nil {
+		return nil, diag.List{diag.Errorf("models", 0, 0, "%v", err)}
+	}
+	if line, why, bad := notText(b); bad {
+		return nil, diag.List{diag.Errorf(f.rel, line, 0, "%s; models/ holds UTF-8 .sql text files only: save it as UTF-8 or move it out of models/", why)}
+	}
+	var sum [sha256.Size]byte
+	if cache != nil {
+		sum = sha256.Sum256(b)
+		if m := cache.byHash(f.rel, st, sum); m != nil {
+			return m, nil
+		}
+	}
+	m, err := parseModel(f.rel, string(b), base, folders)
+	if err == nil {
+		cache.put(f.rel, st, sum, m)
+	}
+	return m, err
+}
+
+// walk calls fn with the text of every regular file under dir whose name
+// ends in ext.
 func (p *Project) walk(dir, ext string, errs *diag.List, fn func(rel string, text string)) {
+	p.walkFiles(dir, ext, errs, func(rel, full string, _ fs.FileInfo) error {
+		b, err := os.ReadFile(full)
+		if err != nil {
+			return err
+		}
+		if line, why, bad := notText(b); bad && ext == ".sql" {
+			errs.Add(rel, line, 0, "%s; %s/ holds UTF-8 .sql text files only: save it as UTF-8 or move it out of %s/", why, dir, dir)
+			return nil
+		}
+		fn(rel, string(b))
+		return nil
+	})
+}
+
+// walkFiles calls fn with every regular file under dir whose name ends in
+// ext: its slash-separated path relative to the root, its path and stat.
+func (p *Project) walkFiles(dir, ext string, errs *diag.List, fn func(rel, full string, fi fs.FileInfo) error) {
 	root := filepath.Join(p.Root, dir)
 	err := filepath.WalkDir(root, func(full string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -100,22 +163,18 @@ func (p *Project) walk(dir, ext string, errs *diag.List, fn func(rel string, tex
 			return nil
 		}
 		rel, _ := filepath.Rel(p.Root, full)
+		rel = filepath.ToSlash(rel)
 		// A FIFO or a device (a link to /dev/zero) would block the
 		// load or read without end.
-		if fi, err := os.Stat(full); err == nil && !fi.Mode().IsRegular() {
-			errs.Add(filepath.ToSlash(rel), 0, 0, "not a regular file (%s); %s/ holds %s files only: remove it", fi.Mode().Type(), dir, ext)
-			return nil
-		}
-		b, err := os.ReadFile(full)
+		fi, err := os.Stat(full)
 		if err != nil {
 			return err
 		}
-		if line, why, bad := notText(b); bad && ext == ".sql" {
-			errs.Add(filepath.ToSlash(rel), line, 0, "%s; %s/ holds UTF-8 .sql text files only: save it as UTF-8 or move it out of %s/", why, dir, dir)
+		if !fi.Mode().IsRegular() {
+			errs.Add(rel, 0, 0, "not a regular file (%s); %s/ holds %s files only: remove it", fi.Mode().Type(), dir, ext)
 			return nil
 		}
-		fn(filepath.ToSlash(rel), string(b))
-		return nil
+		return fn(rel, full, fi)
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		errs.Add(dir, 0, 0, "%v", err)

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/idemc/idemc/compiler/diag"
 )
@@ -89,22 +90,36 @@ type Pos struct {
 
 // Load reads the project at root. The error, if any, is a diag.List with every
 // problem found, sorted by position.
-func Load(root string) (*Project, error) {
+func Load(root string) (*Project, error) { return LoadCached(root, "") }
+
+// LoadCached is Load with the load cache in cacheDir (the project's
+// target/; "" for none): model files unchanged since it was written are
+// not read or parsed again (loadcache.go).
+func LoadCached(root, cacheDir string) (*Project, error) {
+	p, _, err := loadWith(root, cacheDir, time.Now())
+	return p, err
+}
+
+// loadWith loads with the cache in cacheDir, as of start (for the racy
+// window); it returns the cache too, for tests to count its work.
+func loadWith(root, cacheDir string, start time.Time) (*Project, *loadCache, error) {
 	var errs diag.List
 	text, err := os.ReadFile(filepath.Join(root, FileName))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, diag.List{diag.Errorf("", 0, 0, "no %s in %s: run idemc from a project folder or pass --project", FileName, root)}
+			return nil, nil, diag.List{diag.Errorf("", 0, 0, "no %s in %s: run idemc from a project folder or pass --project", FileName, root)}
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	p := &Project{Root: root}
 	base, folders := p.parseProjectFile(string(text), &errs)
 	if len(errs) > 0 {
-		return nil, errs.Err()
+		return nil, nil, errs.Err()
 	}
-	p.loadFiles(base, folders, &errs)
-	return p, errs.Err()
+	cache := openLoadCache(cacheDir, string(text), start)
+	p.loadFiles(base, folders, cache, &errs)
+	cache.save() // the models that loaded well
+	return p, cache, errs.Err()
 }
 
 // ThreadsFor is how many units run at once on the named target ("" for

@@ -1,0 +1,292 @@
+package project
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/gob"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The load cache keeps every model file's parsed settings and body under
+// target/, so that a load reads a file and decodes its TOML header only
+// when the file changed. A file is trusted by its stat (size, modification
+// and change times, inode, mode) only when its times were older than the
+// load that recorded it by more than racyWindow; a file as recent as that
+// could be rewritten within the file system's timestamp granularity with
+// the same size and times, so it is read and compared by hash (git's
+// "racy index" problem and remedy). Every entry depends on the project
+// file's text too (its [models] layers), the cache format and the idemc
+// build: when these change, every entry is a miss.
+//
+// Only models are cached; a new kind of node read from its own files
+// (seeds, macros, tests are read afresh: they are few and cheap) would add
+// its entries here beside models, with what it depends on in env.
+
+const loadCacheFile = "load_cache.gob"
+
+// loadCacheFormat changes whenever an entry's meaning does.
+const loadCacheFormat = "idemc-load-cache/1"
+
+// racyWindow: a file modified this recently before a load is checked by
+// hash on the next load, not by stat.
+const racyWindow = 2 * time.Second
+
+// fileStat is what a file's stat must still say for its entry to be used
+// without reading the file.
+type fileStat struct {
+	Size, MTime, CTime, Ino int64
+	Mode                    uint32
+}
+
+type modelEntry struct {
+	Stat  fileStat
+	Sum   [sha256.Size]byte // of the file's bytes
+	Racy  bool              // recorded too soon after the file changed: check Sum
+	Model *Model
+}
+
+type loadCacheData struct {
+	Format, Env string
+	Entries     map[string]*modelEntry // by model path
+}
+
+// loadCache is one load's view of the cache.
+type loadCache struct {
+	dir   string
+	env   string
+	start time.Time // before any file was looked at
+	old   map[string]*modelEntry
+	mu    sync.Mutex
+	fresh map[string]*modelEntry
+	dirty bool
+	// reads and parses count files read and headers parsed (tests).
+	reads, parses int
+}
+
+// openLoadCache reads the cache in dir for a project file of this text;
+// nil without a dir.
+func openLoadCache(dir, projectText string, start time.Time) *loadCache {
+	if dir == "" {
+		return nil
+	}
+	sum := sha256.Sum256([]byte(projectText))
+	k := &loadCache{dir: dir, env: fmt.Sprintf("%x|%s", sum, BuildID()), start: start, fresh: map[string]*modelEntry{}}
+	b, err := os.ReadFile(filepath.Join(dir, loadCacheFile))
+	if err != nil {
+		return k
+	}
+	var d loadCacheData
+	if gob.NewDecoder(bytes.NewReader(b)).Decode(&d) == nil && d.Format == loadCacheFormat && d.Env == k.env {
+		for _, e := range d.Entries {
+			if e.Model.HeaderLine == nil { // parseModel's is never nil; gob sends no empty map
+				e.Model.HeaderLine = map[string]Pos{}
+			}
+		}
+		k.old = d.Entries
+	}
+	return k
+}
+
+// statOf is the fileStat of fi.
+func statOf(fi fs.FileInfo) fileStat {
+	s := fileStat{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode())}
+	s.CTime, s.Ino = sysStat(fi)
+	return s
+}
+
+// racy reports whether a file of this stat could still change unseen by
+// its stat, given when the load began.
+func (k *loadCache) racy(s fileStat) bool {
+	limit := k.start.Add(-racyWindow).UnixNano()
+	return s.MTime >= limit || s.CTime >= limit
+}
+
+// byStat returns the model of rel when its stat is the one recorded and
+// was not racy: the file need not be read.
+func (k *loadCache) byStat(rel string, s fileStat) *Model {
+	if k == nil {
+		return nil
+	}
+	e := k.old[rel]
+	if e == nil || e.Racy || e.Stat != s {
+		return nil
+	}
+	k.keep(rel, &modelEntry{Stat: s, Sum: e.Sum, Racy: k.racy(s), Model: e.Model})
+	return e.Model
+}
+
+// byHash returns the model of rel when the file's bytes are the ones
+// recorded (its stat changed, or was racy).
+func (k *loadCache) byHash(rel string, s fileStat, sum [sha256.Size]byte) *Model {
+	if k == nil {
+		return nil
+	}
+	k.count(&k.reads)
+	e := k.old[rel]
+	if e == nil || e.Sum != sum {
+		k.count(&k.parses)
+		return nil
+	}
+	k.keep(rel, &modelEntry{Stat: s, Sum: sum, Racy: k.racy(s), Model: e.Model})
+	return e.Model
+}
+
+// put records a model just parsed from a file of this stat and hash, when
+// the cache can give it back exactly.
+func (k *loadCache) put(rel string, s fileStat, sum [sha256.Size]byte, m *Model) {
+	if k == nil {
+		return
+	}
+	exact := *m
+	if len(exact.HeaderLine) == 0 {
+		exact.HeaderLine = nil // restored at open
+	}
+	if !gobExact(reflect.ValueOf(exact)) {
+		return
+	}
+	k.keep(rel, &modelEntry{Stat: s, Sum: sum, Racy: k.racy(s), Model: m})
+}
+
+func (k *loadCache) count(n *int) {
+	k.mu.Lock()
+	*n++
+	k.mu.Unlock()
+}
+
+func (k *loadCache) keep(rel string, e *modelEntry) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.fresh[rel] = e
+	if o := k.old[rel]; o == nil || o.Stat != e.Stat || o.Racy != e.Racy || o.Sum != e.Sum {
+		k.dirty = true
+	}
+}
+
+// gobExact reports whether gob gives v back exactly: gob sends no empty
+// slice or map (they come back nil), sends interfaces only of registered
+// types, and keeps a time's offset but not its Location. A model whose
+// settings hold any of these is not cached (it is parsed every time).
+func gobExact(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Pointer:
+		return v.IsNil() || gobExact(v.Elem())
+	case reflect.Interface:
+		if v.IsNil() {
+			return true
+		}
+		switch v.Elem().Interface().(type) {
+		case string, int64, float64, bool, []any, map[string]any:
+			return gobExact(v.Elem())
+		}
+		return false
+	case reflect.Slice:
+		if !v.IsNil() && v.Len() == 0 {
+			return false
+		}
+		for i := 0; i < v.Len(); i++ {
+			if !gobExact(v.Index(i)) {
+				return false
+			}
+		}
+	case reflect.Map:
+		if !v.IsNil() && v.Len() == 0 {
+			return false
+		}
+		for it := v.MapRange(); it.Next(); {
+			if !gobExact(it.Value()) {
+				return false
+			}
+		}
+	case reflect.Struct:
+		if t, ok := v.Interface().(time.Time); ok {
+			return t.Location() == time.UTC
+		}
+		for i := 0; i < v.NumField(); i++ {
+			if !v.Type().Field(i).IsExported() || !gobExact(v.Field(i)) {
+				return false // gob drops unexported fields
+			}
+		}
+	}
+	return true
+}
+
+func init() {
+	// The TOML values a check's spec may hold (CheckSpec.Value).
+	gob.Register([]any{})
+	gob.Register(map[string]any{})
+}
+
+// save writes the entries of this load when they differ from what was
+// read, written aside and renamed (a concurrent load reads the old file or
+// the new one). It is encoded straight into the file: a buffer of the
+// whole cache cost ~30 MiB of peak memory at 10,000 models. A cache that
+// cannot be written costs time, not correctness.
+func (k *loadCache) save() {
+	if k == nil || !k.dirty && len(k.fresh) == len(k.old) {
+		return
+	}
+	_ = writeAside(k.dir, loadCacheFile, func(w io.Writer) error {
+		return gob.NewEncoder(w).Encode(loadCacheData{Format: loadCacheFormat, Env: k.env, Entries: k.fresh})
+	})
+}
+
+// writeAside replaces dir/name with what write writes: written to a
+// temporary file beside it, then renamed over it.
+func writeAside(dir, name string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, name))
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
+}
+
+// BuildID names this idemc build: its module version and VCS revision, and
+// the executable's size and time (a rebuild without a commit changes them).
+// Caches of what the build computes are keyed by it.
+var BuildID = sync.OnceValue(func() string {
+	var b strings.Builder
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		b.WriteString(bi.Main.Version)
+		for _, s := range bi.Settings {
+			if strings.HasPrefix(s.Key, "vcs.") {
+				b.WriteString("|" + s.Key + "=" + s.Value)
+			}
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		if st, err := os.Stat(exe); err == nil {
+			fmt.Fprintf(&b, "|%s|%d|%d", exe, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	return b.String()
+})
