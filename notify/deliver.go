@@ -14,7 +14,6 @@ import (
 	neturl "net/url"
 	"os"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -26,21 +25,12 @@ import (
 // lease never expires while its delivery may still arrive.
 const deliverTimeout = 30 * time.Second
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-
 // expand replaces ${VAR} from the environment; an unset variable is an
 // error naming it (never its value).
 func expand(s, what string) (string, error) {
-	var missing string
-	out := envRef.ReplaceAllStringFunc(s, func(m string) string {
-		v, ok := os.LookupEnv(m[2 : len(m)-1])
-		if !ok && missing == "" {
-			missing = m[2 : len(m)-1]
-		}
-		return v
-	})
-	if missing != "" {
-		return "", fmt.Errorf("%s needs environment variable %s, which is not set", what, missing)
+	out, missing := project.ExpandVars(s, os.LookupEnv)
+	if len(missing) > 0 {
+		return "", fmt.Errorf("%s needs environment variable %s, which is not set", what, missing[0])
 	}
 	return out, nil
 }

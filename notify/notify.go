@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,7 +78,7 @@ func Pass(ctx context.Context, p *project.Project, o Options) (Summary, error) {
 	}
 	defer eng.Close()
 	d, ok := ad.Dialect.(outboxSQL)
-	if !ok || !contains(engines, ad.Dialect.Name()) {
+	if !ok || !slices.Contains(engines, ad.Dialect.Name()) {
 		return sum, fmt.Errorf("idemc notify works on %s targets today, not %s", strings.Join(engines, ", "), ad.Dialect.Name())
 	}
 	sess, err := eng.Session(ctx)
@@ -236,13 +237,4 @@ func NewOwner() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return "notify-" + hex.EncodeToString(b[:])
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

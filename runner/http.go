@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -161,21 +159,18 @@ func newToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-
 // expandEnv replaces ${VAR}s from the environment and records their values
 // as secrets, so that they are redacted wherever a URL is shown or kept.
 func expandEnv(v, what, source string, secrets map[string]string) (string, error) {
-	var missing string
-	out := envRef.ReplaceAllStringFunc(v, func(ref string) string {
-		name := ref[2 : len(ref)-1]
-		val := os.Getenv(name)
-		if val == "" && missing == "" {
-			missing = name
-		}
+	out, m := project.ExpandVars(v, func(name string) (string, bool) {
+		val, ok := project.SetAndNotEmpty(name)
 		secrets[name] = val
-		return val
+		return val, ok
 	})
+	missing := ""
+	if len(m) > 0 {
+		missing = m[0]
+	}
 	if missing != "" {
 		return "", fmt.Errorf("[http.%s] %s needs environment variable %s, which is not set (or empty): export %s=…", source, what, missing, missing)
 	}

@@ -100,7 +100,8 @@ func printJSON(w io.Writer, key string, list any) {
 // openLineageConfig resolves [openlineage]: ${VAR} in the url from the
 // environment, the file relative to the project.
 func openLineageConfig(root string, o *project.OpenLineage) openlineage.Config {
-	cfg := openlineage.Config{URL: os.ExpandEnv(o.URL), Namespace: o.Namespace}
+	url, _ := project.ExpandVars(o.URL, os.LookupEnv) // an unset variable: the POST fails with a warning
+	cfg := openlineage.Config{URL: url, Namespace: o.Namespace}
 	if o.File != "" {
 		cfg.File = o.File
 		if !filepath.IsAbs(cfg.File) {

@@ -20,14 +20,9 @@ func (t *Target) Resolve(lookup func(string) (string, bool)) (map[string]string,
 	out := make(map[string]string, len(t.Settings)+2)
 	var missing []string
 	for k, v := range t.Settings {
-		out[k] = envRef.ReplaceAllStringFunc(v, func(ref string) string {
-			name := ref[2 : len(ref)-1]
-			val, ok := lookup(name)
-			if !ok {
-				missing = append(missing, name)
-			}
-			return val
-		})
+		var m []string
+		out[k], m = ExpandVars(v, lookup)
+		missing = append(missing, m...)
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
@@ -49,17 +44,38 @@ func (t *Target) Resolve(lookup func(string) (string, bool)) (map[string]string,
 // unset or empty variable is an error at the schema's line. Any other "$"
 // stays literal.
 func expandSchema(v, what string, line int) (string, *diag.Error) {
-	var missing string
-	out := envRef.ReplaceAllStringFunc(v, func(ref string) string {
-		name := ref[2 : len(ref)-1]
-		val := os.Getenv(name)
-		if val == "" && missing == "" {
-			missing = name
-		}
-		return val
-	})
+	out, m := ExpandVars(v, SetAndNotEmpty)
+	missing := ""
+	if len(m) > 0 {
+		missing = m[0]
+	}
 	if missing != "" {
 		return v, diag.Errorf(FileName, line, 0, "%s needs environment variable %s, which is not set: export %s=... or write the schema literally", what, missing, missing)
 	}
 	return out, nil
+}
+
+// ExpandVars replaces every ${VAR} in s by lookup's value, and lists the
+// names lookup has no value for (sorted, once each; they expand to ""). Any
+// other "$" stays literal. Every ${VAR} of idemc (targets, schemas, HTTP
+// sources, notify) is read through it.
+func ExpandVars(s string, lookup func(string) (string, bool)) (string, []string) {
+	var missing []string
+	out := envRef.ReplaceAllStringFunc(s, func(ref string) string {
+		name := ref[2 : len(ref)-1]
+		val, ok := lookup(name)
+		if !ok {
+			missing = append(missing, name)
+		}
+		return val
+	})
+	sort.Strings(missing)
+	return out, slices.Compact(missing)
+}
+
+// SetAndNotEmpty is os.LookupEnv counting an empty variable as unset:
+// for values (a schema, a URL) that cannot be empty.
+func SetAndNotEmpty(name string) (string, bool) {
+	v := os.Getenv(name)
+	return v, v != ""
 }
