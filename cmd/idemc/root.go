@@ -230,7 +230,9 @@ func (c *common) load() (*project.Project, compiler.Options, error) {
 			}
 		}
 	}
-	opts.Results = latestResults(p.Root)
+	if usesMethod(opts.Select, "result:") || usesMethod(opts.Exclude, "result:") {
+		opts.Results = latestResults(p.Root) // only then: the file can be large
+	}
 	opts.Models = true
 	return p, opts, nil
 }

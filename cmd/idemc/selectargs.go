@@ -79,11 +79,10 @@ func latestResults(root string) map[string]string {
 	return out
 }
 
-// usesState reports whether a selection uses state: (which needs the
-// warehouse's audit table).
-func usesState(sel []string) bool {
+// usesMethod reports whether a selection uses a method ("state:").
+func usesMethod(sel []string, method string) bool {
 	for _, s := range sel {
-		if strings.Contains(s, "state:") {
+		if strings.Contains(s, method) {
 			return true
 		}
 	}
@@ -93,7 +92,7 @@ func usesState(sel []string) bool {
 // statelessSelection refuses state: in a command that reads no warehouse
 // (compile, lint, ls): it would have nothing to compare with.
 func statelessSelection(o compiler.Options) error {
-	if usesState(o.Select) || usesState(o.Exclude) {
+	if usesMethod(o.Select, "state:") || usesMethod(o.Exclude, "state:") {
 		return &usageError{"state:modified and state:new compare with the target's audit table: use them with build, run, plan, test or status"}
 	}
 	return nil
