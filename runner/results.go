@@ -2,6 +2,8 @@ package runner
 
 import (
 	"path/filepath"
+
+	"github.com/idemc/idemc/plan"
 )
 
 // ResultsSchemaVersion is the version of the shapes of target/run_results.json
@@ -30,6 +32,14 @@ type resultsJSON struct {
 // UniqueID is a node's dbt-like id: model.<project>.<name>, seed.… or
 // test.….
 func UniqueID(kind, project, name string) string { return kind + "." + project + "." + name }
+
+// UnitUniqueID is the unique id of the node a unit writes.
+func UnitUniqueID(project string, u *plan.Unit) string {
+	if u.Seed {
+		return UniqueID("seed", project, u.Model)
+	}
+	return UniqueID("model", project, u.Model)
+}
 
 // Warned reports whether a unit succeeded with a warn check that found rows.
 func (ur *UnitResult) Warned() bool {

@@ -50,7 +50,7 @@ func planCmd(c *common) *cobra.Command {
 			out := planOut{Target: pl.Target, AsOf: pl.AsOf.UTC().Format(time.RFC3339), Units: []planUnit{},
 				UpToDate: append([]string{}, pl.UpToDate...), UpToDateCount: pl.UpToDateCount}
 			for _, u := range pl.Units {
-				out.Units = append(out.Units, planUnit{UniqueID: runner.UniqueID(nodeKind(u), p.Name, u.Model), Unit: u.ID,
+				out.Units = append(out.Units, planUnit{UniqueID: runner.UnitUniqueID(p.Name, u), Unit: u.ID,
 					Model: u.Model, Partition: u.Partition, Kind: u.Kind(), Reason: reasonOf(u)})
 			}
 			switch {
@@ -69,13 +69,6 @@ func planCmd(c *common) *cobra.Command {
 	c.windowFlags(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-func nodeKind(u *plan.Unit) string {
-	if u.Seed {
-		return "seed"
-	}
-	return "model"
 }
 
 func reasonOf(u *plan.Unit) string {

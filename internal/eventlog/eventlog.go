@@ -93,11 +93,7 @@ func ref(project string, u *plan.Unit, id, model, partition, kind string) unitRe
 	r := unitRef{Unit: id, Model: model, Partition: partition, Kind: kind}
 	if u != nil {
 		r.Kind = u.Kind()
-		kind := "model"
-		if u.Seed {
-			kind = "seed"
-		}
-		r.UniqueID = runner.UniqueID(kind, project, u.Model)
+		r.UniqueID = runner.UnitUniqueID(project, u)
 	}
 	return r
 }
