@@ -17,7 +17,8 @@ import (
 // testdata/seed/<engine>.sql (go test ./adapters -update rewrites). A
 // load's random aside name is shown as <aside>.
 func TestSeedLoadGolden(t *testing.T) {
-	tab, errs := seed.Parse([]byte("id,amount,ok,d,ts,zip\n1,2.5,true,2026-07-01,2026-07-01 10:00:00.5,00123\n2,,false,,,it's\n"), nil)
+	tab, errs := seed.Parse([]byte("id,amount,ok,d,ts,zip,price\n1,2.5,true,2026-07-01,2026-07-01 10:00:00.5,00123,12.3\n2,,false,,,it's,\n"),
+		map[string]seed.Kind{"price": seed.DecimalKind(18, 2)})
 	if errs != nil {
 		t.Fatal(errs)
 	}

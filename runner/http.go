@@ -250,6 +250,9 @@ func (h *httpLoad) prepare(ctx context.Context) (map[string]httpsource.Entry, er
 // kindOfType is the seed kind an engine column type holds, when exactly
 // one kind's type is of its family.
 func kindOfType(d adapters.Dialect, typ string) (seed.Kind, bool) {
+	if k, ok := seed.DecimalOfType(typ); ok {
+		return k, true // its bounds, not only its family: decimal(18,2)
+	}
 	var found []seed.Kind
 	for _, k := range seed.Kinds {
 		if strings.EqualFold(typ, d.SeedType(k)) {

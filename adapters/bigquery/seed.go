@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"strings"
 
 	bq "cloud.google.com/go/bigquery"
 
@@ -26,7 +27,7 @@ func (e *Engine) LoadSeed(ctx context.Context, r plan.Relation, t *seed.Table) (
 	src.SourceFormat = bq.CSV
 	src.AllowQuotedNewlines = true // a quoted value may hold a line break
 	for _, c := range t.Columns {
-		src.Schema = append(src.Schema, &bq.FieldSchema{Name: c.Name, Type: fieldType(c.Kind)})
+		src.Schema = append(src.Schema, fieldSchema(c))
 	}
 	project, dataset := r.Database, r.Schema
 	if project == "" {
@@ -77,7 +78,22 @@ func seedCSV(t *seed.Table) ([]byte, error) {
 }
 
 // fieldType is the load job's schema type of a seed kind: the dialect's
-// seed type, as the API names it.
+// seed type, as the API names it (a decimal's bounds apart: fieldSchema).
 func fieldType(k seed.Kind) bq.FieldType {
-	return bq.FieldType(dialect.APIType(dialect.NewDialect().SeedType(k)))
+	typ := dialect.NewDialect().SeedType(k)
+	if name, _, ok := strings.Cut(typ, "("); ok {
+		return bq.FieldType(name) // NUMERIC(18,2): the API's type is NUMERIC
+	}
+	return bq.FieldType(dialect.APIType(typ))
+}
+
+// fieldSchema is a seed column in the load job's schema; a decimal(p,s)
+// column carries its precision and scale, which the API keeps apart from
+// the type name.
+func fieldSchema(c seed.Column) *bq.FieldSchema {
+	f := &bq.FieldSchema{Name: c.Name, Type: fieldType(c.Kind)}
+	if p, s, ok := c.Kind.Decimal(); ok {
+		f.Precision, f.Scale = int64(p), int64(s)
+	}
+	return f
 }

@@ -57,4 +57,19 @@ func TestFieldTypes(t *testing.T) {
 			t.Errorf("fieldType(%s) = %s, want %s", k, got, want[k])
 		}
 	}
+	for _, c := range []struct {
+		kind      seed.Kind
+		typ       bq.FieldType
+		prec, scl int64
+	}{
+		{seed.DecimalKind(18, 2), bq.NumericFieldType, 18, 2},
+		{seed.DecimalKind(38, 9), bq.NumericFieldType, 38, 9},
+		{seed.DecimalKind(38, 10), bq.BigNumericFieldType, 38, 10}, // NUMERIC's scale stops at 9
+		{seed.DecimalKind(31, 1), bq.BigNumericFieldType, 31, 1},   // and its integer digits at 29
+	} {
+		f := fieldSchema(seed.Column{Name: "x", Kind: c.kind})
+		if f.Type != c.typ || f.Precision != c.prec || f.Scale != c.scl {
+			t.Errorf("fieldSchema(%s) = %s(%d,%d), want %s(%d,%d)", c.kind, f.Type, f.Precision, f.Scale, c.typ, c.prec, c.scl)
+		}
+	}
 }

@@ -153,6 +153,11 @@ func (e *Engine) fillSeed(ctx context.Context, c *sql.Conn, r plan.Relation, t *
 		for _, row := range t.Rows {
 			for j, v := range row {
 				vals[j] = v
+				if d, ok := v.(seed.Decimal); ok {
+					// The appender takes DECIMAL values as its own type.
+					p, _, _ := t.Columns[j].Kind.Decimal()
+					vals[j] = duckdb.Decimal{Width: uint8(p), Scale: uint8(d.Scale), Value: d.Unscaled}
+				}
 			}
 			if err := a.AppendRow(vals...); err != nil {
 				_ = a.Close()

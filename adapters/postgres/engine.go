@@ -7,10 +7,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/idemc/idemc/adapters"
@@ -125,7 +127,7 @@ func (e *Engine) LoadSeed(ctx context.Context, r plan.Relation, t *seed.Table) (
 		for i, c := range t.Columns {
 			cols[i] = c.Name
 		}
-		n, err = tx.CopyFrom(ctx, identifier(r), cols, pgx.CopyFromRows(t.Rows))
+		n, err = tx.CopyFrom(ctx, identifier(r), cols, pgx.CopyFromRows(copyRows(t)))
 		if err != nil {
 			return err
 		}
@@ -188,8 +190,35 @@ func identifier(r plan.Relation) pgx.Identifier {
 	return append(id, r.Name)
 }
 
+// copyRows are the seed's rows as pgx encodes them: a decimal as a
+// pgtype.Numeric (COPY's binary numeric needs the integer and exponent),
+// the other kinds as they are.
+func copyRows(t *seed.Table) [][]any {
+	var decimals []int
+	for j, c := range t.Columns {
+		if _, _, ok := c.Kind.Decimal(); ok {
+			decimals = append(decimals, j)
+		}
+	}
+	if len(decimals) == 0 {
+		return t.Rows
+	}
+	rows := make([][]any, len(t.Rows))
+	for i, row := range t.Rows {
+		rows[i] = slices.Clone(row)
+		for _, j := range decimals {
+			if d, ok := row[j].(seed.Decimal); ok {
+				rows[i][j] = pgtype.Numeric{Int: d.Unscaled, Exp: int32(-d.Scale), Valid: true}
+			}
+		}
+	}
+	return rows
+}
+
 func (e *Engine) sameColumns(ctx context.Context, tx pgx.Tx, r plan.Relation, t *seed.Table) (bool, error) {
-	rows, err := tx.Query(ctx, "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position", r.Schema, r.Name)
+	// format_type spells a type with its modifiers (numeric(18,2)) as the
+	// dialect's seed types do; information_schema's data_type drops them.
+	rows, err := tx.Query(ctx, "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum", e.d.Qualify(r))
 	if err != nil {
 		return false, err
 	}

@@ -133,6 +133,10 @@ func convert(v string, k Kind) (any, bool) {
 		}
 		return parseTimestamp(v)
 	}
+	if p, s, ok := k.Decimal(); ok {
+		d, err := ParseDecimal(v, p, s)
+		return d, err == nil
+	}
 	return v, true
 }
 

@@ -171,6 +171,15 @@ func (p *parser) convert(t *Table, records [][]string, lines []int) [][]any {
 				row[j] = v
 				continue
 			}
+			if dp, ds, ok := k.Decimal(); ok {
+				d, err := ParseDecimal(v, dp, ds)
+				if err != nil {
+					p.add(lines[i], 0, "column %s: %v (column_types declares %s; fix the value, leave it empty for NULL, or widen the type)", t.Columns[j].Name, err, k)
+					continue
+				}
+				row[j] = d
+				continue
+			}
 			x, ok := convert(v, k)
 			if !ok {
 				p.add(lines[i], 0, "column %s: %q is not a %s (column_types declares it; fix the value, leave it empty for NULL, or declare the column text)", t.Columns[j].Name, v, k)

@@ -42,14 +42,22 @@ func KindNames() []string {
 	return out
 }
 
-// ParseKind returns the kind named s (exactly as written in column_types).
+// ParseKind returns the kind named s as written in column_types: one of
+// Kinds exactly, or decimal(p,s) / numeric(p,s) (canonicalized to
+// decimal(p,s)); err explains a decimal type with bad bounds.
 func ParseKind(s string) (Kind, bool) {
+	k, ok, err := ParseKindErr(s)
+	return k, ok && err == nil
+}
+
+// ParseKindErr is ParseKind with the reason a decimal(p,s) was refused.
+func ParseKindErr(s string) (Kind, bool, error) {
 	for _, k := range Kinds {
 		if string(k) == s {
-			return k, true
+			return k, true, nil
 		}
 	}
-	return "", false
+	return parseDecimalKind(s)
 }
 
 // Column is one column of a seed.
@@ -65,7 +73,8 @@ type Column struct {
 type Table struct {
 	Columns []Column
 	// Rows hold one value per column, typed by the column's kind: int64,
-	// float64, bool, time.Time (UTC; a date is its midnight) or string.
+	// float64, bool, time.Time (UTC; a date is its midnight), Decimal or
+	// string.
 	// An empty field is nil (NULL).
 	Rows [][]any
 }
@@ -88,6 +97,8 @@ func Format(v any, k Kind) (string, bool) {
 			return x.Format("2006-01-02"), true
 		}
 		return x.Format("2006-01-02 15:04:05.999999999"), true
+	case Decimal:
+		return x.String(), true
 	default:
 		return formatScalar(x), true
 	}

@@ -111,6 +111,12 @@ var DefaultSeedTypes = SeedTypes{seed.BigInt: "BIGINT", seed.Double: "DOUBLE", s
 // SeedType maps a seed kind to the engine's column type (a kind unknown
 // to both tables is text).
 func (g Gen) SeedType(k seed.Kind) string {
+	if p, s, ok := k.Decimal(); ok {
+		if g.S.Decimal != nil {
+			return g.S.Decimal(p, s)
+		}
+		return fmt.Sprintf("DECIMAL(%d,%d)", p, s)
+	}
 	for _, t := range []SeedTypes{g.S.SeedTypes, DefaultSeedTypes} {
 		if s, ok := t[k]; ok {
 			return s

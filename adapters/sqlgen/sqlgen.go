@@ -35,6 +35,10 @@ type Spelling struct {
 	TimestampLit func(s string) string
 	// Types of the audit table columns ("": BIGINT and TIMESTAMP).
 	BigInt, Timestamp, Text string
+	// Decimal spells the column type of a decimal(p,s) seed or HTTP
+	// column (nil: DECIMAL(p,s); PostgreSQL numeric, Snowflake NUMBER,
+	// BigQuery NUMERIC or BIGNUMERIC by their bounds).
+	Decimal func(p, s int) string
 	// StringEscapeBackslash: the engine treats \ in string literals as an escape (MySQL, BigQuery).
 	StringEscapeBackslash bool
 	// KeyText is the type of the audit's key columns when Text cannot be

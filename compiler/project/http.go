@@ -150,7 +150,11 @@ func (p *Project) parseHTTP(f *projectFile, raw map[string]toml.Primitive) {
 		}
 		s.ColumnTypes = map[string]seed.Kind{}
 		for _, col := range sortedKeys(r.ColumnTypes) {
-			k, ok := seed.ParseKind(r.ColumnTypes[col])
+			k, ok, err := seed.ParseKindErr(r.ColumnTypes[col])
+			if err != nil {
+				errs.Add(FileName, at("column_types", col), 0, "http.%s.column_types.%s = %v", name, col, err)
+				continue
+			}
 			if !ok {
 				errs.Add(FileName, at("column_types", col), 0, "http.%s.column_types.%s = %q is not a column type%s", name, col, r.ColumnTypes[col], kindHint(r.ColumnTypes[col]))
 				continue

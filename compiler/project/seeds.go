@@ -37,7 +37,7 @@ type seedConfig struct {
 // kindAliases are type names from SQL and dbt, for "did you mean" hints.
 var kindAliases = map[string]seed.Kind{
 	"int": seed.BigInt, "integer": seed.BigInt, "int64": seed.BigInt, "number": seed.Double,
-	"float": seed.Double, "float64": seed.Double, "real": seed.Double, "numeric": seed.Double, "decimal": seed.Double,
+	"float": seed.Double, "float64": seed.Double, "real": seed.Double, "numeric": seed.DecimalKind(18, 2), "decimal": seed.DecimalKind(18, 2),
 	"bool": seed.Boolean, "datetime": seed.Timestamp, "timestamp_ntz": seed.Timestamp,
 	"string": seed.Text, "varchar": seed.Text, "char": seed.Text,
 }
@@ -82,7 +82,11 @@ func (p *Project) parseSeedTables(md toml.MetaData, text string, raw map[string]
 				errs.Add(FileName, at, 0, "seeds.%s.column_types.%s must be a quoted type name, not %s: one of %s", name, col, describeValue(sc.ColumnTypes[col]), kindList())
 				continue
 			}
-			k, ok := seed.ParseKind(s)
+			k, ok, err := seed.ParseKindErr(s)
+			if err != nil {
+				errs.Add(FileName, at, 0, "seeds.%s.column_types.%s = %v", name, col, err)
+				continue
+			}
 			if !ok {
 				errs.Add(FileName, at, 0, "seeds.%s.column_types.%s = %q is not a seed type%s", name, col, s, kindHint(s))
 				continue
@@ -93,10 +97,13 @@ func (p *Project) parseSeedTables(md toml.MetaData, text string, raw map[string]
 	}
 }
 
-func kindList() string { return strings.Join(seed.KindNames(), ", ") }
+func kindList() string { return strings.Join(seed.KindNames(), ", ") + ", decimal(P,S)" }
 
 func kindHint(s string) string {
 	if k, ok := kindAliases[strings.ToLower(s)]; ok {
+		if _, _, dec := k.Decimal(); dec {
+			return fmt.Sprintf("; a decimal needs its precision and scale, e.g. %q (one of %s)", k, kindList())
+		}
 		return fmt.Sprintf("; did you mean %q? (one of %s)", k, kindList())
 	}
 	return didYouMeanValue(s, seed.KindNames())

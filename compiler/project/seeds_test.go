@@ -53,7 +53,7 @@ func TestSeedErrors(t *testing.T) {
 		{"unterminated quote", map[string]string{"project.toml": baseToml, "seeds/x.csv": "a\n\"open\n"},
 			[]string{"seeds/x.csv:2: a quoted field that starts on this line is never closed"}},
 		{"unknown type", map[string]string{"project.toml": seeds + "[seeds.x]\ncolumn_types = { a = \"varchar\" }\n", "seeds/x.csv": "a\n1\n"},
-			[]string{`project.toml:10: seeds.x.column_types.a = "varchar" is not a seed type; did you mean "text"? (one of bigint, double, boolean, date, timestamp, text)`}},
+			[]string{`project.toml:10: seeds.x.column_types.a = "varchar" is not a seed type; did you mean "text"? (one of bigint, double, boolean, date, timestamp, text, decimal(P,S))`}},
 		{"misspelled type", map[string]string{"project.toml": seeds + "[seeds.x]\ncolumn_types = { a = \"bigitn\" }\n", "seeds/x.csv": "a\n1\n"},
 			[]string{`project.toml:10: seeds.x.column_types.a = "bigitn" is not a seed type; did you mean "bigint"?`}},
 		{"type not a string", map[string]string{"project.toml": seeds + "[seeds.x]\ncolumn_types = { a = 1 }\n", "seeds/x.csv": "a\n1\n"},

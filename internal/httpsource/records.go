@@ -268,6 +268,9 @@ func convert(v any, k seed.Kind) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
+	if p, s, ok := k.Decimal(); ok {
+		return convertDecimal(v, p, s)
+	}
 	switch k {
 	case seed.Text:
 		if s, ok := v.(string); ok {
@@ -312,6 +315,26 @@ func convert(v any, k seed.Kind) (any, error) {
 	}
 	b, _ := json.Marshal(v)
 	return nil, fmt.Errorf("%s is not a %s", b, k)
+}
+
+// convertDecimal reads a JSON number (decoded exactly, UseNumber) or a
+// numeric string, as APIs often send money, into decimal(p,s).
+func convertDecimal(v any, p, s int) (any, error) {
+	var text string
+	switch x := v.(type) {
+	case json.Number:
+		text = x.String()
+	case string:
+		text = x
+	default:
+		b, _ := json.Marshal(v)
+		return nil, fmt.Errorf("%s is not a decimal(%d,%d)", b, p, s)
+	}
+	d, err := seed.ParseDecimal(text, p, s)
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 func parseDate(s string) (time.Time, bool) {

@@ -20,6 +20,7 @@ type Dialect struct{ sqlgen.Gen }
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
 		SeedTypes:  sqlgen.SeedTypes{seed.BigInt: "INT64", seed.Double: "FLOAT64", seed.Boolean: "BOOL", seed.Text: "STRING"},
+		Decimal:    decimalType,
 		IdentLimit: adapters.IdentLimit{Name: 1024, Column: 300, Bytes: true, ColumnChars: true}, // tables 1024 UTF-8 bytes, columns 300 characters
 		Engine:     "bigquery", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
 		// MD5 returns BYTES, TO_HEX makes it lowercase hex; CAST(… AS
@@ -339,4 +340,14 @@ func init() {
 		Settings: []string{"project", "database", "dataset", "location", "credentials_file"},
 		Docs:     "partition replace and merge as ONE script job (BEGIN TRANSACTION … ASSERT checks … audit … COMMIT TRANSACTION); insert_overwrite stages, checks, then writes table$PARTITION with WRITE_TRUNCATE; job ids derived from unit and attempt; labels carry the run id",
 	})
+}
+
+// decimalType is NUMERIC(p,s) where it fits (scale ≤ 9, at most 29 digits
+// before the point) and BIGNUMERIC(p,s) otherwise, which holds every
+// decimal(p,s) with p ≤ 38 (BigQuery's parameterized decimal types).
+func decimalType(p, s int) string {
+	if s <= 9 && p-s <= 29 {
+		return fmt.Sprintf("NUMERIC(%d,%d)", p, s)
+	}
+	return fmt.Sprintf("BIGNUMERIC(%d,%d)", p, s)
 }

@@ -22,7 +22,8 @@ func NewDialect() Dialect {
 		IdentLimit:    adapters.IdentLimit{Name: 63, Column: 63, Bytes: true}, // NAMEDATALEN-1; longer names are cut silently
 		CurrentSchema: "current_schema()",
 		Engine:        "postgres", QuoteOpen: '"', QuoteEnd: '"', TextType: "TEXT",
-		Text: "TEXT",
+		Text:    "TEXT",
+		Decimal: func(p, s int) string { return fmt.Sprintf("numeric(%d,%d)", p, s) },
 		PartitionIndexDDL: func(table, index, column string) string {
 			return "CREATE INDEX IF NOT EXISTS " + index + " ON " + table + " (" + column + ")"
 		},

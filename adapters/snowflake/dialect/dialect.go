@@ -20,6 +20,7 @@ type Dialect struct{ sqlgen.Gen }
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
 		SeedTypes:     sqlgen.SeedTypes{seed.Timestamp: "TIMESTAMP_NTZ"},
+		Decimal:       func(p, s int) string { return fmt.Sprintf("NUMBER(%d,%d)", p, s) },
 		IdentLimit:    adapters.IdentLimit{Name: 255, Column: 255},
 		CurrentSchema: "CURRENT_SCHEMA()",
 		Engine:        "snowflake", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
