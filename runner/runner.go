@@ -151,6 +151,9 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := checkHTTPEnv(p, pre); err != nil {
+		return nil, err
+	}
 	eng, ad, err := Connect(ctx, p, o.Compile.Target)
 	if err != nil {
 		return nil, err
