@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +21,11 @@ func concurrentHeartbeat(t *testing.T, tgt Target) {
 	e := newEnv(t, tgt, base(nil))
 	e.mustSucceed(e.build(asOf, nil))
 	const unit = "daily/2026-07-02"
-	child := e.startChild(asOf, "2026-07-02", "sleep:"+unit+":audit_start:150s")
+	// The child holds the unit until the second build is over: release
+	// is created then (a fixed pause had to cover Spark's slowest build).
+	release := filepath.Join(t.TempDir(), "release")
+	child := e.startChild(asOf, "2026-07-02", "await:"+unit+":audit_start:"+release)
+	defer os.WriteFile(release, nil, 0o644) // never leave the child waiting
 	running := func() string {
 		rows := e.query("SELECT run_id FROM " + e.rel("idemc_audit") + " WHERE job_name = 'daily' AND partition_key = '2026-07-02' AND status = 'running'")
 		if len(rows) == 0 {
@@ -46,6 +52,9 @@ func concurrentHeartbeat(t *testing.T, tgt Target) {
 	if len(status) != 1 || status[0][0] != "running" {
 		_ = child.Process.Kill()
 		t.Fatalf("the live first run's row is %v after the second build, want running (it has heartbeats)", status)
+	}
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if werr := child.Wait(); werr != nil {
 		t.Fatalf("the first build failed: %v", werr)

@@ -167,7 +167,6 @@ var emulatorSkips = func() map[string]string {
 		"on_schema_change/type_full_refresh": merge,
 		"on_schema_change/columns":           caseSensitive, "on_schema_change/type_fail_and_append": caseSensitive,
 		"on_schema_change/type_sync_all_columns": caseSensitive,
-		"concurrent_runs":                        "Snowflake has no run lock in idemc yet (issue 12: liveness rows); the second run does not wait",
 		"default_schema":                         "the emulator's session has no current schema when the target names none (Snowflake's is the user's default namespace)",
 		"sound_state":                            "a view over a rebuilt table is rebuilt too on the emulator (not diagnosed)",
 	}

@@ -33,6 +33,9 @@ import (
 //	stall:<unit>:<purpose>:<duration>   pause and ignore interrupts, like a
 //	                         statement the driver cannot cancel (the second
 //	                         Ctrl-C test)
+//	await:<unit>:<purpose>:<file>  pause after that step until the file
+//	                         exists (at most 10 minutes): a harness holds a
+//	                         unit exactly as long as it needs, not a guess
 //	conflict:<unit>:<purpose>  make that step fail once, the first time it
 //	                         runs, with an error the runner retries like a
 //	                         deadlock (the retry tests)
@@ -46,6 +49,7 @@ type fault struct {
 	action, unit string
 	purpose      plan.Purpose
 	pause        time.Duration
+	file         string // await: the file whose creation ends the pause
 	fired        *atomic.Bool // conflict: fires once per run
 	nth          int64        // crash: the occurrence that fires (0: the first)
 	seen         *atomic.Int64
@@ -75,6 +79,9 @@ func Parse(spec string) runner.StepHook {
 		}
 		if (f.action == "sleep" || f.action == "stall") && len(parts) > 3 {
 			f.pause, _ = time.ParseDuration(parts[3])
+		}
+		if f.action == "await" && len(parts) > 3 {
+			f.file = strings.Join(parts[3:], ":")
 		}
 		out = append(out, f)
 	}
@@ -115,7 +122,29 @@ func (fs faults) after(ctx context.Context, unit string, p plan.Purpose) error {
 			}
 		case "stall":
 			time.Sleep(f.pause)
+		case "await":
+			if err := await(ctx, f.file); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// await polls for file until it exists, the context ends (an interrupt
+// fails the step, as sleep's does) or 10 minutes pass.
+func await(ctx context.Context, file string) error {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for deadline := time.Now().Add(10 * time.Minute); time.Now().Before(deadline); {
+		if _, err := os.Stat(file); err == nil {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return fmt.Errorf("IDEMC_FAULT await: %s was not created within 10 minutes", file)
 }
