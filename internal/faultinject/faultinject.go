@@ -49,7 +49,7 @@ type fault struct {
 	action, unit string
 	purpose      plan.Purpose
 	pause        time.Duration
-	file         string // await: the file whose creation ends the pause
+	file         string       // await: the file whose creation ends the pause
 	fired        *atomic.Bool // conflict: fires once per run
 	nth          int64        // crash: the occurrence that fires (0: the first)
 	seen         *atomic.Int64
