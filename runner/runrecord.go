@@ -31,11 +31,17 @@ type provenance struct {
 }
 
 // projectHash is a digest of project.toml and every model, macro, seed
-// and test file, by path: the files a run compiled.
+// and test file, by path: the files a run compiled. A model's file hash
+// comes from its load (the load cache keeps it), so a run does not read
+// every model file again; the other files are few and are read here.
 func projectHash(p *project.Project) string {
 	paths := []string{project.FileName}
+	sums := map[string][32]byte{}
 	for _, m := range p.Models {
 		paths = append(paths, m.Path)
+		if m.FileSum != ([32]byte{}) {
+			sums[m.Path] = m.FileSum
+		}
 	}
 	for _, f := range p.Macros {
 		paths = append(paths, f.Path)
@@ -49,11 +55,14 @@ func projectHash(p *project.Project) string {
 	sort.Strings(paths)
 	h := sha256.New()
 	for _, path := range paths {
-		b, err := os.ReadFile(filepath.Join(p.Root, filepath.FromSlash(path)))
-		if err != nil {
-			b = []byte("unreadable: " + err.Error())
+		sum, ok := sums[path]
+		if !ok {
+			b, err := os.ReadFile(filepath.Join(p.Root, filepath.FromSlash(path)))
+			if err != nil {
+				b = []byte("unreadable: " + err.Error())
+			}
+			sum = sha256.Sum256(b)
 		}
-		sum := sha256.Sum256(b)
 		fmt.Fprintf(h, "%s %x\n", path, sum)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]

@@ -113,16 +113,16 @@ func (k *loadCache) racy(s fileStat) bool {
 
 // byStat returns the model of rel when its stat is the one recorded and
 // was not racy: the file need not be read.
-func (k *loadCache) byStat(rel string, s fileStat) *Model {
+func (k *loadCache) byStat(rel string, s fileStat) (*Model, [sha256.Size]byte) {
 	if k == nil {
-		return nil
+		return nil, [sha256.Size]byte{}
 	}
 	e := k.old[rel]
 	if e == nil || e.Racy || e.Stat != s {
-		return nil
+		return nil, [sha256.Size]byte{}
 	}
 	k.keep(rel, &modelEntry{Stat: s, Sum: e.Sum, Racy: k.racy(s), Model: e.Model})
-	return e.Model
+	return e.Model, e.Sum
 }
 
 // byHash returns the model of rel when the file's bytes are the ones

@@ -107,8 +107,8 @@ func (p *Project) parseModels(files []modelFile, base *layer, folders []folderLa
 // parsed otherwise.
 func loadModel(f modelFile, base *layer, folders []folderLayer, cache *loadCache) (*Model, error) {
 	st := statOf(f.fi)
-	if m := cache.byStat(f.rel, st); m != nil {
-		return m, nil
+	if m, sum := cache.byStat(f.rel, st); m != nil {
+		return withSum(m, sum), nil
 	}
 	b, err := os.ReadFile(f.full)
 	if err != nil {
@@ -117,18 +117,24 @@ func loadModel(f modelFile, base *layer, folders []folderLayer, cache *loadCache
 	if line, why, bad := notText(b); bad {
 		return nil, diag.List{diag.Errorf(f.rel, line, 0, "%s; models/ holds UTF-8 .sql text files only: save it as UTF-8 or move it out of models/", why)}
 	}
-	var sum [sha256.Size]byte
-	if cache != nil {
-		sum = sha256.Sum256(b)
-		if m := cache.byHash(f.rel, st, sum); m != nil {
-			return m, nil
-		}
+	sum := sha256.Sum256(b)
+	if m := cache.byHash(f.rel, st, sum); m != nil {
+		return withSum(m, sum), nil
 	}
 	m, err := parseModel(f.rel, string(b), base, folders)
 	if err == nil {
 		cache.put(f.rel, st, sum, m)
+		m.FileSum = sum
 	}
 	return m, err
+}
+
+// withSum is a cached model with its file's hash, on a copy: the cache's
+// entry is shared with the next load's.
+func withSum(m *Model, sum [sha256.Size]byte) *Model {
+	c := *m
+	c.FileSum = sum
+	return &c
 }
 
 // walk calls fn with the text of every regular file under dir whose name

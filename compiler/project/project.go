@@ -80,6 +80,10 @@ type Model struct {
 	HeaderLine map[string]Pos
 	// Settled is filled at load once the model's settings read well.
 	Settled
+	// FileSum is the SHA-256 of the model's file as loaded (zero when the
+	// loader kept none): a run's record hashes the project from it
+	// instead of reading every model file again.
+	FileSum [32]byte `json:"-"`
 }
 
 // Pos is a position of a setting, for errors about its value.
