@@ -160,6 +160,11 @@ type Client struct {
 	// Where names where a target is for messages: host[:port] or a file,
 	// never a user or a password ("" unknown).
 	Where func(settings map[string]string) string
+	// Missing reports that the target's warehouse does not exist yet
+	// (DuckDB: no file at its path), so that a command that only reads
+	// (plan, status) reports nothing built instead of creating it by
+	// connecting. Nil: the warehouse is a server, always there.
+	Missing func(settings map[string]string) bool
 }
 
 // RegisterClient adds the client to an engine whose dialect package

@@ -62,7 +62,10 @@ type PendingEvent struct {
 // Pending lists the outbox's undelivered events; none when there is no
 // outbox yet.
 func Pending(ctx context.Context, p *project.Project, target string) ([]PendingEvent, error) {
-	eng, ad, err := runner.Connect(ctx, p, target)
+	eng, ad, err := runner.ConnectExisting(ctx, p, target)
+	if errors.Is(err, runner.ErrNoWarehouse) {
+		return nil, nil // nothing has run: no outbox
+	}
 	if err != nil {
 		return nil, err
 	}

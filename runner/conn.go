@@ -23,6 +23,20 @@ func openConn(ctx context.Context, p *project.Project, target string) (*conn, er
 	if err != nil {
 		return nil, err
 	}
+	return pinned(ctx, eng, ad)
+}
+
+// openExisting is openConn for a command that only reads: ErrNoWarehouse
+// when the target's warehouse does not exist (nothing is created).
+func openExisting(ctx context.Context, p *project.Project, target string) (*conn, error) {
+	eng, ad, err := ConnectExisting(ctx, p, target)
+	if err != nil {
+		return nil, err
+	}
+	return pinned(ctx, eng, ad)
+}
+
+func pinned(ctx context.Context, eng adapters.Engine, ad *adapters.Adapter) (*conn, error) {
 	sess, err := eng.Session(ctx)
 	if err != nil {
 		eng.Close()

@@ -29,9 +29,10 @@ func (e *ErrTarget) Is(t error) bool {
 	return t == diag.ErrBadInput || t == adapters.ErrLocked && strings.Contains(e.msg, adapters.ErrLocked.Error())
 }
 
-// Connect opens the named target (or the default), resolving ${VAR}s from
-// the environment now and not before.
-func Connect(ctx context.Context, p *project.Project, target string) (adapters.Engine, *adapters.Adapter, error) {
+// resolveTarget finds the named target's adapter and resolves its
+// settings (${VAR}s from the environment; a relative path is relative to
+// the project folder).
+func resolveTarget(p *project.Project, target string) (*adapters.Adapter, map[string]string, error) {
 	if target == "" {
 		target = p.DefaultTarget
 	}
@@ -54,6 +55,42 @@ func Connect(ctx context.Context, p *project.Project, target string) (adapters.E
 	if path, ok := settings["path"]; ok && path != "" && path != ":memory:" && !filepath.IsAbs(path) {
 		settings["path"] = filepath.Join(p.Root, path)
 	}
+	return ad, settings, nil
+}
+
+// ErrNoWarehouse: the target's warehouse does not exist yet (a DuckDB
+// file never written), so nothing has been built there.
+var ErrNoWarehouse = errors.New("the target's warehouse does not exist yet")
+
+// ConnectExisting is Connect for a command that only reads: it returns
+// ErrNoWarehouse, and creates nothing, when the warehouse is missing.
+func ConnectExisting(ctx context.Context, p *project.Project, target string) (adapters.Engine, *adapters.Adapter, error) {
+	ad, settings, err := resolveTarget(p, target)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ad.Missing != nil && ad.Missing(settings) {
+		return nil, nil, ErrNoWarehouse
+	}
+	return openResolved(ctx, p, target, ad, settings)
+}
+
+// Connect opens the named target (or the default), resolving ${VAR}s from
+// the environment now and not before.
+func Connect(ctx context.Context, p *project.Project, target string) (adapters.Engine, *adapters.Adapter, error) {
+	ad, settings, err := resolveTarget(p, target)
+	if err != nil {
+		return nil, nil, err
+	}
+	return openResolved(ctx, p, target, ad, settings)
+}
+
+// openResolved opens a target whose settings resolveTarget resolved.
+func openResolved(ctx context.Context, p *project.Project, target string, ad *adapters.Adapter, settings map[string]string) (adapters.Engine, *adapters.Adapter, error) {
+	if target == "" {
+		target = p.DefaultTarget
+	}
+	t := p.Targets[target]
 	e, err := ad.Open(ctx, settings)
 	if err != nil {
 		msg := redact(err.Error(), settings, ad)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/idemc/idemc/compiler"
@@ -23,7 +24,11 @@ func Plan(ctx context.Context, p *project.Project, o compiler.Options) (*plan.Pl
 	if err != nil {
 		return nil, err
 	}
-	c, err := openConn(ctx, p, o.Target)
+	c, err := openExisting(ctx, p, o.Target)
+	if errors.Is(err, ErrNoWarehouse) {
+		o.State = emptyState() // nothing built: every unit runs
+		return prep.Plan(o)
+	}
 	if err != nil {
 		return nil, err
 	}

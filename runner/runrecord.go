@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -109,7 +110,10 @@ type RunRecord struct {
 
 // ReadRun reads one run's record from idemc_runs.
 func ReadRun(ctx context.Context, p *project.Project, opts compiler.Options, runID string) (*RunRecord, error) {
-	c, err := openConn(ctx, p, opts.Target)
+	c, err := openExisting(ctx, p, opts.Target)
+	if errors.Is(err, ErrNoWarehouse) {
+		return nil, fmt.Errorf("no run %s: nothing has run on this target yet", runID)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -66,11 +66,16 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st p
 	return out, nil
 }
 
+// emptyState is the state of a warehouse where nothing exists.
+func emptyState() *dbState {
+	return &dbState{relations: map[plan.Relation]bool{}, latest: map[[2]string]compiler.Attempt{}, keys: map[string][]string{}, marks: map[string]string{}, attempts: map[[2]string]int64{},
+		empty: map[plan.Relation]bool{}}
+}
+
 // readCatalog is the state of a target as far as its catalog tells:
 // which relations exist, and where relations without a schema live.
 func readCatalog(ctx context.Context, s adapters.Session, d adapters.Dialect) (*dbState, error) {
-	out := &dbState{relations: map[plan.Relation]bool{}, latest: map[[2]string]compiler.Attempt{}, keys: map[string][]string{}, marks: map[string]string{}, attempts: map[[2]string]int64{},
-		empty: map[plan.Relation]bool{}}
+	out := emptyState()
 	if q := d.DefaultSchemaQuery(); q != "" {
 		_, rows, err := s.Query(ctx, q, 0)
 		if err != nil {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strconv"
 	"time"
@@ -38,7 +39,10 @@ func Status(ctx context.Context, p *project.Project, opts compiler.Options) ([]S
 	if err != nil {
 		return nil, err
 	}
-	c, err := openConn(ctx, p, opts.Target)
+	c, err := openExisting(ctx, p, opts.Target)
+	if errors.Is(err, ErrNoWarehouse) {
+		return nil, nil // nothing has run
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,13 @@ func init() {
 			return p
 		}
 		return "in memory"
+	}, Missing: func(s map[string]string) bool {
+		p := s["path"]
+		if p == "" || p == ":memory:" {
+			return false // an in-memory database is created by every open
+		}
+		_, err := os.Stat(p)
+		return errors.Is(err, fs.ErrNotExist)
 	}})
 }
 
