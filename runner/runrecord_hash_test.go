@@ -6,30 +6,21 @@ import (
 	"testing"
 
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/testtree"
 )
 
 // TestProjectHashFromLoad: the run record's project hash taken from the
 // models' load-time file hashes (fresh load, then the load cache's) is the
 // hash of reading every file, and an edited model changes it.
 func TestProjectHashFromLoad(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
+	dir := testtree.Write(t, map[string]string{
 		"project.toml":  "name = \"h\"\ndefault_target = \"local\"\n[targets.local]\nengine = \"duckdb\"\npath = \"target/w.duckdb\"\nschema = \"main\"\n",
 		"models/a.sql":  "SELECT 1 AS x",
 		"models/b.sql":  "SELECT x FROM {{ ref('a') }}",
 		"macros/m.sql":  "{% macro m() %}1{% endmacro %}",
 		"seeds/s.csv":   "id\n1\n",
 		"tests/t_a.sql": "SELECT * FROM {{ ref('a') }} WHERE x IS NULL",
-	}
-	for path, text := range files {
-		full := filepath.Join(dir, path)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	cache := filepath.Join(dir, "target")
 	load := func() *project.Project {
 		p, err := project.LoadCached(dir, cache)
