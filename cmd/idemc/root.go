@@ -174,7 +174,7 @@ func newRoot(stdout, stderr io.Writer, afterStep runner.StepHook, lg *eventlog.L
 }
 
 func (c *common) projectFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.projectDir, "project", ".", "project folder (holding project.toml)")
+	cmd.Flags().StringVar(&c.projectDir, "project", ".", "project folder (holding project.toml or dbt_project.yml)")
 	cmd.Flags().StringVar(&c.target, "target", "", "target from project.toml (default: $IDEMC_TARGET or default_target)")
 	cmd.Flags().StringVar(&c.vars, "vars", "", `variables as JSON, overriding [vars]: --vars '{"source_system": "app"}'`)
 }
@@ -197,6 +197,11 @@ func (c *common) load() (*project.Project, compiler.Options, error) {
 	var opts compiler.Options
 	// The load and compile caches live in target/.
 	p, err := project.LoadCached(c.projectDir, filepath.Join(c.projectDir, "target"))
+	if p != nil {
+		for _, w := range p.Warnings { // once per kind, not an error (a dbt project's metrics, …)
+			fmt.Fprintf(c.stderr, "warning: %v\n", w)
+		}
+	}
 	if err != nil {
 		return nil, opts, err
 	}
