@@ -75,6 +75,9 @@ type Options struct {
 	Units []string
 	// Workers bounds render/analysis concurrency (default GOMAXPROCS).
 	Workers int
+	// Log receives templates' log() messages (info: shown to the user,
+	// else debug only); nil drops them. Called from render goroutines.
+	Log func(msg string, info bool)
 	// ResumeFrom, for idemc retry, is the run id of the run being finished:
 	// a forced unit whose latest attempt succeeded in it or later (run ids
 	// are time-ordered) is done and does not run again.

@@ -27,6 +27,7 @@ type Project struct {
 	Sources       map[string]*Source
 	SeedSchema    string
 	Vars          map[string]any
+	RawVars       bool // var() prints values raw, as dbt's does (dbt projects); else as SQL literals
 	Threads       int
 	Models        []*Model      // sorted by name
 	Macros        []File        // sorted by path
