@@ -62,7 +62,7 @@ func loadDBT(root string) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &dbtLoad{p: &Project{Root: root, DBT: true, Vars: map[string]any{}, Sources: map[string]*Source{}}, errs: &errs,
+	l := &dbtLoad{p: &Project{Root: root, DBT: true, RawVars: true, Vars: map[string]any{}, Sources: map[string]*Source{}}, errs: &errs,
 		warned: map[string]bool{}, seeds: map[string]*dbtSeedConfig{}, baseConfig: dbtConfig{}, disabled: map[string]bool{}}
 	l.readProjectFile(string(text))
 	if len(errs) > 0 {
