@@ -154,7 +154,7 @@ func TestDBTConfigMapping(t *testing.T) {
 				}
 			}},
 		{"folder + keys, properties config, call wins", map[string]string{
-			"dbt_project.yml": "name: p\nmodels:\n  p:\n    +materialized: table\n    sub:\n      materialized: view\n      +schema: x\n",
+			"dbt_project.yml":  "name: p\nmodels:\n  p:\n    +materialized: table\n    sub:\n      materialized: view\n      +schema: x\n",
 			"models/sub/e.yml": "version: 2\nmodels:\n  - name: e\n    config:\n      alias: from_yml\n      schema: y\n",
 			"models/sub/e.sql": "{{ config(alias='from_sql') }}\nselect 1 as a"},
 			func(t *testing.T, m *Model) {
