@@ -238,3 +238,35 @@ func (p *litParser) call(fn string) any {
 	p.fail("%s(%q) is not set and has no default", fn, name)
 	return nil
 }
+
+// jinjaValue evaluates properties-file values that are one Jinja
+// expression, such as values: "{{ var('statuses') }}" (dbt renders these
+// files): literals, var() and env_var(), as in config(). Other strings,
+// and expressions it cannot read, are returned as they are.
+func jinjaValue(v any, vars map[string]any) any {
+	switch x := v.(type) {
+	case string:
+		s := strings.TrimSpace(x)
+		if !strings.HasPrefix(s, "{{") || !strings.HasSuffix(s, "}}") {
+			return v
+		}
+		kws, err := parseKwargs("v="+strings.TrimSpace(s[2:len(s)-2]), vars)
+		if err != nil || len(kws) != 1 {
+			return v
+		}
+		return kws[0].val
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = jinjaValue(x[i], vars)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jinjaValue(e, vars)
+		}
+		return out
+	}
+	return v
+}
