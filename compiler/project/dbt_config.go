@@ -23,7 +23,7 @@ var (
 		"merge_update_columns", "merge_exclude_columns", "schema", "alias", "tags", "enabled", "event_time", "batch_size",
 		"begin", "lookback", "description"}
 	// idemc's settings that have no dbt spelling, accepted in config() too.
-	dbtIdemcKeys  = []string{"allow_append", "allow_nondeterministic", "strict_parse", "granularity", "start"}
+	dbtIdemcKeys  = []string{"allow_append", "allow_nondeterministic", "strict_parse", "granularity", "start", "watermark"}
 	dbtConfigKeys = append(append(append([]string{}, dbtMapped...), dbtIdemcKeys...), "database", "persist_docs",
 		"full_refresh", "meta", "docs", "grants", "contract", "pre_hook", "post_hook", "pre-hook", "post-hook",
 		"sql_header", "indexes", "cluster_by", "access", "group", "quoting", "column_types", "delimiter", "quote_columns")
@@ -162,6 +162,16 @@ func (l *dbtLoad) toModelConfig(m *Model, c dbtConfig) bool {
 				cfg.StrictParse = b
 			}
 			set(k, k)
+		}
+	}
+	if s, ok := c["watermark"]; ok {
+		w, isMap := s.val.(map[string]any)
+		if !isMap {
+			bad("watermark", "must be a dict: watermark={'column': 'updated_at', 'lag': '5m'}")
+		} else {
+			str := func(k string) string { v, _ := w[k].(string); return v }
+			cfg.Watermark = &Watermark{Column: str("column"), Kind: str("kind"), Lag: str("lag"), Overlap: str("overlap")}
+			set("watermark", "watermark")
 		}
 	}
 	l.mapIncremental(m, c, bad)
