@@ -68,6 +68,31 @@ func (l *dbtLoad) applyConfig(c dbtConfig, key string, val any, pos Pos) {
 	c[key] = dbtSetting{val, pos}
 }
 
+// dbtStrings and dbtLists set the ModelConfig field of a dbt config key
+// whose value is a string, or a string or list of strings.
+var (
+	dbtStrings = map[string]func(c *ModelConfig, v string){
+		"materialized": func(c *ModelConfig, v string) { c.Materialized = v },
+		"schema":       func(c *ModelConfig, v string) { c.Schema = v },
+		"alias":        func(c *ModelConfig, v string) { c.Alias = v },
+		"description":  func(c *ModelConfig, v string) { c.Description = v },
+		"granularity":  func(c *ModelConfig, v string) { c.Granularity = v },
+		"start":        func(c *ModelConfig, v string) { c.Start = v },
+		"on_schema_change": func(c *ModelConfig, v string) {
+			if v != "ignore" { // dbt's default; idemc's own (fail) applies
+				c.OnSchemaChange = v
+			}
+		},
+	}
+	dbtLists = map[string]func(c *ModelConfig, v []string){
+		"unique_key":             func(c *ModelConfig, v []string) { c.UniqueKey = v },
+		"merge_update_columns":   func(c *ModelConfig, v []string) { c.MergeUpdateColumns = v },
+		"merge_exclude_columns":  func(c *ModelConfig, v []string) { c.MergeExcludeColumns = v },
+		"tags":                   func(c *ModelConfig, v []string) { c.Tags = dedupe(v) },
+		"allow_nondeterministic": func(c *ModelConfig, v []string) { c.AllowNondeterministic = v },
+	}
+)
+
 // toModelConfig maps the merged dbt configs onto m's settings, each at the
 // line that set it. It reports whether the model is enabled.
 func (l *dbtLoad) toModelConfig(m *Model, c dbtConfig) bool {
@@ -77,104 +102,55 @@ func (l *dbtLoad) toModelConfig(m *Model, c dbtConfig) bool {
 		}
 	}
 	cfg := &m.Config
-	set := func(idemcKey, dbtKey string) { m.HeaderLine[idemcKey] = c[dbtKey].pos }
 	bad := func(key, format string, args ...any) {
 		l.errs.Add(c[key].pos.Path, c[key].pos.Line, 0, "config %s: %s", key, fmt.Sprintf(format, args...))
 	}
-	str := func(key string) (string, bool) {
-		s, ok := c[key]
-		if !ok {
-			return "", false
-		}
-		v, isStr := s.val.(string)
-		if !isStr {
-			bad(key, "must be a quoted string, not %s", describeValue(s.val))
-			return "", false
-		}
-		return v, true
-	}
-	list := func(key string) ([]string, bool) {
-		s, ok := c[key]
-		if !ok {
-			return nil, false
-		}
-		v, isList := stringsOf(s.val)
-		if !isList {
-			bad(key, "must be a quoted string or a list of them, not %s", describeValue(s.val))
-		}
-		return v, isList
-	}
-	for _, k := range []string{"materialized", "schema", "alias", "on_schema_change", "description", "granularity", "start"} {
-		v, ok := str(k)
-		if !ok {
-			continue
-		}
-		switch k {
-		case "materialized":
-			cfg.Materialized = v
-		case "schema":
-			cfg.Schema = v
-		case "alias":
-			cfg.Alias = v
-		case "on_schema_change":
-			if v == "ignore" {
-				continue // dbt's default; idemc's own default (fail) applies
+	for _, k := range sortedDBTKeys(c) {
+		s := c[k]
+		if set, ok := dbtStrings[k]; ok {
+			v, isStr := s.val.(string)
+			if !isStr {
+				bad(k, "must be a quoted string, not %s", describeValue(s.val))
+				continue
 			}
-			cfg.OnSchemaChange = v
-		case "description":
-			cfg.Description = v
-		case "granularity":
-			cfg.Granularity = v
-		case "start":
-			cfg.Start = v
-		}
-		set(k, k)
-	}
-	for _, k := range []string{"unique_key", "merge_update_columns", "merge_exclude_columns", "tags", "allow_nondeterministic"} {
-		v, ok := list(k)
-		if !ok {
-			continue
-		}
-		switch k {
-		case "unique_key":
-			cfg.UniqueKey = v
-		case "merge_update_columns":
-			cfg.MergeUpdateColumns = v
-		case "merge_exclude_columns":
-			cfg.MergeExcludeColumns = v
-		case "tags":
-			cfg.Tags = dedupe(v)
-		case "allow_nondeterministic":
-			cfg.AllowNondeterministic = v
-		}
-		set(k, k)
-	}
-	for _, k := range []string{"allow_append", "strict_parse"} {
-		if s, ok := c[k]; ok {
+			set(cfg, v)
+		} else if set, ok := dbtLists[k]; ok {
+			v, isList := stringsOf(s.val)
+			if !isList {
+				bad(k, "must be a quoted string or a list of them, not %s", describeValue(s.val))
+				continue
+			}
+			set(cfg, v)
+		} else if k == "allow_append" || k == "strict_parse" {
 			b, isBool := s.val.(bool)
 			if !isBool {
 				bad(k, "must be true or false")
 				continue
 			}
-			if k == "allow_append" {
-				cfg.AllowAppend = b
-			} else {
-				cfg.StrictParse = b
+			cfg.AllowAppend = cfg.AllowAppend || k == "allow_append" && b
+			cfg.StrictParse = cfg.StrictParse || k == "strict_parse" && b
+		} else if k == "watermark" {
+			if !l.mapWatermark(cfg, s, bad) {
+				continue
 			}
-			set(k, k)
-		}
-	}
-	if s, ok := c["watermark"]; ok {
-		w, isMap := s.val.(map[string]any)
-		if !isMap {
-			bad("watermark", "must be a dict: watermark={'column': 'updated_at', 'lag': '5m'}")
 		} else {
-			str := func(k string) string { v, _ := w[k].(string); return v }
-			cfg.Watermark = &Watermark{Column: str("column"), Kind: str("kind"), Lag: str("lag"), Overlap: str("overlap")}
-			set("watermark", "watermark")
+			continue // mapped below, or not a setting (enabled)
 		}
+		m.HeaderLine[k] = s.pos
 	}
 	l.mapIncremental(m, c, bad)
+	return true
+}
+
+// mapWatermark reads idemc's watermark={'column': …, 'lag': …}.
+func (l *dbtLoad) mapWatermark(cfg *ModelConfig, s dbtSetting, bad func(key, format string, args ...any)) bool {
+	w, isMap := s.val.(map[string]any)
+	if !isMap {
+		bad("watermark", "must be a dict: watermark={'column': 'updated_at', 'lag': '5m'}")
+		return false
+	}
+	str := func(k string) string { v, _ := w[k].(string); return v }
+	cfg.Watermark = &Watermark{Column: str("column"), Kind: str("kind"), Lag: str("lag"), Overlap: str("overlap")}
 	return true
 }
 

@@ -152,21 +152,33 @@ func (l *dbtLoad) readTest(rel string, n *yaml.Node, col string, out []Check) []
 			args[k] = v
 		}
 	}
-	c := Check{Kind: name, Severity: "error", Pos: Pos{rel, n.Line}}
-	sev := args["severity"]
-	if cfg, ok := args["config"].(map[string]any); ok && cfg["severity"] != nil {
-		sev = cfg["severity"]
-	}
-	if sev != nil {
-		c.Severity = strings.ToLower(fmt.Sprint(sev))
-		if c.Severity != "warn" && c.Severity != "error" {
-			l.errs.Add(rel, n.Line, 0, "test %s: severity %q is not valid; use warn or error", name, c.Severity)
-			return out
-		}
+	c := Check{Kind: name, Severity: testSeverity(args), Pos: Pos{rel, n.Line}}
+	if c.Severity != "warn" && c.Severity != "error" {
+		l.errs.Add(rel, n.Line, 0, "test %s: severity %q is not valid; use warn or error", name, c.Severity)
+		return out
 	}
 	if cn, ok := args["column_name"].(string); ok && col == "" {
 		col = cn
 	}
+	return l.testCheck(rel, n, c, col, args, out)
+}
+
+// testSeverity is a test's severity: config: {severity: warn}, or the
+// older severity: at the test's top; "error" when neither is set.
+func testSeverity(args map[string]any) string {
+	sev := args["severity"]
+	if cfg, ok := args["config"].(map[string]any); ok && cfg["severity"] != nil {
+		sev = cfg["severity"]
+	}
+	if sev == nil {
+		return "error"
+	}
+	return strings.ToLower(fmt.Sprint(sev))
+}
+
+// testCheck fills check c of the test at n by its kind.
+func (l *dbtLoad) testCheck(rel string, n *yaml.Node, c Check, col string, args map[string]any, out []Check) []Check {
+	name := c.Kind
 	need := func() bool {
 		if col == "" {
 			l.errs.Add(rel, n.Line, 0, "test %s needs a column: put it under the column's data_tests", name)
