@@ -269,6 +269,10 @@ func newCompilation(p *project.Project, opts Options) (*compilation, error) {
 	if tgt.SchemaErr != nil {
 		return nil, diag.List{tgt.SchemaErr.(*diag.Error)}
 	}
+	if p.TargetBound != "" && p.TargetBound != tname {
+		// A dbt config() read target.x when the project loaded.
+		return nil, diag.List{diag.Errorf(project.DBTFileName, 0, 0, "a model's config() reads target.*, which idemc reads when the project loads, for target %q; to compile for %q set IDEMC_TARGET=%s instead of --target", p.TargetBound, tname, tname)}
+	}
 	ad, ok := adapters.Lookup(tgt.Engine)
 	if !ok {
 		return nil, diag.List{diag.Errorf(project.FileName, tgt.Line, 0, "target %q: engine %q is not in this build of idemc (it has %s)", tname, tgt.Engine, strings.Join(adapters.Names(), ", "))}

@@ -215,7 +215,7 @@ func (l *dbtLoad) model(rel, text string) *Model {
 		merged = merged.merge(props.config)
 	}
 	for _, c := range calls {
-		kws, err := parseKwargs(c.args, l.p.Vars)
+		kws, err := parseKwargs(c.args, l.litEnv())
 		if err != nil {
 			l.errs.Add(rel, c.line+strings.Count(c.args[:err.(*litError).off], "\n"), 0, "config(): %v", err)
 			continue
@@ -272,4 +272,34 @@ func isDBTProject(root string) bool {
 	}
 	fi, err := os.Stat(filepath.Join(root, DBTFileName))
 	return err == nil && !fi.IsDir()
+}
+
+// litEnv is what config() and properties values read: the vars, and the
+// target that IDEMC_TARGET names, else the profile's target. A model
+// whose config reads target.x is then bound to that target (the config
+// is read before --target is known): Project.TargetBound, checked when
+// compiling.
+func (l *dbtLoad) litEnv() litEnv {
+	return litEnv{vars: l.p.Vars, target: func(field string) (any, bool) {
+		name := os.Getenv("IDEMC_TARGET")
+		if name == "" {
+			name = l.p.DefaultTarget
+		}
+		t := l.p.Targets[name]
+		if t == nil {
+			return nil, false
+		}
+		l.p.TargetBound = name
+		switch field {
+		case "name":
+			return name, true
+		case "type":
+			return t.Engine, true
+		case "schema":
+			return t.Schema, true
+		case "threads":
+			return int64(t.Threads), true
+		}
+		return nil, false
+	}}
 }

@@ -20,9 +20,17 @@ type kwarg struct {
 // use in configs. Anything else is an error: the config is read before
 // rendering, so it must not depend on the warehouse.
 type litParser struct {
-	s    string
-	i    int
+	s string
+	i int
+	litEnv
+}
+
+// litEnv is what var() and target.x read.
+type litEnv struct {
 	vars map[string]any
+	// target is a field of the target (name, type, schema, threads);
+	// false when there is none.
+	target func(field string) (any, bool)
 }
 
 type litError struct {
@@ -32,8 +40,8 @@ type litError struct {
 
 func (e *litError) Error() string { return e.msg }
 
-// parseKwargs parses "k=v, k2=v2" with vars for var().
-func parseKwargs(s string, vars map[string]any) (out []kwarg, err error) {
+// parseKwargs parses "k=v, k2=v2".
+func parseKwargs(s string, env litEnv) (out []kwarg, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			le, ok := r.(*litError)
@@ -43,7 +51,7 @@ func parseKwargs(s string, vars map[string]any) (out []kwarg, err error) {
 			out, err = nil, le
 		}
 	}()
-	p := &litParser{s: s, vars: vars}
+	p := &litParser{s: s, litEnv: env}
 	for {
 		p.space()
 		if p.i >= len(p.s) {
@@ -64,7 +72,7 @@ func parseKwargs(s string, vars map[string]any) (out []kwarg, err error) {
 		if !p.eat(',') {
 			p.space()
 			if p.i < len(p.s) {
-				p.fail("expected , between arguments")
+				p.fail("expected , between arguments (a config() value is a literal, var(), env_var() or target.x, not an expression)")
 			}
 		}
 	}
@@ -135,7 +143,12 @@ func (p *litParser) value() any {
 	case "":
 		p.fail("expected a value")
 	}
-	p.fail("%s cannot be read before rendering: config() values must be literals, var() or env_var()", word)
+	if f, ok := strings.CutPrefix(word, "target."); ok && p.target != nil {
+		if v, ok := p.target(f); ok {
+			return v
+		}
+	}
+	p.fail("%s cannot be read before rendering: config() values must be literals, var(), env_var() or target.name/type/schema/threads", word)
 	return nil
 }
 
@@ -243,14 +256,14 @@ func (p *litParser) call(fn string) any {
 // expression, such as values: "{{ var('statuses') }}" (dbt renders these
 // files): literals, var() and env_var(), as in config(). Other strings,
 // and expressions it cannot read, are returned as they are.
-func jinjaValue(v any, vars map[string]any) any {
+func jinjaValue(v any, env litEnv) any {
 	switch x := v.(type) {
 	case string:
 		s := strings.TrimSpace(x)
 		if !strings.HasPrefix(s, "{{") || !strings.HasSuffix(s, "}}") {
 			return v
 		}
-		kws, err := parseKwargs("v="+strings.TrimSpace(s[2:len(s)-2]), vars)
+		kws, err := parseKwargs("v="+strings.TrimSpace(s[2:len(s)-2]), env)
 		if err != nil || len(kws) != 1 {
 			return v
 		}
@@ -258,13 +271,13 @@ func jinjaValue(v any, vars map[string]any) any {
 	case []any:
 		out := make([]any, len(x))
 		for i := range x {
-			out[i] = jinjaValue(x[i], vars)
+			out[i] = jinjaValue(x[i], env)
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = jinjaValue(e, vars)
+			out[k] = jinjaValue(e, env)
 		}
 		return out
 	}

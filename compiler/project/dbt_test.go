@@ -226,7 +226,7 @@ func TestDBTErrors(t *testing.T) {
 		{"unknown project key", map[string]string{"dbt_project.yml": "name: p\nmodel-path: [m]\n"}, `dbt_project.yml:2: unknown key "model-path" in dbt_project.yml; did you mean "model-paths"?`},
 		{"bad materialized", map[string]string{"models/a.sql": "\n{{ config(\n  materialized='tabel') }}\nselect 1 as a"}, `models/a.sql:3: materialized = "tabel" is not valid; did you mean "table"?`},
 		{"config positional", map[string]string{"models/a.sql": "{{ config('table') }}\nselect 1 as a"}, "models/a.sql:1: config(): expected a keyword argument"},
-		{"config target", map[string]string{"models/a.sql": "{{ config(schema=target.schema) }}\nselect 1 as a"}, "models/a.sql:1: config(): target.schema cannot be read before rendering"},
+		{"config expression", map[string]string{"models/a.sql": "{{ config(schema=target.schema ~ '_x') }}\nselect 1 as a"}, "models/a.sql:1: config(): expected , between arguments"},
 		{"bad strategy", map[string]string{"models/a.sql": "{{ config(materialized='incremental', unique_key='a', incremental_strategy='upsert') }}\nselect 1 as a"}, `models/a.sql:1: config incremental_strategy: "upsert" is not one idemc maps`},
 		{"accepted_values without values", map[string]string{"models/a.sql": "select 1 as a", "models/s.yml": "models:\n  - name: a\n    columns:\n      - name: a\n        tests:\n          - accepted_values:\n              quote: false\n"}, "models/s.yml:6: test accepted_values needs values"},
 		{"relationships to nothing", map[string]string{"models/a.sql": "select 1 as a", "models/s.yml": "models:\n  - name: a\n    columns:\n      - name: a\n        tests:\n          - relationships:\n              to: ref('nope')\n              field: id\n"}, `models/s.yml:6: checks.relationships: "nope" is neither a model`},
@@ -296,4 +296,32 @@ func TestDBTProfiles(t *testing.T) {
 	if _, err := pg.Resolve(func(k string) (string, bool) { return os.LookupEnv(k) }); err == nil || !strings.Contains(err.Error(), "PG_SECRET") {
 		t.Errorf("resolve without the secret: %v", err)
 	}
+}
+
+// TestDBTConfigTarget: config() may read target.x (the second pass of a
+// dbt config): the target IDEMC_TARGET names, else the profile's, to
+// which the project is then bound.
+func TestDBTConfigTarget(t *testing.T) {
+	dir := writeDBT(t, map[string]string{
+		"profiles.yml": "p:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      path: a.duckdb\n    ci:\n      type: duckdb\n      path: b.duckdb\n      schema: ci_main\n",
+		"models/e.sql": "{{ config(schema=target.name, alias=target.schema) }}\nselect 1 as a",
+	})
+	for _, tc := range []struct{ env, schema, alias string }{{"", "dev", "main"}, {"ci", "ci", "ci_main"}} {
+		t.Setenv("IDEMC_TARGET", tc.env)
+		p, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := modelNamed(p, "e")
+		if m.Config.Schema != tc.schema || m.Config.Alias != tc.alias || p.TargetBound != firstNonEmptyStr(tc.env, "dev") {
+			t.Errorf("IDEMC_TARGET=%q: schema %q alias %q bound to %q", tc.env, m.Config.Schema, m.Config.Alias, p.TargetBound)
+		}
+	}
+}
+
+func firstNonEmptyStr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

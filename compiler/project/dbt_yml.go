@@ -139,7 +139,7 @@ func (l *dbtLoad) readTest(rel string, n *yaml.Node, col string, out []Check) []
 	name, args := n.Value, map[string]any{}
 	if n.Kind == yaml.MappingNode && len(n.Content) == 2 {
 		name = n.Content[0].Value
-		if m, ok := jinjaValue(value(n.Content[1]), l.p.Vars).(map[string]any); ok {
+		if m, ok := jinjaValue(value(n.Content[1]), l.litEnv()).(map[string]any); ok {
 			args = m
 		}
 	} else if n.Kind != yaml.ScalarNode {

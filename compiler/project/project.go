@@ -43,6 +43,9 @@ type Project struct {
 	// Warnings are things the project declares that idemc ignores, each
 	// reported once (a dbt project's metrics, unmapped configs, …).
 	Warnings []*diag.Error
+	// TargetBound is the target a dbt model's config() read (target.x)
+	// when the project loaded; compiling for another one is refused.
+	TargetBound string
 
 	seedConfigs map[string]*seedConfig // [seeds.NAME] tables, by name
 }
