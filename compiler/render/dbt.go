@@ -47,7 +47,8 @@ func (t *Target) GetAttribute(name string) (*exec.Value, bool) {
 	case "threads":
 		return exec.AsValue(t.Threads), true
 	}
-	return exec.AsValue(fmt.Errorf("target has no attribute %q (it has name, type, schema, database, threads, profile_name)", name)), false
+	// found, with an error as the value: gonja then reports this message
+	return exec.AsValue(fmt.Errorf("target has no attribute %q (it has name, type, schema, database, threads, profile_name)", name)), true
 }
 
 // SecretPrefix marks environment variables whose values are never printed
@@ -166,6 +167,7 @@ func (w *worker) dbtBuiltins(data map[string]any) {
 		return exec.AsSafeValue("")
 	}
 	data["execute"] = true
+	data["none"] = nil // dbt's macros write none (Python's None) in lower case
 	data["run_started_at"] = &runStarted{w: w}
 	data["invocation_id"] = &asOfValue{w: w, format: "invocation_id"}
 	data["config"] = func(*exec.VarArgs) *exec.Value { return exec.AsSafeValue("") }
@@ -262,7 +264,7 @@ type adapterObj struct{ w *worker }
 
 func (a *adapterObj) GetAttribute(name string) (*exec.Value, bool) {
 	if name != "dispatch" {
-		return exec.AsValue(fmt.Errorf("adapter.%s is not supported (only adapter.dispatch is: idemc does not query the warehouse while compiling)", name)), false
+		return exec.AsValue(fmt.Errorf("adapter.%s is not supported (only adapter.dispatch is: idemc does not query the warehouse while compiling)", name)), true
 	}
 	return exec.AsValue(func(va *exec.VarArgs) *exec.Value { return a.w.dispatch(va) }), true
 }
@@ -303,7 +305,10 @@ func (w *worker) dispatch(va *exec.VarArgs) *exec.Value {
 	if _, ok := crossDB[name]; ok && (ns == "" || ns == "dbt" || ns == "dbt_utils") {
 		return exec.AsValue(w.crossDBFunc(name))
 	}
-	return exec.AsValue(fmt.Errorf("adapter.dispatch(%q): no macro %s is defined in macros/", name, strings.Join(tried, " or ")))
+	// Raised, as dbt does: an error value here would only be "not callable".
+	err := &compileError{msg: fmt.Sprintf("adapter.dispatch(%q): no macro %s is defined in macros/", name, strings.Join(tried, " or "))}
+	w.cur.errs = append(w.cur.errs, err)
+	return exec.AsValue(err)
 }
 
 // exceptionsObj is dbt's exceptions namespace.
@@ -330,7 +335,7 @@ func (e *exceptionsObj) GetAttribute(name string) (*exec.Value, bool) {
 			return exec.AsSafeValue("")
 		}), true
 	}
-	return exec.AsValue(fmt.Errorf("exceptions.%s is not supported (raise_compiler_error and warn are)", name)), false
+	return exec.AsValue(fmt.Errorf("exceptions.%s is not supported (raise_compiler_error and warn are)", name)), true
 }
 
 // namespace is dbt.<macro> and dbt_utils.<macro>: the cross-database
@@ -354,7 +359,7 @@ func (n *namespace) GetAttribute(name string) (*exec.Value, bool) {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	return exec.AsValue(fmt.Errorf("%s.%s is not a macro idemc provides (it has %s)", n.name, name, strings.Join(names, ", "))), false
+	return exec.AsValue(fmt.Errorf("%s.%s is not a macro idemc provides (it has %s)", n.name, name, strings.Join(names, ", "))), true
 }
 
 // runStarted is run_started_at: the run's logical time (--as-of), printed
@@ -376,7 +381,7 @@ func (r *runStarted) GetAttribute(name string) (*exec.Value, bool) {
 	case "isoformat":
 		return exec.AsValue(func(*exec.VarArgs) *exec.Value { return exec.AsSafeValue(r.w.cur.asOfSlot("iso")) }), true
 	}
-	return exec.AsValue(fmt.Errorf("run_started_at.%s is not supported (strftime and isoformat are)", name)), false
+	return exec.AsValue(fmt.Errorf("run_started_at.%s is not supported (strftime and isoformat are)", name)), true
 }
 
 // asOfValue prints one text of the logical time (invocation_id).
