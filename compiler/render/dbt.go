@@ -102,7 +102,22 @@ func (m *returningMacro) Execute(r *exec.Renderer, _ *nodes.ControlStructureBloc
 	if err != nil {
 		return err
 	}
+	v, _ := r.Environment.Context.Get(workerKey)
+	w, _ := v.(*worker)
+	name := m.Name
 	r.Environment.Context.Set(m.Name, exec.Macro(func(params *exec.VarArgs) (out *exec.Value) {
+		// Macros calling each other through adapter.dispatch escape the
+		// recursion check (nesting.go): bound the depth, since a runaway
+		// recursion overflows the Go stack, which no recover catches.
+		if w != nil {
+			if w.depth++; w.depth > MaxNesting {
+				w.depth--
+				err := &compileError{msg: fmt.Sprintf("macro calls nest deeper than %d levels (at %s): a macro calls itself, through adapter.dispatch or another macro", MaxNesting, name)}
+				w.cur.errs = append(w.cur.errs, err)
+				return exec.AsValue(err)
+			}
+			defer func() { w.depth-- }()
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				ret, ok := p.(returned)
@@ -145,8 +160,13 @@ type packageRef struct{ pkg, model string }
 
 func (p *packageRef) Error() string { return "ref " + p.pkg + "." + p.model }
 
+// workerKey names the worker in its own context, for the macros defined in
+// it (not a name a template can write: it has a space).
+const workerKey = "idemc worker"
+
 // dbtBuiltins adds dbt's names to a worker's context data.
 func (w *worker) dbtBuiltins(data map[string]any) {
+	data[workerKey] = w
 	data["ref"] = func(va *exec.VarArgs) *exec.Value { return w.cur.refCall(va) }
 	data["target"] = &targetObj{w: w}
 	data["env_var"] = func(va *exec.VarArgs) *exec.Value { return w.cur.envVar(va) }

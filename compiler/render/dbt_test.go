@@ -191,3 +191,25 @@ func TestStrftime(t *testing.T) {
 		t.Errorf("invocation ids %q %q", a, b)
 	}
 }
+
+// TestDispatchRecursionBounded: macros that call each other through
+// adapter.dispatch (which the recursion check cannot see) fail the model
+// with a message instead of overflowing the stack; return() outside a
+// macro is an error.
+func TestDispatchRecursionBounded(t *testing.T) {
+	e, err := NewEnv([]File{{Path: "macros/loop.sql", Text: `{% macro a() %}{{ return(adapter.dispatch('b', 'p')()) }}{% endmacro %}
+{% macro default__b() %}{{ return(a()) }}{% endmacro %}`}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]string{
+		"select\n{{ a() }}": "models/m.sql:2:1: compilation error: macro calls nest deeper than 200 levels",
+		`{{ return("x") }}`: "models/m.sql: return() is only allowed inside a {% macro %}",
+	} {
+		tpl, _ := e.Parse("models/m.sql", text)
+		_, err := e.Render(tpl, text, &Context{Target: &Target{Type: "duckdb"}})
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", text, err, want)
+		}
+	}
+}
