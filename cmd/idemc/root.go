@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -239,5 +240,22 @@ func (c *common) load() (*project.Project, compiler.Options, error) {
 		opts.Results = latestResults(p.Root) // only then: the file can be large
 	}
 	opts.Models = true
+	opts.Log = c.templateLog()
 	return p, opts, nil
+}
+
+// templateLog is where templates' log() messages go: log(msg, info=True)
+// to stderr (stdout may be --log-format json), the others only with
+// IDEMC_DEBUG set. Renders run in parallel: one line at a time.
+func (c *common) templateLog() func(msg string, info bool) {
+	debug := os.Getenv("IDEMC_DEBUG") != ""
+	var mu sync.Mutex
+	return func(msg string, info bool) {
+		if !info && !debug {
+			return
+		}
+		mu.Lock()
+		fmt.Fprintf(c.stderr, "log: %s\n", msg)
+		mu.Unlock()
+	}
 }

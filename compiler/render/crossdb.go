@@ -124,14 +124,14 @@ func (w *worker) crossDBFunc(name string) func(*exec.VarArgs) *exec.Value {
 		if len(va.Args) > len(f.params) {
 			return exec.AsValue(fmt.Errorf("%s() takes %d arguments (%s), got %d", name, len(f.params), strings.Join(f.params, ", "), len(va.Args)))
 		}
-		for _, p := range f.params[:f.required] {
-			if a.get(p) == nil {
-				return exec.AsValue(fmt.Errorf("%s() needs its %s argument: %s(%s)", name, p, name, strings.Join(f.params, ", ")))
-			}
-		}
 		for k := range va.KwArgs {
 			if !contains(f.params, k) {
 				return exec.AsValue(fmt.Errorf("%s() has no argument %s (it takes %s)", name, k, strings.Join(f.params, ", ")))
+			}
+		}
+		for _, p := range f.params[:f.required] {
+			if a.get(p) == nil {
+				return exec.AsValue(fmt.Errorf("%s() needs its %s argument: %s(%s)", name, p, name, strings.Join(f.params, ", ")))
 			}
 		}
 		sql, err := f.sql(w.cur, w.cur.target().Type, a)

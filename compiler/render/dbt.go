@@ -47,7 +47,8 @@ func (t *Target) GetAttribute(name string) (*exec.Value, bool) {
 	case "threads":
 		return exec.AsValue(t.Threads), true
 	}
-	return exec.AsValue(fmt.Errorf("target has no attribute %q (it has name, type, schema, database, threads, profile_name)", name)), false
+	// found, with an error as the value: gonja then reports this message
+	return exec.AsValue(fmt.Errorf("target has no attribute %q (it has name, type, schema, database, threads, profile_name)", name)), true
 }
 
 // SecretPrefix marks environment variables whose values are never printed
@@ -101,7 +102,22 @@ func (m *returningMacro) Execute(r *exec.Renderer, _ *nodes.ControlStructureBloc
 	if err != nil {
 		return err
 	}
+	v, _ := r.Environment.Context.Get(workerKey)
+	w, _ := v.(*worker)
+	name := m.Name
 	r.Environment.Context.Set(m.Name, exec.Macro(func(params *exec.VarArgs) (out *exec.Value) {
+		// Macros calling each other through adapter.dispatch escape the
+		// recursion check (nesting.go): bound the depth, since a runaway
+		// recursion overflows the Go stack, which no recover catches.
+		if w != nil {
+			if w.depth++; w.depth > MaxNesting {
+				w.depth--
+				err := &compileError{msg: fmt.Sprintf("macro calls nest deeper than %d levels (at %s): a macro calls itself, through adapter.dispatch or another macro", MaxNesting, name)}
+				w.cur.errs = append(w.cur.errs, err)
+				return exec.AsValue(err)
+			}
+			defer func() { w.depth-- }()
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				ret, ok := p.(returned)
@@ -144,8 +160,13 @@ type packageRef struct{ pkg, model string }
 
 func (p *packageRef) Error() string { return "ref " + p.pkg + "." + p.model }
 
+// workerKey names the worker in its own context, for the macros defined in
+// it (not a name a template can write: it has a space).
+const workerKey = "idemc worker"
+
 // dbtBuiltins adds dbt's names to a worker's context data.
 func (w *worker) dbtBuiltins(data map[string]any) {
+	data[workerKey] = w
 	data["ref"] = func(va *exec.VarArgs) *exec.Value { return w.cur.refCall(va) }
 	data["target"] = &targetObj{w: w}
 	data["env_var"] = func(va *exec.VarArgs) *exec.Value { return w.cur.envVar(va) }
@@ -166,6 +187,7 @@ func (w *worker) dbtBuiltins(data map[string]any) {
 		return exec.AsSafeValue("")
 	}
 	data["execute"] = true
+	data["none"] = nil // dbt's macros write none (Python's None) in lower case
 	data["run_started_at"] = &runStarted{w: w}
 	data["invocation_id"] = &asOfValue{w: w, format: "invocation_id"}
 	data["config"] = func(*exec.VarArgs) *exec.Value { return exec.AsSafeValue("") }
@@ -262,7 +284,7 @@ type adapterObj struct{ w *worker }
 
 func (a *adapterObj) GetAttribute(name string) (*exec.Value, bool) {
 	if name != "dispatch" {
-		return exec.AsValue(fmt.Errorf("adapter.%s is not supported (only adapter.dispatch is: idemc does not query the warehouse while compiling)", name)), false
+		return exec.AsValue(fmt.Errorf("adapter.%s is not supported (only adapter.dispatch is: idemc does not query the warehouse while compiling)", name)), true
 	}
 	return exec.AsValue(func(va *exec.VarArgs) *exec.Value { return a.w.dispatch(va) }), true
 }
@@ -303,7 +325,10 @@ func (w *worker) dispatch(va *exec.VarArgs) *exec.Value {
 	if _, ok := crossDB[name]; ok && (ns == "" || ns == "dbt" || ns == "dbt_utils") {
 		return exec.AsValue(w.crossDBFunc(name))
 	}
-	return exec.AsValue(fmt.Errorf("adapter.dispatch(%q): no macro %s is defined in macros/", name, strings.Join(tried, " or ")))
+	// Raised, as dbt does: an error value here would only be "not callable".
+	err := &compileError{msg: fmt.Sprintf("adapter.dispatch(%q): no macro %s is defined in macros/", name, strings.Join(tried, " or "))}
+	w.cur.errs = append(w.cur.errs, err)
+	return exec.AsValue(err)
 }
 
 // exceptionsObj is dbt's exceptions namespace.
@@ -330,7 +355,7 @@ func (e *exceptionsObj) GetAttribute(name string) (*exec.Value, bool) {
 			return exec.AsSafeValue("")
 		}), true
 	}
-	return exec.AsValue(fmt.Errorf("exceptions.%s is not supported (raise_compiler_error and warn are)", name)), false
+	return exec.AsValue(fmt.Errorf("exceptions.%s is not supported (raise_compiler_error and warn are)", name)), true
 }
 
 // namespace is dbt.<macro> and dbt_utils.<macro>: the cross-database
@@ -354,7 +379,7 @@ func (n *namespace) GetAttribute(name string) (*exec.Value, bool) {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	return exec.AsValue(fmt.Errorf("%s.%s is not a macro idemc provides (it has %s)", n.name, name, strings.Join(names, ", "))), false
+	return exec.AsValue(fmt.Errorf("%s.%s is not a macro idemc provides (it has %s)", n.name, name, strings.Join(names, ", "))), true
 }
 
 // runStarted is run_started_at: the run's logical time (--as-of), printed
@@ -376,7 +401,7 @@ func (r *runStarted) GetAttribute(name string) (*exec.Value, bool) {
 	case "isoformat":
 		return exec.AsValue(func(*exec.VarArgs) *exec.Value { return exec.AsSafeValue(r.w.cur.asOfSlot("iso")) }), true
 	}
-	return exec.AsValue(fmt.Errorf("run_started_at.%s is not supported (strftime and isoformat are)", name)), false
+	return exec.AsValue(fmt.Errorf("run_started_at.%s is not supported (strftime and isoformat are)", name)), true
 }
 
 // asOfValue prints one text of the logical time (invocation_id).

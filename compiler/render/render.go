@@ -439,8 +439,9 @@ func (s *state) surrogateKey(cols any) string {
 // in progress (cur), with the macros defined on top. One goroutine at a
 // time uses a worker.
 type worker struct {
-	cur *state
-	ctx *exec.Context
+	cur   *state
+	ctx   *exec.Context
+	depth int // macro calls in progress (returningMacro)
 }
 
 // newWorker makes a worker and executes the macro files in it, with cur as
@@ -510,7 +511,11 @@ func (e *Env) Render(t *Template, text string, c *Context) (out *Rendered, err e
 	s := e.newState(c, 8)
 	defer func() {
 		if p := recover(); p != nil {
-			out, err = nil, &Error{Path: t.path, Msg: fmt.Sprintf("template error: %v", p)}
+			msg := fmt.Sprintf("template error: %v", p)
+			if _, isReturn := p.(returned); isReturn {
+				msg = "return() is only allowed inside a {% macro %}: it ends the macro with a value"
+			}
+			out, err = nil, &Error{Path: t.path, Msg: msg}
 		}
 	}()
 	// A fresh worker, whose context the template shares with the macros

@@ -66,24 +66,43 @@ func (s *state) variable(args ...any) any {
 		s.errs = append(s.errs, &unknownVar{name: name})
 		return "NULL"
 	}
+	v = plain(v)
 	if s.c.RawVars {
 		return v
 	}
+	switch x := v.(type) {
+	case []any:
+		return sqlList(x)
+	case map[string]any:
+		return sqlMap(x)
+	}
+	return s.c.Literal(v)
+}
+
+// plain is a var's value as Go data: a template value (a default written
+// in the template) unwrapped, lists as []any and maps as map[string]any.
+func plain(v any) any {
+	if x, ok := v.(*exec.Value); ok {
+		v = x.Interface()
+	}
 	switch rv := reflect.ValueOf(v); rv.Kind() {
 	case reflect.Slice, reflect.Array:
-		l := make(sqlList, rv.Len())
+		if _, isBytes := v.([]byte); isBytes {
+			return v
+		}
+		l := make([]any, rv.Len())
 		for i := range l {
-			l[i] = rv.Index(i).Interface()
+			l[i] = plain(rv.Index(i).Interface())
 		}
 		return l
 	case reflect.Map:
-		m := sqlMap{}
+		m := make(map[string]any, rv.Len())
 		for _, k := range rv.MapKeys() {
-			m[fmt.Sprint(k.Interface())] = rv.MapIndex(k).Interface()
+			m[fmt.Sprint(plain(k.Interface()))] = plain(rv.MapIndex(k).Interface())
 		}
 		return m
 	}
-	return s.c.Literal(v)
+	return v
 }
 
 // printed is the text of a template value as the template engine prints it.
