@@ -298,6 +298,8 @@ type Context struct {
 	Target *Target
 	// Project is the project's name, for ref("project", "model").
 	Project string
+	// This is the model's relation, for this.schema, this.name, ….
+	This Relation
 	// Getenv reads env_var(); nil reads the process environment.
 	Getenv func(name string) (string, bool)
 	// Log receives log()'s messages (secrets scrubbed); info asks for
@@ -457,6 +459,7 @@ func (e *Env) newWorker(cur *state) (*worker, error) {
 	for i, name := range fixedVars {
 		data[name] = fixedMarkers[i]
 	}
+	data["this"] = &thisObj{w: w} // prints as the marker; has dbt's attributes
 	w.ctx = e.env.Context.Inherit().Update(exec.NewContext(data))
 	env := &exec.Environment{Context: w.ctx, Filters: e.env.Filters, Tests: e.env.Tests, ControlStructures: e.env.ControlStructures, Methods: e.env.Methods}
 	for _, m := range e.macros {
