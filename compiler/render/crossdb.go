@@ -219,7 +219,8 @@ func dateDiff(engine, a, b, part string) (string, error) {
 	case "postgres":
 		return postgresDateDiff(a, b, part)
 	case "duckdb":
-		return "date_diff('" + part + "', (" + a + ")::timestamp, (" + b + ")::timestamp)", nil
+		// dbt-duckdb writes x::timestamp; cast() is the same and the lint parser reads it
+		return "date_diff('" + part + "', cast(" + a + " as timestamp), cast(" + b + " as timestamp))", nil
 	case "mysql", "spark":
 		return "timestampdiff(" + part + ", " + a + ", " + b + ")", nil
 	case "bigquery":
@@ -232,7 +233,8 @@ func dateDiff(engine, a, b, part string) (string, error) {
 // date parts, so that it counts boundaries crossed as datediff does on
 // Snowflake.
 func postgresDateDiff(a, b, part string) (string, error) {
-	dp := func(p, x, typ string) string { return "date_part('" + p + "', (" + x + ")::" + typ + ")" }
+	// dbt-postgres writes (x)::date; cast() is the same and the lint parser reads it
+	dp := func(p, x, typ string) string { return "date_part('" + p + "', cast(" + x + " as " + typ + "))" }
 	sub := func(p string) string { s, _ := postgresDateDiff(a, b, p); return s }
 	switch part {
 	case "year":
@@ -242,7 +244,7 @@ func postgresDateDiff(a, b, part string) (string, error) {
 	case "month":
 		return "(" + sub("year") + " * 12 + " + dp("month", b, "date") + " - " + dp("month", a, "date") + ")", nil
 	case "day":
-		return "((" + b + ")::date - (" + a + ")::date)", nil
+		return "(cast(" + b + " as date) - cast(" + a + " as date))", nil
 	case "week":
 		return "(" + sub("day") + " / 7 + case when " + dp("dow", a, "timestamp") + " <= " + dp("dow", b, "timestamp") +
 			" then case when " + a + " <= " + b + " then 0 else -1 end else case when " + a + " <= " + b + " then 1 else 0 end end)", nil
