@@ -222,3 +222,15 @@ func TestLogicalTimeInTemplates(t *testing.T) {
 		t.Errorf("exceptions.warn: no J001 finding in %v", a.Findings)
 	}
 }
+
+// TestRawVarsCache: var()'s meaning is an input of the compile cache: a
+// project read as a dbt project renders again, with raw values.
+func TestRawVarsCache(t *testing.T) {
+	dir := jinjaDir(t, map[string]string{"d": `SELECT {{ var("start_date") }} AS d`})
+	cache := filepath.Join(dir, "target")
+	native := compileJinja(t, dir, "dev", nil, compiler.Options{Cache: cache})
+	raw := compileJinja(t, dir, "dev", func(p *project.Project) { p.RawVars = true }, compiler.Options{Cache: cache})
+	if !strings.Contains(unitSQL(native, "d"), "SELECT '2018-01-01' AS d") || !strings.Contains(unitSQL(raw, "d"), "SELECT 2018-01-01 AS d") {
+		t.Fatalf("native:\n%s\nraw:\n%s", unitSQL(native, "d"), unitSQL(raw, "d"))
+	}
+}
