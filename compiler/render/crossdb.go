@@ -134,7 +134,17 @@ func (w *worker) crossDBFunc(name string) func(*exec.VarArgs) *exec.Value {
 				return exec.AsValue(fmt.Errorf("%s() needs its %s argument: %s(%s)", name, p, name, strings.Join(f.params, ", ")))
 			}
 		}
-		sql, err := f.sql(w.cur, w.cur.target().Type, a)
+		engine := w.cur.target().Type
+		// A project's <engine>__name or default__name overrides dbt's global
+		// macro, as dbt's dispatch of the dbt namespace prefers the root project.
+		for _, cand := range []string{engine + "__" + name, "default__" + name} {
+			if v, ok := w.ctx.Get(cand); ok && !strings.HasPrefix(cand, "__") {
+				if m, isMacro := v.(exec.Macro); isMacro {
+					return m(va)
+				}
+			}
+		}
+		sql, err := f.sql(w.cur, engine, a)
 		if err != nil {
 			return exec.AsValue(fmt.Errorf("%s(): %w", name, err))
 		}

@@ -112,17 +112,27 @@ func TestCrossDB(t *testing.T) {
 }
 
 // TestCrossDBOverride: a project macro of a built-in's name wins, for the
-// bare name and through dbt.<name>, as dbt's macro resolution does.
+// bare name and through dbt.<name>, and so does <engine>__name on that
+// engine, as dbt's dispatch of its own namespace prefers the root project.
 func TestCrossDBOverride(t *testing.T) {
-	e, err := NewEnv([]File{{Path: "macros/h.sql", Text: `{% macro hash(f) %}sha({{ f }}){% endmacro %}`}}, nil)
+	e, err := NewEnv([]File{{Path: "macros/h.sql", Text: `{% macro hash(f) %}sha({{ f }}){% endmacro %}
+{% macro duckdb__dateadd(part, n, d) %}{{ d }} + {{ n }}{% endmacro %}`}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, text := range []string{`{{ hash("x") }}`, `{{ dbt.hash("x") }}`} {
+	for text, want := range map[string]string{
+		`{{ hash("x") }}`: "sha(x)", `{{ dbt.hash("x") }}`: "sha(x)",
+		`{{ dbt.dateadd("day", 1, "d") }}`: "d + 1", `{{ dateadd("day", 1, "d") }}`: "d + 1",
+		`{{ adapter.dispatch("dateadd", "dbt")("day", 1, "d") }}`: "d + 1",
+	} {
 		tpl, _ := e.Parse("m.sql", text)
-		r, err := e.Render(tpl, text, &Context{})
-		if err != nil || r.Expand(nil) != "sha(x)" {
-			t.Errorf("%s => %v %v", text, r, err)
+		r, err := e.Render(tpl, text, &Context{Target: &Target{Type: "duckdb"}})
+		if err != nil || r.Expand(nil) != want {
+			t.Errorf("%s => %v %v, want %q", text, r, err, want)
 		}
+	}
+	tpl, _ := e.Parse("m.sql", `{{ dateadd("day", 1, "d") }}`)
+	if r, err := e.Render(tpl, `{{ dateadd("day", 1, "d") }}`, &Context{Target: &Target{Type: "postgres"}}); err != nil || r.Expand(nil) != "d + ((interval '1 day') * (1))" {
+		t.Errorf("postgres: the duckdb override was used: %v %v", r, err)
 	}
 }
