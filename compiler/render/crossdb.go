@@ -116,6 +116,25 @@ func typeFn(t string) crossFn {
 	return crossFn{nil, 0, sqlOnly(func(e string, _ callArgs) string { return typeName(e, t) })}
 }
 
+// crossDBGlobals are the bare cross-database macros, made once per Env:
+// each finds the worker it runs in through the evaluator's context, so
+// that a worker does not make a closure per macro (most renders never call
+// one; a worker is made per template-engine render).
+func crossDBGlobals() *exec.Context {
+	data := make(map[string]any, len(crossDB))
+	for name := range crossDB {
+		data[name] = func(e *exec.Evaluator, va *exec.VarArgs) *exec.Value {
+			v, _ := e.Environment.Context.Get(workerKey)
+			w, ok := v.(*worker)
+			if !ok {
+				return exec.AsValue(fmt.Errorf("%s() is not available here", name))
+			}
+			return w.crossDBFunc(name)(va)
+		}
+	}
+	return exec.NewContext(data)
+}
+
 // crossDBFunc is the template function of one cross-database macro.
 func (w *worker) crossDBFunc(name string) func(*exec.VarArgs) *exec.Value {
 	f := crossDB[name]

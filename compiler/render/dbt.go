@@ -193,9 +193,8 @@ func (w *worker) dbtBuiltins(data map[string]any) {
 	data["config"] = func(*exec.VarArgs) *exec.Value { return exec.AsSafeValue("") }
 	data["dbt"] = &namespace{w: w, name: "dbt"}
 	data["dbt_utils"] = &namespace{w: w, name: "dbt_utils"}
-	for name := range crossDB {
-		data[name] = w.crossDBFunc(name)
-	}
+	// The bare cross-database macros are in the Env's base context (once,
+	// not per worker: see crossDBGlobals).
 }
 
 // Relation names a model's relation: dbt's this.database, .schema,

@@ -158,7 +158,7 @@ func NewEnv(macros []File, vars map[string]any) (*Env, error) {
 	cfg.StrictUndefined = true
 	cfg.KeepTrailingNewline = true
 	e := &Env{vars: vars, cfg: cfg, env: &exec.Environment{
-		Context:           exec.EmptyContext().Update(builtins.GlobalFunctions).Update(builtins.GlobalVariables),
+		Context:           exec.EmptyContext().Update(builtins.GlobalFunctions).Update(builtins.GlobalVariables).Update(crossDBGlobals()),
 		Filters:           builtins.Filters,
 		Tests:             builtins.Tests,
 		ControlStructures: controlStructuresWith(),
@@ -387,7 +387,7 @@ type worker struct {
 // the render in progress (top-level code of a macro file may call ref()).
 func (e *Env) newWorker(cur *state) (*worker, error) {
 	w := &worker{cur: cur}
-	data := make(map[string]any, 20+len(crossDB)+len(fixedVars))
+	data := make(map[string]any, 24+len(fixedVars))
 	w.dbtBuiltins(data)
 	data["source"] = func(src, table string) string { return w.cur.source(src, table) }
 	data["var"] = func(args ...any) any { return w.cur.variable(args...) }
