@@ -100,6 +100,7 @@ func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) err
 	}
 	rc := *cc.rctx
 	rc.IsIncremental = c.incremental
+	rc.This = render.Relation{Database: c.rel.Database, Schema: c.rel.Schema, Identifier: c.rel.Name}
 	r, err := cc.env.Render(tpl, c.m.Body, &rc)
 	cc.opts.Work.rendered()
 	if err != nil {

@@ -82,6 +82,9 @@ func (cc *compilation) openCache() *compileCache {
 func (cc *compilation) envHash() ([]byte, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%v\x00", cacheFormat, buildID(), cc.target, cc.p.SeedSchema, cc.opts.Lineage)
+	// What templates read of the project: ref("name", …), target.profile_name
+	// and target.threads, var()'s meaning.
+	fmt.Fprintf(h, "%s\x00%d\x00%v\x00", cc.p.Name, cc.p.Threads, cc.p.RawVars)
 	for _, v := range []any{cc.tgt, cc.p.Sources, cc.p.Vars, cc.opts.Vars} {
 		if err := writeJSON(h, v); err != nil {
 			return nil, err

@@ -95,7 +95,7 @@ func TestTargetObject(t *testing.T) {
 	dir := jinjaDir(t, map[string]string{
 		"by_engine": `SELECT {% if target.type == 'postgres' %}1{% else %}2{% endif %} AS x`,
 		"by_name":   `SELECT '{{ target.name }}' AS t, {{ target.threads }} AS n`,
-		"fields":    `SELECT '{{ target.type }}|{{ target.schema }}|{{ target.database }}|{{ target.profile_name }}' AS f`,
+		"fields":    `SELECT '{{ target.type }}|{{ target.schema }}|{{ target.database }}|{{ target.profile_name }}' AS f, '{{ this.schema }}.{{ this.name }}' AS r`,
 	})
 	dev := compileJinja(t, dir, "dev", nil, compiler.Options{})
 	prod := compileJinja(t, dir, "prod", nil, compiler.Options{})
@@ -112,7 +112,7 @@ func TestTargetObject(t *testing.T) {
 	}{
 		{dev, "by_engine", "2 AS x"}, {pg, "by_engine", "1 AS x"},
 		{dev, "by_name", "'dev' AS t, 3 AS n"}, {prod, "by_name", "'prod' AS t"},
-		{dev, "fields", "'duckdb|main|dev|shop'"}, {pg, "fields", "'postgres|analytics|shopdb|shop'"},
+		{dev, "fields", "'duckdb|main|dev|shop'"}, {pg, "fields", "'postgres|analytics|shopdb|shop'"}, {pg, "fields", "'analytics.fields' AS r"},
 	} {
 		if sql := unitSQL(c.pl, c.model); !strings.Contains(sql, c.sub) {
 			t.Errorf("%s on %s: no %q in\n%s", c.model, c.pl.Target, c.sub, sql)
@@ -220,5 +220,17 @@ func TestLogicalTimeInTemplates(t *testing.T) {
 	}
 	if !warned {
 		t.Errorf("exceptions.warn: no J001 finding in %v", a.Findings)
+	}
+}
+
+// TestRawVarsCache: var()'s meaning is an input of the compile cache: a
+// project read as a dbt project renders again, with raw values.
+func TestRawVarsCache(t *testing.T) {
+	dir := jinjaDir(t, map[string]string{"d": `SELECT {{ var("start_date") }} AS d`})
+	cache := filepath.Join(dir, "target")
+	native := compileJinja(t, dir, "dev", nil, compiler.Options{Cache: cache})
+	raw := compileJinja(t, dir, "dev", func(p *project.Project) { p.RawVars = true }, compiler.Options{Cache: cache})
+	if !strings.Contains(unitSQL(native, "d"), "SELECT '2018-01-01' AS d") || !strings.Contains(unitSQL(raw, "d"), "SELECT 2018-01-01 AS d") {
+		t.Fatalf("native:\n%s\nraw:\n%s", unitSQL(native, "d"), unitSQL(raw, "d"))
 	}
 }

@@ -116,6 +116,25 @@ func typeFn(t string) crossFn {
 	return crossFn{nil, 0, sqlOnly(func(e string, _ callArgs) string { return typeName(e, t) })}
 }
 
+// crossDBGlobals are the bare cross-database macros, made once per Env:
+// each finds the worker it runs in through the evaluator's context, so
+// that a worker does not make a closure per macro (most renders never call
+// one; a worker is made per template-engine render).
+func crossDBGlobals() *exec.Context {
+	data := make(map[string]any, len(crossDB))
+	for name := range crossDB {
+		data[name] = func(e *exec.Evaluator, va *exec.VarArgs) *exec.Value {
+			v, _ := e.Environment.Context.Get(workerKey)
+			w, ok := v.(*worker)
+			if !ok {
+				return exec.AsValue(fmt.Errorf("%s() is not available here", name))
+			}
+			return w.crossDBFunc(name)(va)
+		}
+	}
+	return exec.NewContext(data)
+}
+
 // crossDBFunc is the template function of one cross-database macro.
 func (w *worker) crossDBFunc(name string) func(*exec.VarArgs) *exec.Value {
 	f := crossDB[name]
@@ -134,7 +153,17 @@ func (w *worker) crossDBFunc(name string) func(*exec.VarArgs) *exec.Value {
 				return exec.AsValue(fmt.Errorf("%s() needs its %s argument: %s(%s)", name, p, name, strings.Join(f.params, ", ")))
 			}
 		}
-		sql, err := f.sql(w.cur, w.cur.target().Type, a)
+		engine := w.cur.target().Type
+		// A project's <engine>__name or default__name overrides dbt's global
+		// macro, as dbt's dispatch of the dbt namespace prefers the root project.
+		for _, cand := range []string{engine + "__" + name, "default__" + name} {
+			if v, ok := w.ctx.Get(cand); ok && !strings.HasPrefix(cand, "__") {
+				if m, isMacro := v.(exec.Macro); isMacro {
+					return m(va)
+				}
+			}
+		}
+		sql, err := f.sql(w.cur, engine, a)
 		if err != nil {
 			return exec.AsValue(fmt.Errorf("%s(): %w", name, err))
 		}
@@ -219,7 +248,8 @@ func dateDiff(engine, a, b, part string) (string, error) {
 	case "postgres":
 		return postgresDateDiff(a, b, part)
 	case "duckdb":
-		return "date_diff('" + part + "', (" + a + ")::timestamp, (" + b + ")::timestamp)", nil
+		// dbt-duckdb writes x::timestamp; cast() is the same and the lint parser reads it
+		return "date_diff('" + part + "', cast(" + a + " as timestamp), cast(" + b + " as timestamp))", nil
 	case "mysql", "spark":
 		return "timestampdiff(" + part + ", " + a + ", " + b + ")", nil
 	case "bigquery":
@@ -232,7 +262,8 @@ func dateDiff(engine, a, b, part string) (string, error) {
 // date parts, so that it counts boundaries crossed as datediff does on
 // Snowflake.
 func postgresDateDiff(a, b, part string) (string, error) {
-	dp := func(p, x, typ string) string { return "date_part('" + p + "', (" + x + ")::" + typ + ")" }
+	// dbt-postgres writes (x)::date; cast() is the same and the lint parser reads it
+	dp := func(p, x, typ string) string { return "date_part('" + p + "', cast(" + x + " as " + typ + "))" }
 	sub := func(p string) string { s, _ := postgresDateDiff(a, b, p); return s }
 	switch part {
 	case "year":
@@ -242,7 +273,7 @@ func postgresDateDiff(a, b, part string) (string, error) {
 	case "month":
 		return "(" + sub("year") + " * 12 + " + dp("month", b, "date") + " - " + dp("month", a, "date") + ")", nil
 	case "day":
-		return "((" + b + ")::date - (" + a + ")::date)", nil
+		return "(cast(" + b + " as date) - cast(" + a + " as date))", nil
 	case "week":
 		return "(" + sub("day") + " / 7 + case when " + dp("dow", a, "timestamp") + " <= " + dp("dow", b, "timestamp") +
 			" then case when " + a + " <= " + b + " then 0 else -1 end else case when " + a + " <= " + b + " then 1 else 0 end end)", nil

@@ -27,11 +27,11 @@ func TestCrossDB(t *testing.T) {
 			"date_add(d, interval (-1) month)", "d + ((interval '1 month') * (-1))", "date_add(d, interval (-1) month)",
 			"dateadd(month, -1, d)", "datetime_add(cast(d as datetime), interval -1 month)", "timestampadd(month, -1, d)"}},
 		{`datediff("a", "b", "day")`, []string{
-			"date_diff('day', (a)::timestamp, (b)::timestamp)", "((b)::date - (a)::date)", "timestampdiff(day, a, b)",
+			"date_diff('day', cast(a as timestamp), cast(b as timestamp))", "(cast(b as date) - cast(a as date))", "timestampdiff(day, a, b)",
 			"datediff(day, a, b)", "datetime_diff(cast(b as datetime), cast(a as datetime), day)", "timestampdiff(day, a, b)"}},
 		{`datediff("a", "b", "month")`, []string{
-			"date_diff('month', (a)::timestamp, (b)::timestamp)",
-			"((date_part('year', (b)::date) - date_part('year', (a)::date)) * 12 + date_part('month', (b)::date) - date_part('month', (a)::date))",
+			"date_diff('month', cast(a as timestamp), cast(b as timestamp))",
+			"((date_part('year', cast(b as date)) - date_part('year', cast(a as date))) * 12 + date_part('month', cast(b as date)) - date_part('month', cast(a as date)))",
 			"timestampdiff(month, a, b)", "datediff(month, a, b)", "datetime_diff(cast(b as datetime), cast(a as datetime), month)", "timestampdiff(month, a, b)"}},
 		{`safe_cast("x", type_int())`, []string{
 			"try_cast(x as INT)", "cast(x as INT)", "cast(x as SIGNED)", "try_cast(x as INT)", "safe_cast(x as INT64)", "try_cast(x as INT)"}},
@@ -83,7 +83,7 @@ func TestCrossDB(t *testing.T) {
 			"md5(cast(coalesce(cast(id as TEXT), '_dbt_utils_surrogate_key_null_') || '-' || coalesce(cast(name as TEXT), '_dbt_utils_surrogate_key_null_') as TEXT))",
 			"to_hex(md5(cast(concat(coalesce(cast(id as STRING), '_dbt_utils_surrogate_key_null_'), '-', coalesce(cast(name as STRING), '_dbt_utils_surrogate_key_null_')) as STRING)))",
 			"md5(cast(concat(coalesce(cast(id as STRING), '_dbt_utils_surrogate_key_null_'), '-', coalesce(cast(name as STRING), '_dbt_utils_surrogate_key_null_')) as STRING))"}},
-		{`datediff("a", "b", "fortnight")`, []string{"date_diff('fortnight', (a)::timestamp, (b)::timestamp)", `ERR datepart "fortnight" is not supported on postgres`,
+		{`datediff("a", "b", "fortnight")`, []string{"date_diff('fortnight', cast(a as timestamp), cast(b as timestamp))", `ERR datepart "fortnight" is not supported on postgres`,
 			"timestampdiff(fortnight, a, b)", "datediff(fortnight, a, b)", "datetime_diff(cast(b as datetime), cast(a as datetime), fortnight)", "timestampdiff(fortnight, a, b)"}},
 		{`dateadd("day")`, []string{"ERR dateadd() needs its interval argument"}},
 		{`hash("a", "b")`, []string{"ERR hash() takes 1 arguments (field), got 2"}},
@@ -112,17 +112,27 @@ func TestCrossDB(t *testing.T) {
 }
 
 // TestCrossDBOverride: a project macro of a built-in's name wins, for the
-// bare name and through dbt.<name>, as dbt's macro resolution does.
+// bare name and through dbt.<name>, and so does <engine>__name on that
+// engine, as dbt's dispatch of its own namespace prefers the root project.
 func TestCrossDBOverride(t *testing.T) {
-	e, err := NewEnv([]File{{Path: "macros/h.sql", Text: `{% macro hash(f) %}sha({{ f }}){% endmacro %}`}}, nil)
+	e, err := NewEnv([]File{{Path: "macros/h.sql", Text: `{% macro hash(f) %}sha({{ f }}){% endmacro %}
+{% macro duckdb__dateadd(part, n, d) %}{{ d }} + {{ n }}{% endmacro %}`}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, text := range []string{`{{ hash("x") }}`, `{{ dbt.hash("x") }}`} {
+	for text, want := range map[string]string{
+		`{{ hash("x") }}`: "sha(x)", `{{ dbt.hash("x") }}`: "sha(x)",
+		`{{ dbt.dateadd("day", 1, "d") }}`: "d + 1", `{{ dateadd("day", 1, "d") }}`: "d + 1",
+		`{{ adapter.dispatch("dateadd", "dbt")("day", 1, "d") }}`: "d + 1",
+	} {
 		tpl, _ := e.Parse("m.sql", text)
-		r, err := e.Render(tpl, text, &Context{})
-		if err != nil || r.Expand(nil) != "sha(x)" {
-			t.Errorf("%s => %v %v", text, r, err)
+		r, err := e.Render(tpl, text, &Context{Target: &Target{Type: "duckdb"}})
+		if err != nil || r.Expand(nil) != want {
+			t.Errorf("%s => %v %v, want %q", text, r, err, want)
 		}
+	}
+	tpl, _ := e.Parse("m.sql", `{{ dateadd("day", 1, "d") }}`)
+	if r, err := e.Render(tpl, `{{ dateadd("day", 1, "d") }}`, &Context{Target: &Target{Type: "postgres"}}); err != nil || r.Expand(nil) != "d + ((interval '1 day') * (1))" {
+		t.Errorf("postgres: the duckdb override was used: %v %v", r, err)
 	}
 }

@@ -193,10 +193,37 @@ func (w *worker) dbtBuiltins(data map[string]any) {
 	data["config"] = func(*exec.VarArgs) *exec.Value { return exec.AsSafeValue("") }
 	data["dbt"] = &namespace{w: w, name: "dbt"}
 	data["dbt_utils"] = &namespace{w: w, name: "dbt_utils"}
-	for name := range crossDB {
-		data[name] = w.crossDBFunc(name)
-	}
+	// The bare cross-database macros are in the Env's base context (once,
+	// not per worker: see crossDBGlobals).
 }
+
+// Relation names a model's relation: dbt's this.database, .schema,
+// .identifier (also .name, .table).
+type Relation struct {
+	Database, Schema, Identifier string
+}
+
+// thisObj is this: printed, the relation quoted for the target (a slot,
+// filled per target); its attributes are the parts, unquoted, as dbt's.
+type thisObj struct{ w *worker }
+
+func (t *thisObj) String() string { return fixedMarkers[thisSlot] }
+
+func (t *thisObj) GetAttribute(name string) (*exec.Value, bool) {
+	r := t.w.cur.c.This
+	switch name {
+	case "database":
+		return exec.AsValue(r.Database), true
+	case "schema":
+		return exec.AsValue(r.Schema), true
+	case "identifier", "name", "table":
+		return exec.AsValue(r.Identifier), true
+	}
+	return exec.AsValue(fmt.Errorf("this has no attribute %q (it has database, schema, identifier, name)", name)), true
+}
+
+// thisSlot is the fixed slot of this.
+const thisSlot = 6
 
 // targetObj is target for the render in progress.
 type targetObj struct{ w *worker }

@@ -47,6 +47,7 @@ func renderDBT(t *testing.T, text, typ string, env map[string]string) dbtOut {
 			Literal: func(v any) string { return "'" + toString(v) + "'" },
 			Target:  &Target{Name: "dev", Type: typ, Schema: "analytics", Database: "wh", Profile: "proj", Threads: 4},
 			Project: "proj",
+			This:    Relation{Schema: "analytics", Identifier: "orders"},
 			Getenv:  func(n string) (string, bool) { v, ok := env[n]; return v, ok },
 			Log: func(m string, info bool) {
 				out.logs = append(out.logs, m+map[bool]string{true: " (info)", false: ""}[info])
@@ -108,6 +109,7 @@ func TestDBTBuiltins(t *testing.T) {
 		{"ref with this project", "duckdb", `{{ ref('proj', 'orders') }}`, "REF(orders)"},
 		{"ref with another package", "duckdb", "select\n  from {{ ref('shop', 'orders') }}", `ERR models/m.sql:2:11: ref("shop", "orders"): packages are not supported: only this project's models and seeds can be referenced, as ref("orders")`},
 		{"this", "duckdb", `{{ this }}`, "THIS"},
+		{"this in an expression", "duckdb", `{{ this ~ "" }} {{ this.schema }}.{{ this.identifier }} {{ this.name }}`, "THIS analytics.orders orders"},
 		{"run_started_at", "duckdb", `{{ run_started_at }}|{{ run_started_at.isoformat() }}|{{ run_started_at.strftime("%Y%m%d %H:%M:%S") }}`, "2026-08-01 06:05:04+00:00|2026-08-01T06:05:04+00:00|20260801 06:05:04"},
 		{"invocation_id", "duckdb", `{{ invocation_id }}`, InvocationID(dbtAsOf)},
 		{"current_timestamp is as_of", "duckdb", `{{ dbt.current_timestamp() }} {{ current_timestamp() }}`, "ASOF ASOF"},

@@ -158,7 +158,7 @@ func NewEnv(macros []File, vars map[string]any) (*Env, error) {
 	cfg.StrictUndefined = true
 	cfg.KeepTrailingNewline = true
 	e := &Env{vars: vars, cfg: cfg, env: &exec.Environment{
-		Context:           exec.EmptyContext().Update(builtins.GlobalFunctions).Update(builtins.GlobalVariables),
+		Context:           exec.EmptyContext().Update(builtins.GlobalFunctions).Update(builtins.GlobalVariables).Update(crossDBGlobals()),
 		Filters:           builtins.Filters,
 		Tests:             builtins.Tests,
 		ControlStructures: controlStructuresWith(),
@@ -298,6 +298,8 @@ type Context struct {
 	Target *Target
 	// Project is the project's name, for ref("project", "model").
 	Project string
+	// This is the model's relation, for this.schema, this.name, ….
+	This Relation
 	// Getenv reads env_var(); nil reads the process environment.
 	Getenv func(name string) (string, bool)
 	// Log receives log()'s messages (secrets scrubbed); info asks for
@@ -364,69 +366,6 @@ func (s *state) slot(sl Slot) string {
 	return markerOf(len(fixedSlots) + len(s.r.slots) - 1)
 }
 
-const seenMapAt = 16 // below this many names a linear search beats a map
-
-func (s *state) ref(name string) string {
-	if !s.c.Known(name) {
-		s.errs = append(s.errs, &unknownRef{name: name})
-	}
-	r := s.r
-	seen := false
-	if s.seenRef != nil {
-		seen = s.seenRef[name]
-	} else {
-		for _, x := range r.Refs {
-			if x == name {
-				seen = true
-				break
-			}
-		}
-	}
-	if !seen {
-		r.Refs = append(r.Refs, name)
-		if s.seenRef != nil {
-			s.seenRef[name] = true
-		} else if len(r.Refs) >= seenMapAt {
-			s.seenRef = make(map[string]bool, 2*len(r.Refs))
-			for _, x := range r.Refs {
-				s.seenRef[x] = true
-			}
-		}
-	}
-	return s.slot(Slot{Kind: Ref, A: name})
-}
-
-func (s *state) source(src, table string) string {
-	if !s.c.KnownSource(src, table) {
-		s.errs = append(s.errs, &unknownSource{src: src, table: table})
-	}
-	k := [2]string{src, table}
-	r := s.r
-	seen := false
-	if s.seenSrc != nil {
-		seen = s.seenSrc[k]
-	} else {
-		for _, x := range r.Sources {
-			if x == k {
-				seen = true
-				break
-			}
-		}
-	}
-	if !seen {
-		r.Sources = append(r.Sources, k)
-		if s.seenSrc != nil {
-			s.seenSrc[k] = true
-		} else if len(r.Sources) >= seenMapAt {
-			s.seenSrc = make(map[[2]string]bool, 2*len(r.Sources))
-			for _, x := range r.Sources {
-				s.seenSrc[x] = true
-			}
-		}
-	}
-	return s.slot(Slot{Kind: Source, A: src, B: table})
-}
-
 func (s *state) surrogateKey(cols any) string {
 	exprs := stringsOf(cols)
 	if len(exprs) == 0 {
@@ -448,7 +387,7 @@ type worker struct {
 // the render in progress (top-level code of a macro file may call ref()).
 func (e *Env) newWorker(cur *state) (*worker, error) {
 	w := &worker{cur: cur}
-	data := make(map[string]any, 20+len(crossDB)+len(fixedVars))
+	data := make(map[string]any, 24+len(fixedVars))
 	w.dbtBuiltins(data)
 	data["source"] = func(src, table string) string { return w.cur.source(src, table) }
 	data["var"] = func(args ...any) any { return w.cur.variable(args...) }
@@ -457,6 +396,7 @@ func (e *Env) newWorker(cur *state) (*worker, error) {
 	for i, name := range fixedVars {
 		data[name] = fixedMarkers[i]
 	}
+	data["this"] = &thisObj{w: w} // prints as the marker; has dbt's attributes
 	w.ctx = e.env.Context.Inherit().Update(exec.NewContext(data))
 	env := &exec.Environment{Context: w.ctx, Filters: e.env.Filters, Tests: e.env.Tests, ControlStructures: e.env.ControlStructures, Methods: e.env.Methods}
 	for _, m := range e.macros {
