@@ -28,7 +28,7 @@ var (
 		"semantic-models", "metrics", "saved-queries", "exposures", "unit_tests", "dbt-cloud"}
 	dbtSilentTop = []string{"version", "config-version", "analysis-paths", "docs-paths", "asset-paths", "target-path", "log-path",
 		"clean-targets", "packages-install-path", "require-dbt-version", "query-comment", "dbt-cloud"}
-	dbtIgnoredTop = []string{"snapshot-paths", "tests", "data_tests", "snapshots", "sources", "quoting", "on-run-start",
+	dbtIgnoredTop = []string{"snapshot-paths", "snapshots", "sources", "quoting", "on-run-start",
 		"on-run-end", "dispatch", "flags", "restrict-access", "semantic-models", "metrics", "saved-queries",
 		"exposures", "unit_tests"}
 )
@@ -46,6 +46,9 @@ type dbtLoad struct {
 	disabled   map[string]bool           // models with enabled=false
 	seeds      map[string]*dbtSeedConfig // seeds: configs by seed name ("" for every seed)
 	yml        dbtYAML                   // what the *.yml files under the paths declare
+	// testSeverity is dbt_project.yml's data_tests: +severity, every
+	// test's default ("" for error).
+	testSeverity string
 }
 
 // dbtFolder is one nested models: block, as a folder layer of idemc's
@@ -208,6 +211,8 @@ func (l *dbtLoad) readProjectFile(text string) {
 			l.paths.tests = stringList(DBTFileName, key, v, l.errs)
 		case "vars":
 			l.readVars(v)
+		case "tests", "data_tests":
+			l.readTestTree(key, v)
 		case "models":
 			models = v
 		case "seeds":
@@ -300,4 +305,27 @@ func (l *dbtLoad) folderOf(rel string) string {
 		}
 	}
 	return dir
+}
+
+// readTestTree reads dbt_project.yml's data_tests: block: +severity for
+// every test of the project (at the top or under the project's name);
+// other test configs are reported once as ignored.
+func (l *dbtLoad) readTestTree(key string, n *yaml.Node) {
+	var walk func(n *yaml.Node, top bool)
+	walk = func(n *yaml.Node, top bool) {
+		pairs(DBTFileName, key, n, l.errs, func(k string, kn, v *yaml.Node) {
+			switch {
+			case k == "+severity" || k == "severity":
+				l.testSeverity = strings.ToLower(scalar(DBTFileName, k, v, l.errs))
+				if l.testSeverity != "warn" && l.testSeverity != "error" {
+					l.errs.Add(DBTFileName, kn.Line, 0, "%s: severity %q is not valid; use warn or error", key, l.testSeverity)
+				}
+			case top && k == l.p.Name && v.Kind == yaml.MappingNode:
+				walk(v, false)
+			default:
+				l.warnIgnored(key+": "+k, DBTFileName, kn.Line, "idemc reads +severity for all tests only")
+			}
+		})
+	}
+	walk(n, true)
 }

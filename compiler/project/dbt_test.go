@@ -325,3 +325,39 @@ func firstNonEmptyStr(a, b string) string {
 	}
 	return b
 }
+
+// TestDBTTestConfigs: data_tests: +severity in dbt_project.yml is every
+// test's default (a test's own severity wins); a where: filter, which idemc
+// does not apply, is reported once.
+func TestDBTTestConfigs(t *testing.T) {
+	p, err := Load(writeDBT(t, map[string]string{
+		"dbt_project.yml": "name: p\ndata_tests:\n  p:\n    +severity: warn\n",
+		"models/a.sql":    "select 1 as a, 2 as b",
+		"models/s.yml": `models:
+  - name: a
+    columns:
+      - name: a
+        data_tests:
+          - unique
+          - not_null:
+              config: {severity: error, where: "a > 0"}
+      - name: b
+        data_tests:
+          - not_null:
+              config: {where: "b > 0"}
+`,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range modelNamed(p, "a").Checks {
+		got = append(got, c.Name+"/"+c.Severity)
+	}
+	if want := []string{"unique(a)/warn", "not_null(a)/error", "not_null(b)/warn"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("checks %v, want %v", got, want)
+	}
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0].Error(), "models/s.yml:7: test config where ignored") {
+		t.Errorf("warnings = %v", p.Warnings)
+	}
+}

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -152,7 +153,8 @@ func (l *dbtLoad) readTest(rel string, n *yaml.Node, col string, out []Check) []
 			args[k] = v
 		}
 	}
-	c := Check{Kind: name, Severity: testSeverity(args), Pos: Pos{rel, n.Line}}
+	l.warnTestConfig(rel, n.Line, args)
+	c := Check{Kind: name, Severity: testSeverity(args, l.testSeverity), Pos: Pos{rel, n.Line}}
 	if c.Severity != "warn" && c.Severity != "error" {
 		l.errs.Add(rel, n.Line, 0, "test %s: severity %q is not valid; use warn or error", name, c.Severity)
 		return out
@@ -164,14 +166,15 @@ func (l *dbtLoad) readTest(rel string, n *yaml.Node, col string, out []Check) []
 }
 
 // testSeverity is a test's severity: config: {severity: warn}, or the
-// older severity: at the test's top; "error" when neither is set.
-func testSeverity(args map[string]any) string {
+// older severity: at the test's top; "error"
+// (or def: dbt_project.yml's data_tests: +severity) when neither is set.
+func testSeverity(args map[string]any, def string) string {
 	sev := args["severity"]
 	if cfg, ok := args["config"].(map[string]any); ok && cfg["severity"] != nil {
 		sev = cfg["severity"]
 	}
 	if sev == nil {
-		return "error"
+		return cmp.Or(def, "error")
 	}
 	return strings.ToLower(fmt.Sprint(sev))
 }
@@ -347,5 +350,19 @@ func (l *dbtLoad) readSeedProps(rel string, n *yaml.Node) {
 	})
 	if name != "" {
 		l.yml.seeds[name] = sc
+	}
+}
+
+// dbtTestConfigs are test configs that change which rows fail or how they
+// are counted; idemc checks every written row, so each is reported once.
+var dbtTestConfigs = []string{"where", "limit", "error_if", "warn_if", "fail_calc", "store_failures", "store_failures_as"}
+
+// warnTestConfig reports a test's configs idemc does not apply.
+func (l *dbtLoad) warnTestConfig(rel string, line int, args map[string]any) {
+	cfg, _ := args["config"].(map[string]any)
+	for _, k := range dbtTestConfigs {
+		if args[k] != nil || cfg[k] != nil {
+			l.warnIgnored("test config "+k, rel, line, "idemc checks every row a unit writes (such a check may fail where dbt's passes)")
+		}
 	}
 }
