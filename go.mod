@@ -27,6 +27,7 @@ require (
 	github.com/spf13/pflag v1.0.9
 	google.golang.org/api v0.304.0
 	google.golang.org/grpc v1.84.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
@@ -139,5 +140,4 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261012220534-4341edf3f941 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
