@@ -30,10 +30,10 @@ type provenance struct {
 	ProjectHash string   `json:"project_hash,omitempty"`
 }
 
-// projectHash is a digest of project.toml and every model, macro, seed
-// and test file, by path: the files a run compiled.
+// projectHash is a digest of project.toml (or a dbt project's YAML) and
+// every model, macro, seed and test file, by path: the files a run compiled.
 func projectHash(p *project.Project) string {
-	paths := []string{project.FileName}
+	paths := append([]string{}, p.SettingsFiles()...)
 	for _, m := range p.Models {
 		paths = append(paths, m.Path)
 	}

@@ -67,6 +67,7 @@ func loadDBT(root string) (*Project, error) {
 	}
 	l := &dbtLoad{p: &Project{Root: root, DBT: true, RawVars: true, Vars: map[string]any{}, Sources: map[string]*Source{}}, errs: &errs,
 		warned: map[string]bool{}, seeds: map[string]*dbtSeedConfig{}, baseConfig: dbtConfig{}, disabled: map[string]bool{}}
+	l.p.dbtFiles = []string{DBTFileName}
 	l.readProjectFile(string(text))
 	if len(errs) > 0 {
 		return nil, errs.Err()

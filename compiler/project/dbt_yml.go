@@ -48,6 +48,7 @@ func (l *dbtLoad) readYAMLFiles() {
 }
 
 func (l *dbtLoad) readPropertiesFile(rel, text string) {
+	l.p.dbtFiles = append(l.p.dbtFiles, rel)
 	root := parseYAML(rel, text, l.errs)
 	pairs(rel, rel, root, l.errs, func(key string, k, v *yaml.Node) {
 		switch key {

@@ -48,6 +48,19 @@ type Project struct {
 	TargetBound string
 
 	seedConfigs map[string]*seedConfig // [seeds.NAME] tables, by name
+	// dbtFiles are a dbt project's settings files (dbt_project.yml and
+	// the properties files), relative to the root.
+	dbtFiles []string
+}
+
+// SettingsFiles are the files besides models, macros, seeds and tests
+// that the project's settings come from: project.toml, or a dbt project's
+// dbt_project.yml and properties files (for the run record's hash).
+func (p *Project) SettingsFiles() []string {
+	if p.DBT {
+		return p.dbtFiles
+	}
+	return []string{FileName}
 }
 
 // Target is one [targets.NAME] table. Values may hold ${VAR} references,
