@@ -27,6 +27,7 @@ require (
 	github.com/spf13/pflag v1.0.9
 	google.golang.org/api v0.304.0
 	google.golang.org/grpc v1.84.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

@@ -4,6 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -38,6 +41,11 @@ func (cc *compilation) renderAll() error {
 		Literal:     func(v any) string { return literal(d, v) },
 		SuggestRef:  func(n string) string { return suggest.Closest(n, cc.names) },
 		Vars:        cc.opts.Vars,
+		RawVars:     p.RawVars,
+		Target:      cc.targetObject(),
+		Project:     p.Name,
+		Getenv:      os.LookupEnv,
+		Log:         cc.opts.Log,
 	}
 	cc.workers = cc.opts.Workers
 	if cc.workers <= 0 {
@@ -92,6 +100,7 @@ func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) err
 	}
 	rc := *cc.rctx
 	rc.IsIncremental = c.incremental
+	rc.This = render.Relation{Database: c.rel.Database, Schema: c.rel.Schema, Identifier: c.rel.Name}
 	r, err := cc.env.Render(tpl, c.m.Body, &rc)
 	cc.opts.Work.rendered()
 	if err != nil {
@@ -109,6 +118,9 @@ func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) err
 		Line: c.m.BodyLine, Col: 1,
 	})
 	cc.opts.Work.analysed()
+	for _, w := range r.Warnings {
+		c.res.Findings = append(c.res.Findings, warnFinding(c, w))
+	}
 	c.hash = codeHash(c, r, cc.d)
 	if cc.cache != nil {
 		cc.cache.put(c, key)
@@ -199,6 +211,8 @@ func analysisSQL(c *compiled, r *render.Rendered) string {
 			return "md5(concat_ws('|', " + strings.Join(s.Exprs, ", ") + "))"
 		case render.This:
 			return c.m.Name
+		case render.AsOfText:
+			return s.Text(analysisTime())
 		}
 		return ""
 	})
@@ -214,6 +228,8 @@ func codeHash(c *compiled, r *render.Rendered, d adapters.Literals) string {
 			return "<" + strconv.Itoa(int(s.Kind)) + ">"
 		case render.SurrogateKey:
 			return d.SurrogateKey(s.Exprs)
+		case render.AsOfText:
+			return "<" + strconv.Itoa(int(s.Kind)) + ":" + s.A + ">"
 		}
 		return s.A + "." + s.B
 	})))
@@ -273,4 +289,58 @@ func asDiag(err error) error {
 	}
 	walk(err)
 	return out
+}
+
+// warnFinding is a template's exceptions.warn(msg) as a finding (J001).
+func warnFinding(c *compiled, msg string) analyze.Finding {
+	return analyze.Finding{Path: c.m.Path, Line: c.m.BodyLine, Col: 1, Rule: "J001", Severity: analyze.Warning, Message: msg}
+}
+
+// targetObject is the target templates see (dbt's target): the engine as
+// type (MariaDB is "mysql", as dbt-mysql reports it), the database named by
+// the target's settings.
+func (cc *compilation) targetObject() *render.Target {
+	return &render.Target{Name: cc.target, Type: cc.tgt.Engine, Schema: cc.tgt.Schema, Database: targetDatabase(cc.tgt), Profile: cc.p.Name, Threads: cc.p.ThreadsFor(cc.target)}
+}
+
+// targetDatabase is target.database: the setting that names the database
+// (Snowflake database, BigQuery project, Spark catalog), the DuckDB file's
+// name (as dbt-duckdb reports it), or the database of a PostgreSQL or MySQL
+// DSN. A value still holding an unresolved ${VAR} is not shown: "".
+func targetDatabase(t *project.Target) string {
+	db := ""
+	for _, k := range []string{"database", "project", "catalog"} {
+		if v := t.Settings[k]; v != "" {
+			db = v
+			break
+		}
+	}
+	if p := t.Settings["path"]; db == "" && p != "" && t.Engine == "duckdb" {
+		db = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+	}
+	if dsn := t.Settings["dsn"]; db == "" && dsn != "" {
+		db = dsnDatabase(dsn)
+	}
+	if strings.Contains(db, "${") {
+		return ""
+	}
+	return db
+}
+
+// dsnDatabase is the database of a URL DSN (postgres://…/db?…), a keyword
+// one (dbname=db) or a Go MySQL one (user:pass@tcp(host)/db?…).
+func dsnDatabase(dsn string) string {
+	for _, f := range strings.Fields(dsn) {
+		if v, ok := strings.CutPrefix(f, "dbname="); ok {
+			return v
+		}
+	}
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.Host != "" {
+		return strings.TrimPrefix(u.Path, "/")
+	}
+	if i := strings.LastIndex(dsn, ")/"); i >= 0 {
+		db, _, _ := strings.Cut(dsn[i+2:], "?")
+		return db
+	}
+	return ""
 }

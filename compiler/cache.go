@@ -20,7 +20,8 @@ import (
 // The compile cache keeps every model's render and analysis under
 // target/, keyed by a hash of everything they are made from: the model's
 // text, header and settings, every macro, the vars, the target, the
-// sources and the idemc build. A key that matches gives exactly what a
+// sources and the idemc build; the environment variables env_var() read
+// are kept with the entry and compared at get. A key that matches gives exactly what a
 // render would (a test compares a cached compile with a cold one after
 // random edits); anything else, an unreadable file included, is a miss.
 // The loader has read every file already, so entries are checked by hash,
@@ -30,7 +31,7 @@ import (
 const cacheFile = "compile_cache.gob"
 
 // cacheFormat changes whenever an entry's meaning does.
-const cacheFormat = "idemc-compile-cache/1"
+const cacheFormat = "idemc-compile-cache/2"
 
 type cacheEntry struct {
 	Key         string
@@ -81,6 +82,9 @@ func (cc *compilation) openCache() *compileCache {
 func (cc *compilation) envHash() ([]byte, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%v\x00", cacheFormat, buildID(), cc.target, cc.p.SeedSchema, cc.opts.Lineage)
+	// What templates read of the project: ref("name", …), target.profile_name
+	// and target.threads, var()'s meaning.
+	fmt.Fprintf(h, "%s\x00%d\x00%v\x00", cc.p.Name, cc.p.Threads, cc.p.RawVars)
 	for _, v := range []any{cc.tgt, cc.p.Sources, cc.p.Vars, cc.opts.Vars} {
 		if err := writeJSON(h, v); err != nil {
 			return nil, err
@@ -131,6 +135,11 @@ func (k *compileCache) get(cc *compilation, c *compiled, key string) bool {
 			return false
 		}
 	}
+	for _, v := range e.R.EnvVars { // env_var() values are inputs too
+		if now, set := cc.rctx.Getenv(v.Name); now != v.Value || set != v.Set {
+			return false
+		}
+	}
 	c.tpl, c.res, c.hash, c.incremental = e.R.Rendered(), e.Res, e.Hash, e.Incremental
 	k.keep(c.m.Path, e, false)
 	return true
@@ -138,7 +147,8 @@ func (k *compileCache) get(cc *compilation, c *compiled, key string) bool {
 
 // put records c's render and analysis.
 func (k *compileCache) put(c *compiled, key string) {
-	if key != "" {
+	// A render holding a secret env var's value is not written to disk.
+	if key != "" && !c.tpl.UsesSecret {
 		k.keep(c.m.Path, &cacheEntry{Key: key, R: c.tpl.Cache(), Res: c.res, Hash: c.hash, Incremental: c.incremental}, true)
 	}
 }

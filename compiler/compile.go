@@ -75,6 +75,9 @@ type Options struct {
 	Units []string
 	// Workers bounds render/analysis concurrency (default GOMAXPROCS).
 	Workers int
+	// Log receives templates' log() messages (info: shown to the user,
+	// else debug only); nil drops them. Called from render goroutines.
+	Log func(msg string, info bool)
 	// ResumeFrom, for idemc retry, is the run id of the run being finished:
 	// a forced unit whose latest attempt succeeded in it or later (run ids
 	// are time-ordered) is done and does not run again.
@@ -265,6 +268,10 @@ func newCompilation(p *project.Project, opts Options) (*compilation, error) {
 	}
 	if tgt.SchemaErr != nil {
 		return nil, diag.List{tgt.SchemaErr.(*diag.Error)}
+	}
+	if p.TargetBound != "" && p.TargetBound != tname {
+		// A dbt config() read target.x when the project loaded.
+		return nil, diag.List{diag.Errorf(project.DBTFileName, 0, 0, "a model's config() reads target.*, which idemc reads when the project loads, for target %q; to compile for %q set IDEMC_TARGET=%s instead of --target", p.TargetBound, tname, tname)}
 	}
 	ad, ok := adapters.Lookup(tgt.Engine)
 	if !ok {

@@ -85,6 +85,8 @@ func (cc *compilation) expandInto(c *compiled, w *plan.Window, x *expansion) str
 			return c.watermarkStart(d, opts)
 		case render.WatermarkEnd:
 			return c.watermarkEnd(d, opts)
+		case render.AsOfText:
+			return s.Text(opts.AsOf)
 		}
 		return ""
 	})

@@ -40,7 +40,7 @@ func (cc *compilation) addNodes() {
 	p, tgt := cc.p, cc.tgt
 	pl := &plan.Plan{Project: p.Name, Target: cc.target, Engine: tgt.Engine, AsOf: cc.opts.AsOf, Nodes: map[string]*plan.Node{}, Graph: dag.New()}
 	cc.plan = pl
-	seedSchema := firstNonEmpty(p.SeedSchema, tgt.Schema)
+	seedSchema := schemaOf(p, p.SeedSchema, tgt.Schema)
 	for _, s := range p.Seeds {
 		pl.Nodes[s.Name] = &plan.Node{Name: s.Name, Path: s.Path, Seed: true, Relation: plan.Relation{Schema: seedSchema, Name: s.Name}}
 		pl.Graph.Add(s.Name)
@@ -49,7 +49,7 @@ func (cc *compilation) addNodes() {
 	cc.list = make([]*compiled, len(p.Models))
 	for i, m := range p.Models {
 		c := &compiled{m: m, cfg: &m.Config, strategy: m.Strategy, gran: m.Granularity, start: m.FirstPartition}
-		c.rel = plan.Relation{Schema: firstNonEmpty(m.Config.Schema, tgt.Schema), Name: firstNonEmpty(m.Config.Alias, m.Name)}
+		c.rel = plan.Relation{Schema: schemaOf(p, m.Config.Schema, tgt.Schema), Name: firstNonEmpty(m.Config.Alias, m.Name)}
 		cc.list[i] = c
 		cc.models[m.Name] = c
 		pl.Graph.Add(m.Name)
@@ -89,4 +89,15 @@ func sortedNames[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// schemaOf is where a model or the seeds are written: their schema, else
+// the target's. In a dbt project a schema is appended to the target's, as
+// dbt's default generate_schema_name does (docs.getdbt.com, "Custom
+// schemas"), so the relations are where dbt writes them.
+func schemaOf(p *project.Project, schema, targetSchema string) string {
+	if p.DBT && schema != "" && targetSchema != "" {
+		return targetSchema + "_" + schema
+	}
+	return firstNonEmpty(schema, targetSchema)
 }

@@ -31,12 +31,13 @@ type provenance struct {
 	ProjectHash string   `json:"project_hash,omitempty"`
 }
 
-// projectHash is a digest of project.toml and every model, macro, seed
-// and test file, by path: the files a run compiled. A model's file hash
-// comes from its load (the load cache keeps it), so a run does not read
-// every model file again; the other files are few and are read here.
+// projectHash is a digest of project.toml (or a dbt project's YAML) and
+// every model, macro, seed and test file, by path: the files a run
+// compiled. A model's file hash comes from its load (the load cache keeps
+// it), so a run does not read every model file again; the other files are
+// few and are read here.
 func projectHash(p *project.Project) string {
-	paths := []string{project.FileName}
+	paths := append([]string{}, p.SettingsFiles()...)
 	sums := map[string][32]byte{}
 	for _, m := range p.Models {
 		paths = append(paths, m.Path)

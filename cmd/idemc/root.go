@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -174,7 +175,7 @@ func newRoot(stdout, stderr io.Writer, afterStep runner.StepHook, lg *eventlog.L
 }
 
 func (c *common) projectFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.projectDir, "project", ".", "project folder (holding project.toml)")
+	cmd.Flags().StringVar(&c.projectDir, "project", ".", "project folder (holding project.toml or dbt_project.yml)")
 	cmd.Flags().StringVar(&c.target, "target", "", "target from project.toml (default: $IDEMC_TARGET or default_target)")
 	cmd.Flags().StringVar(&c.vars, "vars", "", `variables as JSON, overriding [vars]: --vars '{"source_system": "app"}'`)
 }
@@ -197,6 +198,11 @@ func (c *common) load() (*project.Project, compiler.Options, error) {
 	var opts compiler.Options
 	// The load and compile caches live in target/.
 	p, err := project.LoadCached(c.projectDir, filepath.Join(c.projectDir, "target"))
+	if p != nil {
+		for _, w := range p.Warnings { // once per kind, not an error (a dbt project's metrics, …)
+			fmt.Fprintf(c.stderr, "warning: %v\n", w)
+		}
+	}
 	if err != nil {
 		return nil, opts, err
 	}
@@ -234,5 +240,22 @@ func (c *common) load() (*project.Project, compiler.Options, error) {
 		opts.Results = latestResults(p.Root) // only then: the file can be large
 	}
 	opts.Models = true
+	opts.Log = c.templateLog()
 	return p, opts, nil
+}
+
+// templateLog is where templates' log() messages go: log(msg, info=True)
+// to stderr (stdout may be --log-format json), the others only with
+// IDEMC_DEBUG set. Renders run in parallel: one line at a time.
+func (c *common) templateLog() func(msg string, info bool) {
+	debug := os.Getenv("IDEMC_DEBUG") != ""
+	var mu sync.Mutex
+	return func(msg string, info bool) {
+		if !info && !debug {
+			return
+		}
+		mu.Lock()
+		fmt.Fprintf(c.stderr, "log: %s\n", msg)
+		mu.Unlock()
+	}
 }

@@ -86,7 +86,7 @@ func TestRules(t *testing.T) {
 
 		// L004
 		{name: "L004 append", in: Input{SQL: "SELECT a FROM x", Strategy: "append", Line: 4, Col: 1},
-			want: []string{"4:1 L004 error"}, msgs: []string{`strategy "append" without allow_append: a rerun duplicates rows; set allow_append = true to accept`}},
+			want: []string{"4:1 L004 error"}, msgs: []string{`strategy "append" without allow_append: a rerun duplicates rows; add unique_key or partition_by so that a rerun replaces what it wrote, or set allow_append = true to accept`}},
 		{name: "L004 allowed", in: Input{SQL: "SELECT a FROM x", Strategy: "append", AllowAppend: true}},
 		{name: "L004 other strategy", in: Input{SQL: "SELECT a FROM x", Strategy: "delete_insert"}},
 

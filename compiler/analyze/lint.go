@@ -42,7 +42,7 @@ func appendRule(in Input) (draft, bool) {
 		return draft{}, false
 	}
 	return draft{off: modelLevel, rule: "L004", sev: Error,
-		msg: `strategy "append" without allow_append: a rerun duplicates rows; set allow_append = true to accept`}, true
+		msg: `strategy "append" without allow_append: a rerun duplicates rows; add unique_key or partition_by so that a rerun replaces what it wrote, or set allow_append = true to accept`}, true
 }
 
 // notAnalysed is L000; Analyze appends " at line:col" once the position is known.

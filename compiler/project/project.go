@@ -27,6 +27,7 @@ type Project struct {
 	Sources       map[string]*Source
 	SeedSchema    string
 	Vars          map[string]any
+	RawVars       bool // var() prints values raw, as dbt's does (dbt projects); else as SQL literals
 	Threads       int
 	Models        []*Model      // sorted by name
 	Macros        []File        // sorted by path
@@ -35,8 +36,31 @@ type Project struct {
 	Notify        []*Notify     // [[notify]] tables, in file order
 	OpenLineage   *OpenLineage  // [openlineage], nil when absent
 	HTTP          []*HTTPSource // [http.NAME] tables, sorted by name
+	// DBT is set for a dbt project (dbt_project.yml): a model's or the
+	// seeds' schema is then a suffix of the target's, as dbt's default
+	// generate_schema_name makes it (<target schema>_<schema>).
+	DBT bool
+	// Warnings are things the project declares that idemc ignores, each
+	// reported once (a dbt project's metrics, unmapped configs, …).
+	Warnings []*diag.Error
+	// TargetBound is the target a dbt model's config() read (target.x)
+	// when the project loaded; compiling for another one is refused.
+	TargetBound string
 
 	seedConfigs map[string]*seedConfig // [seeds.NAME] tables, by name
+	// dbtFiles are a dbt project's settings files (dbt_project.yml and
+	// the properties files), relative to the root.
+	dbtFiles []string
+}
+
+// SettingsFiles are the files besides models, macros, seeds and tests
+// that the project's settings come from: project.toml, or a dbt project's
+// dbt_project.yml and properties files (for the run record's hash).
+func (p *Project) SettingsFiles() []string {
+	if p.DBT {
+		return p.dbtFiles
+	}
+	return []string{FileName}
 }
 
 // Target is one [targets.NAME] table. Values may hold ${VAR} references,
@@ -61,6 +85,10 @@ type Source struct {
 	Database string
 	Tables   []string
 	Line     int // of [sources.NAME] in project.toml, for errors
+	// LoadedAt and Freshness are a dbt source's loaded_at_field and
+	// freshness by table, recorded for docs; idemc does not check them.
+	LoadedAt  map[string]string
+	Freshness map[string]any
 }
 
 // File is a text file of the project.
@@ -107,6 +135,10 @@ func LoadCached(root, cacheDir string) (*Project, error) {
 // loadWith loads with the cache in cacheDir, as of start (for the racy
 // window); it returns the cache too, for tests to count its work.
 func loadWith(root, cacheDir string, start time.Time) (*Project, *loadCache, error) {
+	if isDBTProject(root) {
+		p, err := loadDBT(root)
+		return p, nil, err
+	}
 	var errs diag.List
 	text, err := os.ReadFile(filepath.Join(root, FileName))
 	if err != nil {

@@ -8,6 +8,8 @@ type Cached struct {
 	Refs                                  []string
 	Sources                               [][2]string
 	UsesWindow, UsesAsOf, UsesIncremental bool
+	EnvVars                               []EnvRead
+	Warnings                              []string
 }
 
 // CachedSlot is a Slot as plain data (the renders never set Value).
@@ -19,7 +21,7 @@ type CachedSlot struct {
 
 // Cache returns r as plain data.
 func (r *Rendered) Cache() Cached {
-	c := Cached{Text: r.text, Refs: r.Refs, Sources: r.Sources, UsesWindow: r.UsesWindow, UsesAsOf: r.UsesAsOf, UsesIncremental: r.UsesIncremental}
+	c := Cached{Text: r.text, Refs: r.Refs, Sources: r.Sources, UsesWindow: r.UsesWindow, UsesAsOf: r.UsesAsOf, UsesIncremental: r.UsesIncremental, EnvVars: r.EnvVars, Warnings: r.Warnings}
 	c.Slots = make([]CachedSlot, len(r.slots))
 	for i, s := range r.slots {
 		c.Slots[i] = CachedSlot{Kind: s.Kind, A: s.A, B: s.B, Exprs: s.Exprs}
@@ -29,7 +31,7 @@ func (r *Rendered) Cache() Cached {
 
 // Rendered is the render c was made from.
 func (c *Cached) Rendered() *Rendered {
-	r := &Rendered{text: c.Text, Refs: c.Refs, Sources: c.Sources, UsesWindow: c.UsesWindow, UsesAsOf: c.UsesAsOf, UsesIncremental: c.UsesIncremental}
+	r := &Rendered{text: c.Text, Refs: c.Refs, Sources: c.Sources, UsesWindow: c.UsesWindow, UsesAsOf: c.UsesAsOf, UsesIncremental: c.UsesIncremental, EnvVars: c.EnvVars, Warnings: c.Warnings}
 	r.slots = make([]Slot, len(c.Slots))
 	for i, s := range c.Slots {
 		r.slots[i] = Slot{Kind: s.Kind, A: s.A, B: s.B, Exprs: s.Exprs}

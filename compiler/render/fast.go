@@ -288,10 +288,11 @@ func (e *Env) renderFast(t *Template, c *Context) (r *Rendered, ok bool) {
 		}
 		b.WriteString(v)
 	}
+	r = s.finish(b.String())
 	if len(s.errs) > 0 {
 		return nil, false
 	}
-	return s.finish(b.String()), true
+	return r, true
 }
 
 // eval evaluates one expression as gonja would.
@@ -306,9 +307,9 @@ func (w *worker) eval(x *expr) (string, bool) {
 		return s.source(x.args[0].s, x.args[1].s), true
 	case xVar:
 		if len(x.args) == 1 {
-			return s.variable(x.args[0].s), true
+			return printed(s.variable(x.args[0].s)), true
 		}
-		return s.variable(x.args[0].s, x.args[1].s), true
+		return printed(s.variable(x.args[0].s, x.args[1].s)), true
 	case xSurrogateKey:
 		return s.surrogateKey(x.args[0].value().Interface()), true
 	case xMacro:

@@ -13,14 +13,12 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/nikolalohinski/gonja/v2"
 	"github.com/nikolalohinski/gonja/v2/builtins"
-	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
 	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/loaders"
@@ -43,6 +41,9 @@ const (
 	SurrogateKey
 	This
 	Var
+	// AsOfText is a text of the logical time: run_started_at, its
+	// strftime and isoformat, invocation_id (A says which; see Slot.Text).
+	AsOfText
 )
 
 // Slot is one marker in rendered text.
@@ -71,6 +72,13 @@ type Rendered struct {
 	// UsesIncremental reports whether is_incremental() was called: only
 	// then can the render differ with the warehouse's state.
 	UsesIncremental bool
+	// EnvVars are the environment variables env_var() read, in order.
+	EnvVars []EnvRead
+	// UsesSecret reports whether a DBT_ENV_SECRET_ variable was read: such
+	// a render is not written to the compile cache.
+	UsesSecret bool
+	// Warnings are exceptions.warn()'s messages.
+	Warnings []string
 }
 
 const mark = '\x00'
@@ -150,10 +158,10 @@ func NewEnv(macros []File, vars map[string]any) (*Env, error) {
 	cfg.StrictUndefined = true
 	cfg.KeepTrailingNewline = true
 	e := &Env{vars: vars, cfg: cfg, env: &exec.Environment{
-		Context:           exec.EmptyContext().Update(builtins.GlobalFunctions).Update(builtins.GlobalVariables),
+		Context:           exec.EmptyContext().Update(builtins.GlobalFunctions).Update(builtins.GlobalVariables).Update(crossDBGlobals()),
 		Filters:           builtins.Filters,
 		Tests:             builtins.Tests,
-		ControlStructures: builtins.ControlStructures,
+		ControlStructures: controlStructuresWith(),
 		Methods:           builtins.Methods,
 	}}
 	var errs []error
@@ -188,7 +196,7 @@ func onlyMacros(t *exec.Template, names map[string]bool) bool {
 		switch x := n.(type) {
 		case *nodes.Data, *nodes.Comment:
 		case *nodes.ControlStructureBlock:
-			m, ok := x.ControlStructure.(*controlStructures.MacroControlStructure)
+			m, ok := x.ControlStructure.(*returningMacro)
 			if !ok || m.Macro == nil {
 				return false
 			}
@@ -283,6 +291,20 @@ type Context struct {
 	IsIncremental bool
 	// Vars override the project's variables (--vars).
 	Vars map[string]any
+	// RawVars gives var() dbt's meaning: the value as it is, not a SQL
+	// literal (the dbt project loader sets it; see vars.go).
+	RawVars bool
+	// Target is the target object; nil is an empty one (type "").
+	Target *Target
+	// Project is the project's name, for ref("project", "model").
+	Project string
+	// This is the model's relation, for this.schema, this.name, ….
+	This Relation
+	// Getenv reads env_var(); nil reads the process environment.
+	Getenv func(name string) (string, bool)
+	// Log receives log()'s messages (secrets scrubbed); info asks for
+	// them to be shown, not only written to the debug log. nil drops them.
+	Log func(msg string, info bool)
 }
 
 // Error is a template error at a position.
@@ -331,6 +353,7 @@ type state struct {
 	errs    []error
 	seenRef map[string]bool // made once Refs grows long
 	seenSrc map[[2]string]bool
+	secrets []string // values of secret env vars read, to scrub from messages
 }
 
 func (e *Env) newState(c *Context, extra int) *state {
@@ -341,92 +364,6 @@ func (e *Env) newState(c *Context, extra int) *state {
 func (s *state) slot(sl Slot) string {
 	s.r.slots = append(s.r.slots, sl)
 	return markerOf(len(fixedSlots) + len(s.r.slots) - 1)
-}
-
-const seenMapAt = 16 // below this many names a linear search beats a map
-
-func (s *state) ref(name string) string {
-	if !s.c.Known(name) {
-		s.errs = append(s.errs, &unknownRef{name: name})
-	}
-	r := s.r
-	seen := false
-	if s.seenRef != nil {
-		seen = s.seenRef[name]
-	} else {
-		for _, x := range r.Refs {
-			if x == name {
-				seen = true
-				break
-			}
-		}
-	}
-	if !seen {
-		r.Refs = append(r.Refs, name)
-		if s.seenRef != nil {
-			s.seenRef[name] = true
-		} else if len(r.Refs) >= seenMapAt {
-			s.seenRef = make(map[string]bool, 2*len(r.Refs))
-			for _, x := range r.Refs {
-				s.seenRef[x] = true
-			}
-		}
-	}
-	return s.slot(Slot{Kind: Ref, A: name})
-}
-
-func (s *state) source(src, table string) string {
-	if !s.c.KnownSource(src, table) {
-		s.errs = append(s.errs, &unknownSource{src: src, table: table})
-	}
-	k := [2]string{src, table}
-	r := s.r
-	seen := false
-	if s.seenSrc != nil {
-		seen = s.seenSrc[k]
-	} else {
-		for _, x := range r.Sources {
-			if x == k {
-				seen = true
-				break
-			}
-		}
-	}
-	if !seen {
-		r.Sources = append(r.Sources, k)
-		if s.seenSrc != nil {
-			s.seenSrc[k] = true
-		} else if len(r.Sources) >= seenMapAt {
-			s.seenSrc = make(map[[2]string]bool, 2*len(r.Sources))
-			for _, x := range r.Sources {
-				s.seenSrc[x] = true
-			}
-		}
-	}
-	return s.slot(Slot{Kind: Source, A: src, B: table})
-}
-
-func (s *state) variable(args ...any) string {
-	if len(args) == 0 {
-		s.errs = append(s.errs, fmt.Errorf("var() needs a name: var(\"name\") or var(\"name\", default)"))
-		return ""
-	}
-	name, ok := args[0].(string)
-	if !ok {
-		name = fmt.Sprint(args[0])
-	}
-	v, ok := s.c.Vars[name]
-	if !ok {
-		v, ok = s.e.vars[name]
-	}
-	if !ok && len(args) > 1 {
-		v, ok = args[1], true
-	}
-	if !ok {
-		s.errs = append(s.errs, &unknownVar{name: name})
-		return "NULL"
-	}
-	return s.c.Literal(v)
 }
 
 func (s *state) surrogateKey(cols any) string {
@@ -441,23 +378,25 @@ func (s *state) surrogateKey(cols any) string {
 // in progress (cur), with the macros defined on top. One goroutine at a
 // time uses a worker.
 type worker struct {
-	cur *state
-	ctx *exec.Context
+	cur   *state
+	ctx   *exec.Context
+	depth int // macro calls in progress (returningMacro)
 }
 
 // newWorker makes a worker and executes the macro files in it, with cur as
 // the render in progress (top-level code of a macro file may call ref()).
 func (e *Env) newWorker(cur *state) (*worker, error) {
 	w := &worker{cur: cur}
-	data := make(map[string]any, 5+len(fixedVars))
-	data["ref"] = func(name string) string { return w.cur.ref(name) }
+	data := make(map[string]any, 24+len(fixedVars))
+	w.dbtBuiltins(data)
 	data["source"] = func(src, table string) string { return w.cur.source(src, table) }
-	data["var"] = func(args ...any) string { return w.cur.variable(args...) }
+	data["var"] = func(args ...any) any { return w.cur.variable(args...) }
 	data["surrogate_key"] = func(cols any) string { return w.cur.surrogateKey(cols) }
 	data["is_incremental"] = func() bool { w.cur.r.UsesIncremental = true; return w.cur.c.IsIncremental }
 	for i, name := range fixedVars {
 		data[name] = fixedMarkers[i]
 	}
+	data["this"] = &thisObj{w: w} // prints as the marker; has dbt's attributes
 	w.ctx = e.env.Context.Inherit().Update(exec.NewContext(data))
 	env := &exec.Environment{Context: w.ctx, Filters: e.env.Filters, Tests: e.env.Tests, ControlStructures: e.env.ControlStructures, Methods: e.env.Methods}
 	for _, m := range e.macros {
@@ -512,7 +451,11 @@ func (e *Env) Render(t *Template, text string, c *Context) (out *Rendered, err e
 	s := e.newState(c, 8)
 	defer func() {
 		if p := recover(); p != nil {
-			out, err = nil, &Error{Path: t.path, Msg: fmt.Sprintf("template error: %v", p)}
+			msg := fmt.Sprintf("template error: %v", p)
+			if _, isReturn := p.(returned); isReturn {
+				msg = "return() is only allowed inside a {% macro %}: it ends the macro with a value"
+			}
+			out, err = nil, &Error{Path: t.path, Msg: msg}
 		}
 	}()
 	// A fresh worker, whose context the template shares with the macros
@@ -525,19 +468,49 @@ func (e *Env) Render(t *Template, text string, c *Context) (out *Rendered, err e
 	var buf bytes.Buffer
 	buf.Grow(len(text) + len(text)/4)
 	if rerr := exec.NewRenderer(env, &buf, e.cfg, nil, gt).Execute(); rerr != nil {
-		return nil, templateError(t.path, text, rerr)
+		if errs := s.raised(); errs != nil { // raise_compiler_error, env_var: their own messages
+			if m := gonjaPos.FindStringSubmatch(rerr.Error()); m != nil {
+				line, _ := strconv.Atoi(m[1]) // the model's line of the call that raised
+				for _, err := range errs {
+					if ce, ok := err.(*compileError); ok && ce.line == 0 {
+						ce.line = line
+					}
+				}
+			}
+			return nil, positioned(t.path, text, c, errs)
+		}
+		return nil, templateError(t.path, text, errors.New(s.scrub(rerr.Error())))
 	}
+	r := s.finish(buf.String())
 	if len(s.errs) > 0 {
 		return nil, positioned(t.path, text, c, s.errs)
 	}
-	return s.finish(buf.String()), nil
+	return r, nil
+}
+
+// raised are the errors of the render that stop it with a message of their
+// own, or nil.
+func (s *state) raised() []error {
+	for _, err := range s.errs {
+		switch err.(type) {
+		case *compileError, *missingEnv, *packageRef:
+			return s.errs
+		}
+	}
+	return nil
 }
 
 // finish sets the text and what it uses.
 func (s *state) finish(text string) *Rendered {
 	r := s.r
-	r.text = text
-	r.UsesWindow, r.UsesAsOf = uses(text)
+	r.text = s.printLists(text)
+	r.UsesWindow, r.UsesAsOf = uses(r.text)
+	for i := range r.slots {
+		if r.slots[i].Kind == AsOfText {
+			r.UsesAsOf = true
+		}
+	}
+	r.UsesSecret = len(s.secrets) > 0
 	return r
 }
 
@@ -586,80 +559,4 @@ func stringsOf(v any) []string {
 		return out
 	}
 	return []string{fmt.Sprint(v)}
-}
-
-type unknownRef struct{ name string }
-
-func (u *unknownRef) Error() string { return "ref " + u.name }
-
-type unknownSource struct{ src, table string }
-
-func (u *unknownSource) Error() string { return "source " + u.src + "." + u.table }
-
-type unknownVar struct{ name string }
-
-func (u *unknownVar) Error() string { return "var " + u.name }
-
-// positioned turns the errors found while rendering into positioned ones.
-func positioned(path, text string, c *Context, errs []error) error {
-	var out []error
-	for _, err := range errs {
-		switch x := err.(type) {
-		case *unknownRef:
-			line, col := find(text, "ref", x.name)
-			msg := fmt.Sprintf("ref(%q): no model or seed named %q", x.name, x.name)
-			if c.SuggestRef != nil {
-				if s := c.SuggestRef(x.name); s != "" {
-					msg += fmt.Sprintf("; did you mean %q?", s)
-				}
-			}
-			out = append(out, &Error{Path: path, Line: line, Col: col, Msg: msg})
-		case *unknownSource:
-			line, col := find(text, "source", x.src)
-			out = append(out, &Error{Path: path, Line: line, Col: col, Msg: fmt.Sprintf("source(%q, %q) is not declared: add it to [sources.%s] tables in project.toml", x.src, x.table, x.src)})
-		case *unknownVar:
-			line, col := find(text, "var", x.name)
-			out = append(out, &Error{Path: path, Line: line, Col: col, Msg: fmt.Sprintf("var(%q) is not set: add it to [vars] in project.toml, pass --vars '{\"%s\": …}' or give a default: var(%q, …)", x.name, x.name, x.name)})
-		default:
-			out = append(out, &Error{Path: path, Msg: err.Error()})
-		}
-	}
-	return errors.Join(out...)
-}
-
-// find locates fn("arg" in the template text for an error position.
-func find(text, fn, arg string) (int, int) {
-	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(fn) + `\(\s*["']` + regexp.QuoteMeta(arg) + `["']`)
-	loc := re.FindStringIndex(text)
-	if loc == nil {
-		return 0, 0
-	}
-	return lineCol(text, loc[0])
-}
-
-func lineCol(text string, off int) (int, int) {
-	line := 1 + strings.Count(text[:off], "\n")
-	col := off - strings.LastIndexByte(text[:off], '\n')
-	return line, col
-}
-
-var gonjaPos = regexp.MustCompile(`[Ll]ine:? ?(\d+)(?:[^\d]+[Cc]ol(?:umn)?:? ?(\d+))?`)
-
-// templateError positions a gonja error and trims its noise.
-func templateError(path, text string, err error) error {
-	msg := err.Error()
-	e := &Error{Path: path}
-	if m := gonjaPos.FindStringSubmatch(msg); m != nil {
-		e.Line, _ = strconv.Atoi(m[1])
-		e.Col, _ = strconv.Atoi(m[2])
-	}
-	// gonja repeats the whole source in parse errors; keep the reason only.
-	if i := strings.Index(msg, "failed to parse template '"); i >= 0 {
-		if j := strings.LastIndex(msg, "': "); j > i {
-			msg = msg[j+3:]
-		}
-	}
-	msg = strings.TrimPrefix(msg, "unable to execute template: ")
-	e.Msg = "template error: " + msg
-	return e
 }
