@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // checkNames refuses the names the engine would cut or refuse: PostgreSQL
@@ -46,6 +47,10 @@ func (cc *compilation) checkNames() {
 			report(path, line, "schema", c.rel.Schema, l.Name, "set a shorter schema")
 		}
 		for _, col := range c.res.Columns {
+			if plan.IsLineageColumn(col) {
+				// (Columns are lower-cased; the body may not be.)
+				errs.Add(c.m.Path, lineOf(strings.ToLower(c.m.Body), col, c.m.BodyLine), 0, "column %q is a name idemc reserves for the row lineage columns (lineage_columns writes it): give it another alias (AS source_run_id)", col)
+			}
 			if overCol(col) {
 				reportCol(c.m.Path, lineOf(c.m.Body, col, c.m.BodyLine), "column", col, "give the column a shorter alias (AS short_name)")
 			}
