@@ -11,7 +11,7 @@ import (
 // package doc say it must be.
 type Difference struct {
 	Node   string // the seed or model ("" for the exit code)
-	What   string // the class: exit, missing, present, kind, broken, columns, rows, merge, interrupt
+	What   string // the class: exit, missing, present, kind, broken, columns, rows, merge, interrupt, lineage
 	Detail string
 }
 
@@ -33,6 +33,9 @@ func Compare(p *Project, got, prev Dump, exit int, o *OracleResult, seen map[str
 	}
 	for _, node := range p.Nodes() {
 		m := p.Model(node)
+		if g := got[node]; g != nil && g.Lineage != "" {
+			diffs = append(diffs, Difference{node, "lineage", g.Lineage})
+		}
 		switch {
 		case o.succeeded(node) && m != nil && m.Kind == KindMerge:
 			diffs = append(diffs, compareMerge(node, m.Key, got[node], o.Dump[node], seen[node])...)

@@ -23,6 +23,14 @@ func newRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0x5eed5eed5eed5eed))
 }
 
+// generateLineage says whether a sequence's project turns lineage_columns
+// on (one in three). It draws from a stream of its own, so that the
+// projects and operations of the corpus's seeds are what they were before
+// lineage existed.
+func generateLineage(seed uint64) bool {
+	return rand.New(rand.NewPCG(seed, 0x11ea9e11ea9e)).IntN(3) == 0
+}
+
 // Generate returns a random small project: 1–3 seeds and 2–7 models.
 func Generate(r *rand.Rand) *Project {
 	p := &Project{}

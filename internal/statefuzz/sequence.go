@@ -55,6 +55,7 @@ func (f *Failure) Class() string {
 func Sequence(seed uint64, nOps int) (p *Project, ops []Op, threads int) {
 	r := newRand(seed)
 	p = Generate(r)
+	p.Lineage = generateLineage(seed)
 	ops = GenerateOps(r, p, nOps)
 	threads = []int{1, 4}[r.IntN(2)]
 	return p, ops, threads
