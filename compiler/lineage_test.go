@@ -92,3 +92,29 @@ func TestLineageReservedNames(t *testing.T) {
 		}
 	}
 }
+
+// TestLineageStarOverLineage: a lineage model reading another with SELECT *
+// would write the lineage columns twice: refused at the star's line; with
+// lineage off it passes the upstream's stamps on.
+func TestLineageStarOverLineage(t *testing.T) {
+	files := func(toml string) map[string]string {
+		return map[string]string{"project.toml": toml,
+			"models/a.sql": "/* idemc\nmaterialized = \"table\"\nlineage_columns = true\n*/\nSELECT 1 AS id\n",
+			"models/b.sql": "/* idemc\nmaterialized = \"table\"\n*/\nSELECT\n  *\nFROM {{ ref(\"a\") }}\n"}
+	}
+	p, err := project.Load(writeFiles(t, files(lineageToml+"[models]\nlineage_columns = true\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = compiler.Compile(p, compiler.Options{Models: true})
+	want := "models/b.sql:5: SELECT * reads the lineage columns of a, which this model's lineage_columns writes too"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %s", err, want)
+	}
+	if p, err = project.Load(writeFiles(t, files(lineageToml))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = compiler.Compile(p, compiler.Options{Models: true}); err != nil {
+		t.Errorf("b without lineage: %v", err)
+	}
+}
