@@ -18,7 +18,3 @@ func LineageColumns() []string { return []string{LineageRunID, LineageAsOf} }
 func IsLineageColumn(name string) bool {
 	return strings.EqualFold(name, LineageRunID) || strings.EqualFold(name, LineageAsOf)
 }
-
-// SlotRunID is the run id in a plan compiled without a run (idemc
-// compile): printed as its token, never run.
-const SlotRunID = "run_id"

@@ -15,7 +15,7 @@ import (
 
 // TestLineageSelect: the lineage columns follow the model's own, typed as
 // the audit's run_id and as_of are on each engine; a run id with a quote
-// stays a literal; without a run (idemc compile) it is the <run_id> token.
+// stays a literal; without a run (idemc compile) it is '<run_id>'.
 func TestLineageSelect(t *testing.T) {
 	at := time.Date(2026, 7, 3, 6, 0, 0, 0, time.UTC)
 	tests := []struct {
@@ -29,7 +29,7 @@ func TestLineageSelect(t *testing.T) {
 		{mysql.NewDialect(), "r1", "SELECT idemc_lineage.*, CAST('r1' AS CHAR(255)) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS DATETIME(6)) AS `_idemc_as_of` FROM ("},
 		{snowflake.NewDialect(), "r1", `SELECT idemc_lineage.*, CAST('r1' AS VARCHAR) AS "_IDEMC_RUN_ID", CAST('2026-07-03 06:00:00'::TIMESTAMP_NTZ AS TIMESTAMP_NTZ) AS "_IDEMC_AS_OF" FROM (`},
 		{bigquery.NewDialect(), "r'1", "SELECT idemc_lineage.*, CAST('r\\'1' AS STRING) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS TIMESTAMP) AS `_idemc_as_of` FROM ("},
-		{spark.NewDialect(), "", "SELECT idemc_lineage.*, CAST(<run_id> AS STRING) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS TIMESTAMP) AS `_idemc_as_of` FROM ("},
+		{spark.NewDialect(), "", "SELECT idemc_lineage.*, CAST('<run_id>' AS STRING) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS TIMESTAMP) AS `_idemc_as_of` FROM ("},
 	}
 	for _, tt := range tests {
 		got := tt.d.LineageSelect("SELECT 1 AS id -- a trailing comment", tt.run, at)
