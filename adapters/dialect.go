@@ -88,6 +88,10 @@ type Recipes interface {
 	// whose recipes open none.
 	Begin() string
 	Rollback() string
+	// LineageSelect is a model's SELECT with the row lineage columns
+	// (plan.LineageColumns) added after its own, typed alike on every
+	// engine: text and the audit's timestamp (lineage_columns, DESIGN §14).
+	LineageSelect(sel, runID string, asOf time.Time) string
 }
 
 // AuditSQL creates and writes the audit table. Engines differ in column

@@ -235,6 +235,11 @@ func codeHash(c *compiled, r *render.Rendered, d adapters.Literals) string {
 	})))
 	fmt.Fprintf(h, "\x00%s|%s|%s|%s|%v|%v|%v|%v|%s", c.cfg.Materialized, c.strategy, c.cfg.PartitionBy, c.gran, c.cfg.UniqueKey, c.cfg.MergeUpdateColumns, c.cfg.MergeExcludeColumns, c.cfg.Watermark, d.Name())
 	c.cfg.WriteChecks(h)
+	if c.m.Lineage {
+		// The flag, never the run id or as_of it writes: a lineage model is
+		// stale when the columns come or go, not on every run.
+		h.Write([]byte("\x00lineage_columns"))
+	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 

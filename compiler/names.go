@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // checkNames refuses the names the engine would cut or refuse: PostgreSQL
@@ -45,7 +46,14 @@ func (cc *compilation) checkNames() {
 			path, line := schemaPos(c)
 			report(path, line, "schema", c.rel.Schema, l.Name, "set a shorter schema")
 		}
+		if up := cc.starOverLineage(c); up != "" {
+			errs.Add(c.m.Path, lineOf(c.m.Body, "*", c.m.BodyLine), 0, "SELECT * reads the lineage columns of %s, which this model's lineage_columns writes too: list the columns it reads (or set lineage_columns = false here)", up)
+		}
 		for _, col := range c.res.Columns {
+			if plan.IsLineageColumn(col) {
+				// (Columns are lower-cased; the body may not be.)
+				errs.Add(c.m.Path, lineOf(strings.ToLower(c.m.Body), col, c.m.BodyLine), 0, "column %q is a name idemc reserves for the row lineage columns (lineage_columns writes it): give it another alias (AS source_run_id)", col)
+			}
 			if overCol(col) {
 				reportCol(c.m.Path, lineOf(c.m.Body, col, c.m.BodyLine), "column", col, "give the column a shorter alias (AS short_name)")
 			}
@@ -91,4 +99,20 @@ func lineOf(body, name string, fallback int) int {
 		return fallback
 	}
 	return strings.Count(body[:i], "\n") + 1
+}
+
+// starOverLineage names a lineage model that c, a lineage model too,
+// reads with a SELECT *: the batch would have its two lineage columns
+// twice (DuckDB renames the second pair, PostgreSQL refuses it). "" when
+// there is none, or the analysis did not parse c.
+func (cc *compilation) starOverLineage(c *compiled) string {
+	if !c.m.Lineage || !c.res.Parsed || !c.res.Star || c.tpl == nil {
+		return ""
+	}
+	for _, r := range c.tpl.Refs {
+		if up := cc.models[r]; up != nil && up.m.Lineage {
+			return r
+		}
+	}
+	return ""
 }

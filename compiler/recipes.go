@@ -47,6 +47,16 @@ func (pl *planner) buildUnit(c *compiled, w *plan.Window) *plan.Unit {
 	if c.res.Parsed && !c.res.Star && c.res.Columns != nil && !hasEmpty(c.res.Columns) {
 		wr.Columns = c.res.Columns
 	}
+	if c.m.Lineage {
+		// The lineage columns are the batch's last (LineageSelect), and a
+		// matched merge row takes the new run's: it was rewritten.
+		if wr.Columns != nil {
+			wr.Columns = append(append([]string(nil), wr.Columns...), plan.LineageColumns()...)
+		}
+		if len(wr.UpdateColumns) > 0 {
+			wr.UpdateColumns = append(append([]string(nil), wr.UpdateColumns...), plan.LineageColumns()...)
+		}
+	}
 	if c.cfg.Watermark != nil {
 		wr.Watermark = &plan.WatermarkWrite{Column: c.cfg.Watermark.Column}
 	}
@@ -75,19 +85,26 @@ func hasEmpty(cols []string) bool {
 func (cc *compilation) fillSQL() {
 	pl := cc.plan
 	var wg sync.WaitGroup
-	next := make(chan *plan.Unit, len(pl.Units))
-	for _, u := range pl.Units {
+	next := make(chan int, len(pl.Units))
+	for i, u := range pl.Units {
 		if !u.Seed {
-			next <- u
+			next <- i
 		}
 	}
 	close(next)
+	sels := make([]string, len(pl.Units)) // the models' own SELECTs, for display
 	for w := 0; w < cc.workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for u := range next {
-				u.Write.Select = cc.expand(cc.models[u.Model], u.Write.Window)
+			for i := range next {
+				u := pl.Units[i]
+				c := cc.models[u.Model]
+				sels[i] = cc.expand(c, u.Write.Window)
+				u.Write.Select = sels[i]
+				if c.m.Lineage {
+					u.Write.Select = cc.d.LineageSelect(sels[i], cc.opts.RunID, cc.opts.AsOf)
+				}
 				if !cc.opts.NoRecipes {
 					u.Steps = cc.d.Recipe(u.Write)
 				}
@@ -95,9 +112,9 @@ func (cc *compilation) fillSQL() {
 		}()
 	}
 	wg.Wait()
-	for _, u := range pl.Units {
+	for i, u := range pl.Units {
 		if !u.Seed {
-			pl.Nodes[u.Model].SQL = u.Write.Select
+			pl.Nodes[u.Model].SQL = sels[i]
 		}
 	}
 	for _, n := range pl.Selected {

@@ -198,9 +198,14 @@ func TestCompiledIsWhatRan(t *testing.T) {
 			"[checks]\nunique = [\"id\"]\nnot_null = [\"id\"]\n*/\nSELECT d, id, name FROM {{ ref(\"src\") }} WHERE d >= {{ start }} AND d < {{ end }}",
 		"models/latest.sql": "/* idemc\nmaterialized = \"incremental\"\nstrategy = \"merge\"\nunique_key = \"id\"\n[checks]\nnot_null = [\"name\"]\n*/\n" +
 			"SELECT id, name FROM {{ ref(\"src\") }}",
+		// Row lineage: the run id is a literal of the file, as it ran.
+		"models/stamped.sql": "/* idemc\nmaterialized = \"incremental\"\nunique_key = \"id\"\nlineage_columns = true\n*/\nSELECT id, name FROM {{ ref(\"src\") }}",
 	})
 	p := loadProject(t, dir)
-	buildAndCompare(t, dir, p, 5, true)
+	files := buildAndCompare(t, dir, p, 6, true)
+	if !regexp.MustCompile(`CAST\('\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{8}' AS VARCHAR\) AS "_idemc_run_id"`).MatchString(files) {
+		t.Errorf("no unit's file writes the run id into _idemc_run_id:\n%s", files)
+	}
 
 	// daily gains a column: its first unit adds it in its transaction.
 	daily := filepath.Join(dir, "models", "daily.sql")
@@ -208,7 +213,7 @@ func TestCompiledIsWhatRan(t *testing.T) {
 	if err := os.WriteFile(daily, []byte(strings.Replace(string(b), "SELECT d, id, name", "SELECT d, id, name, upper(name) AS loud", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	files := buildAndCompare(t, dir, loadProject(t, dir), 2, true)
+	files = buildAndCompare(t, dir, loadProject(t, dir), 2, true)
 	if !regexp.MustCompile(`-- \d\. schema: the model's new column loud`).MatchString(files) {
 		t.Errorf("no unit's file adds the new column:\n%s", files)
 	}

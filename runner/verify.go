@@ -105,7 +105,7 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 			rel, where := region(pl, id, d)
 			snap := rel // one snapshot per unit: partitions of a model share a table
 			snap.Name = sqlgen.Derive(d.IdentLimit(), d.IdentLimit().Name, snap.Name, fmt.Sprintf("%s_%d", verifySuffix, i))
-			fp, err := fingerprint(ctx, sess, d, rel, where)
+			fp, cols, err := fingerprint(ctx, sess, d, rel, where)
 			if err != nil {
 				r.Error = err.Error()
 				continue
@@ -127,14 +127,14 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 				snaps = append(snaps, snap)
 				continue
 			}
-			cols, rows, err := sess.Query(ctx, sqlgen.DiffQuery(d, rel, where, snap), 0)
+			names, rows, err := sess.Query(ctx, sqlgen.DiffQuery(d, rel, where, snap, cols), 0)
 			if err != nil {
 				r.Error = err.Error()
 				continue
 			}
 			for _, row := range rows {
 				if len(r.Diff) < 5 {
-					r.Diff = append(r.Diff, fmt.Sprintf("run %d %s", run, rowText(cols, row)))
+					r.Diff = append(r.Diff, fmt.Sprintf("run %d %s", run, rowText(names, row)))
 				}
 			}
 		}
@@ -194,23 +194,28 @@ func region(pl *plan.Plan, id string, d adapters.Dialect) (plan.Relation, string
 	return node.Relation, fmt.Sprintf("%s >= %s AND %s < %s", col, d.WindowLiteral(w.Start, w.Granularity), col, d.WindowLiteral(w.End, w.Granularity))
 }
 
-func fingerprint(ctx context.Context, s adapters.Session, d adapters.VerifyDialect, rel plan.Relation, where string) (string, error) {
+// fingerprint summarizes the rows of rel matching where over its columns
+// but the row lineage columns, and returns those columns: each run
+// rewrites the lineage columns with its own run id, by design.
+func fingerprint(ctx context.Context, s adapters.Session, d adapters.VerifyDialect, rel plan.Relation, where string) (string, []string, error) {
 	cols, ok, err := s.Relation(ctx, rel)
 	if err != nil || !ok {
 		if err == nil {
 			err = fmt.Errorf("%s does not exist", d.Qualify(rel))
 		}
-		return "", err
+		return "", nil, err
 	}
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = c.Name
+	names := make([]string, 0, len(cols))
+	for _, c := range cols {
+		if !plan.IsLineageColumn(c.Name) {
+			names = append(names, c.Name)
+		}
 	}
 	_, rows, err := s.Query(ctx, d.Fingerprint(rel, where, names), 1)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return "rows=" + rows[0][0] + " hash=" + rows[0][1], nil
+	return "rows=" + rows[0][0] + " hash=" + rows[0][1], names, nil
 }
 
 func rowText(cols []string, row []string) string {
@@ -312,8 +317,8 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 		}
 		r := VerifyResult{Unit: n + " (against a full refresh)"}
 		scratchRel := splan.Nodes[n].Relation
-		a, err1 := fingerprint(ctx, sess, d, node.Relation, "")
-		b, err2 := fingerprint(ctx, sess, d, scratchRel, "")
+		a, cols, err1 := fingerprint(ctx, sess, d, node.Relation, "")
+		b, _, err2 := fingerprint(ctx, sess, d, scratchRel, "")
 		switch {
 		case err1 != nil:
 			r.Error = err1.Error()
@@ -321,12 +326,12 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 			r.Error = err2.Error()
 		default:
 			r.Fingerprints = []string{a, b}
-			cols, rows, err := sess.Query(ctx, sqlgen.DiffQuery(d, node.Relation, "", scratchRel), 0)
+			names, rows, err := sess.Query(ctx, sqlgen.DiffQuery(d, node.Relation, "", scratchRel, cols), 0)
 			if err != nil {
 				r.Error = err.Error()
 			}
 			for _, row := range rows {
-				r.Diff = append(r.Diff, strings.Replace(strings.Replace(rowText(cols, row), "side=now", "incremental has", 1), "side=before", "full refresh has", 1))
+				r.Diff = append(r.Diff, strings.Replace(strings.Replace(rowText(names, row), "side=now", "incremental has", 1), "side=before", "full refresh has", 1))
 			}
 			r.Identical = a == b && len(rows) == 0 && err == nil
 		}

@@ -59,7 +59,7 @@ var Scenarios = []string{
 	"crash_mid_unit", "merge_null_keys", "duplicate_batch_keys", "merge_exclude_columns",
 	"empty_partition_min_rows", "on_schema_change", "watermark_reread", "concurrent_runs",
 	"special_column_names", "up_to_date_no_writes", "sound_state", "default_schema", "view_checks",
-	"interrupt_mid_statement", "materialization_change",
+	"interrupt_mid_statement", "materialization_change", "row_lineage",
 }
 
 // childEnv marks a child process started by the crash scenario.
@@ -116,6 +116,7 @@ func Run(t *testing.T, tgt Target) {
 	tgt.run(t, "view_checks", func(t *testing.T) { viewChecks(t, tgt) })
 	tgt.run(t, "interrupt_mid_statement", func(t *testing.T) { interruptMidStatement(t, tgt) })
 	tgt.run(t, "materialization_change", func(t *testing.T) { matTransitions(t, tgt) })
+	tgt.run(t, "row_lineage", func(t *testing.T) { rowLineage(t, tgt) })
 }
 
 // env is one scenario's project: a folder, a schema of its own and a

@@ -164,8 +164,8 @@ var emulatorSkips = func() map[string]string {
 	return map[string]string{
 		"rerun_same_state": merge, "merge_null_keys": merge, "duplicate_batch_keys": merge, "merge_exclude_columns": merge,
 		"watermark_reread": merge, "special_column_names": merge, "up_to_date_no_writes": merge, "materialization_change": merge,
-		"on_schema_change/type_full_refresh": merge,
-		"on_schema_change/columns":           caseSensitive, "on_schema_change/type_fail_and_append": caseSensitive,
+		"on_schema_change/type_full_refresh": merge, "row_lineage/merge": merge,
+		"on_schema_change/columns": caseSensitive, "on_schema_change/type_fail_and_append": caseSensitive,
 		"on_schema_change/type_sync_all_columns": caseSensitive,
 		"default_schema":                         "the emulator's session has no current schema when the target names none (Snowflake's is the user's default namespace)",
 		"sound_state":                            "a view over a rebuilt table is rebuilt too on the emulator (not diagnosed)",

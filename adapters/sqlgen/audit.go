@@ -313,13 +313,23 @@ func LastRunQuery(g adapters.Literals, s plan.State) string {
 	return fmt.Sprintf("SELECT run_id, command, options, as_of, outcome, retry_of FROM %s\nWHERE command IN ('build', 'run', 'seed', 'retry')\nORDER BY run_id DESC\nLIMIT 1", r)
 }
 
-// DiffQuery lists up to a sample of rows present on one side only.
-func DiffQuery(g adapters.Literals, r plan.Relation, where string, snap plan.Relation) string {
-	now := "SELECT * FROM " + g.Qualify(r) + " AS t"
+// DiffQuery lists up to a sample of rows present on one side only,
+// compared on cols (nil: every column; verify leaves out the lineage
+// columns, which differ by design).
+func DiffQuery(g adapters.Literals, r plan.Relation, where string, snap plan.Relation, cols []string) string {
+	list := "*"
+	if cols != nil {
+		q := make([]string, len(cols))
+		for i, c := range cols {
+			q[i] = g.Quote(c)
+		}
+		list = strings.Join(q, ", ")
+	}
+	now := "SELECT " + list + " FROM " + g.Qualify(r) + " AS t"
 	if where != "" {
 		now += " WHERE " + where
 	}
-	before := "SELECT * FROM " + g.Qualify(snap)
+	before := "SELECT " + list + " FROM " + g.Qualify(snap)
 	return fmt.Sprintf("SELECT 'now' AS side, x.* FROM (%s EXCEPT ALL %s) AS x\nUNION ALL\nSELECT 'before' AS side, y.* FROM (%s EXCEPT ALL %s) AS y\nLIMIT %d",
 		now, before, before, now, SampleLimit)
 }

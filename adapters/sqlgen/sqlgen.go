@@ -23,6 +23,9 @@ type Spelling struct {
 	QuoteOpen byte // '"' or '`'
 	QuoteEnd  byte
 	TextType  string // for CAST(x AS …) in surrogate keys and audit columns
+	// RunIDCast is the CAST type of the _idemc_run_id lineage column where
+	// TextType would not do ("": TextType; MySQL CHAR(255), LineageSelect).
+	RunIDCast string
 	// Key names the functions of the surrogate key; zero values are
 	// char_length, concat and md5(%s).
 	Key KeyFuncs

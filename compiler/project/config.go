@@ -70,6 +70,7 @@ type ModelConfig struct {
 	AllowAppend           bool                 `toml:"allow_append"`
 	AllowNondeterministic StringList           `toml:"allow_nondeterministic"`
 	StrictParse           bool                 `toml:"strict_parse"`
+	LineageColumns        bool                 `toml:"lineage_columns"` // _idemc_run_id and _idemc_as_of on every written row
 	Tags                  StringList           `toml:"tags"`
 	Description           string               `toml:"description"` // for the docs site; not part of the code hash
 	Checks                map[string]CheckSpec `toml:"checks"`

@@ -22,6 +22,9 @@ type Settled struct {
 	FirstPartition time.Time
 	// Checks are the [checks] table, typed: by kind, then column.
 	Checks []Check
+	// Lineage: the model's writes add _idemc_run_id and _idemc_as_of to
+	// every row (lineage_columns on a table or incremental model).
+	Lineage bool
 }
 
 // settle checks the settings that depend on each other, fills the defaults
@@ -29,7 +32,27 @@ type Settled struct {
 // the setting (or line 1 of the model when a layer of project.toml did).
 func (m *Model) settle(errs *diag.List) {
 	m.settleWrite(errs)
+	m.settleLineage(errs)
 	m.Checks = m.readChecks(errs)
+}
+
+// settleLineage decides whether the model's rows carry lineage columns.
+// A view or an ephemeral model writes no rows of its own (a view's rows
+// are its inputs' as they are now), so there is no write whose run id a
+// row could carry: a project-wide lineage_columns skips them, and the
+// model's own header asking for it is an error.
+func (m *Model) settleLineage(errs *diag.List) {
+	if !m.Config.LineageColumns {
+		return
+	}
+	switch m.Config.Materialized {
+	case plan.Table, plan.Incremental:
+		m.Lineage = true
+		return
+	}
+	if pos, set := m.HeaderLine["lineage_columns"]; set {
+		errs.Add(pos.Path, pos.Line, 0, "lineage_columns applies to models that write rows (table or incremental); a %s has no rows of its own: remove lineage_columns or materialize the model as a table", m.Config.Materialized)
+	}
 }
 
 // settingPos is where a setting was written, for errors about it.

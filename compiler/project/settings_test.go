@@ -51,6 +51,11 @@ func TestSettle(t *testing.T) {
 		{"watermark and merge columns", "materialized = \"incremental\"\npartition_by = \"d\"\nstart = \"2026-07-01\"\nwatermark = { column = \"u\" }\nmerge_update_columns = [\"a\"]\nmerge_exclude_columns = [\"b\"]\n", Settled{},
 			"models/m.sql:5: watermark is for unpartitioned models; a partitioned model reads its window through start and end\n" +
 				"models/m.sql:6: set merge_update_columns or merge_exclude_columns, not both"},
+		{"lineage on a table", "materialized = \"table\"\nlineage_columns = true\n", Settled{Lineage: true}, ""},
+		{"lineage on an incremental model", "materialized = \"incremental\"\nunique_key = \"k\"\nlineage_columns = true\n", Settled{Strategy: "merge", Lineage: true}, ""},
+		{"lineage off", "materialized = \"table\"\nlineage_columns = false\n", Settled{}, ""},
+		{"lineage on a view", "lineage_columns = true\n", Settled{},
+			"models/m.sql:2: lineage_columns applies to models that write rows (table or incremental); a view has no rows of its own: remove lineage_columns or materialize the model as a table"},
 		// A setting that does not read is reported alone: no cross-setting
 		// error about the same model.
 		{"bad value alone", "materialized = \"incrementl\"\npartition_by = \"d\"\n", Settled{},
@@ -66,6 +71,31 @@ func TestSettle(t *testing.T) {
 				t.Errorf("settled\n got %+v\nwant %+v", m.Settled, tt.want)
 			}
 		})
+	}
+}
+
+// TestLineageLayers: lineage_columns from [models] applies to every model
+// that writes rows and skips views and ephemeral models without an error;
+// a model header turns it off.
+func TestLineageLayers(t *testing.T) {
+	base := &layer{defined: map[string]bool{"lineage_columns": true}, cfg: ModelConfig{LineageColumns: true}}
+	for _, tt := range []struct {
+		header string
+		want   bool
+	}{
+		{"materialized = \"table\"\n", true},
+		{"materialized = \"incremental\"\npartition_by = \"d\"\nstart = \"2026-07-01\"\n", true},
+		{"materialized = \"table\"\nlineage_columns = false\n", false},
+		{"materialized = \"view\"\n", false},
+		{"materialized = \"ephemeral\"\n", false},
+	} {
+		m, err := parseModel("models/m.sql", "/* idemc\n"+tt.header+"*/\nSELECT 1 AS a\n", base, nil)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.header, err)
+		}
+		if m.Lineage != tt.want {
+			t.Errorf("%q: lineage %v, want %v", tt.header, m.Lineage, tt.want)
+		}
 	}
 }
 

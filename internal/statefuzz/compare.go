@@ -11,7 +11,7 @@ import (
 // package doc say it must be.
 type Difference struct {
 	Node   string // the seed or model ("" for the exit code)
-	What   string // the class: exit, missing, present, kind, broken, columns, rows, merge, interrupt
+	What   string // the class: exit, missing, present, kind, broken, columns, rows, merge, interrupt, lineage
 	Detail string
 }
 
@@ -38,6 +38,12 @@ func Compare(p *Project, got, prev Dump, exit int, o *OracleResult, seen map[str
 			diffs = append(diffs, compareMerge(node, m.Key, got[node], o.Dump[node], seen[node])...)
 		case o.succeeded(node):
 			diffs = append(diffs, compareExact(node, got[node], o.Dump[node])...)
+			// Every row was written with the files' lineage setting (a
+			// unit is stale when it changes); not so for a merge's kept
+			// keys, nor where a unit failed and the old rows stay.
+			if g := got[node]; g != nil && g.Lineage != "" {
+				diffs = append(diffs, Difference{node, "lineage", g.Lineage})
+			}
 		case kindChanged(got[node], prev[node]):
 			diffs = append(diffs, Difference{node, "kind", fmt.Sprintf("a from-scratch build fails here, so the previous relation must stay: it was %s, idemc has %s", prev[node].text(), got[node].text())})
 		case viewRel(got[node]) && viewRel(prev[node]):

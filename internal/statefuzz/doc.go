@@ -7,7 +7,9 @@
 // views, tables, ephemerals, day-partitioned delete_insert and
 // insert_overwrite, merge on ["id"] or on ["k", "id"] whose k is often
 // NULL; ref() chains up to 4 deep; not_null, unique, accepted_values,
-// min_rows and relationships checks) and 6 operations (operations.go):
+// min_rows and relationships checks; one project in three sets
+// lineage_columns = true in [models], and one sequence in four toggles it
+// at a random step, both drawn from a stream of their own) and 6 operations (operations.go):
 // edit, append or delete seed rows, retype a seed column, add or drop a
 // seed column, edit a model's SQL, revert to an earlier version of the
 // files, add/drop/retype a model column, toggle a model's schema or alias
@@ -59,6 +61,11 @@
 //     the failed write). The relation must keep its kind (view or table);
 //     a view left in place is not compared by rows: it has none of its
 //     own, and shows its inputs as they are now.
+//   - The row lineage columns (_idemc_run_id, _idemc_as_of) are compared
+//     by name and type but not by value, since every build stamps its own
+//     run id: instead, where every unit of a table or partitioned model
+//     succeeded in the oracle, every row idemc holds must carry a run id
+//     and the sequences' logical time.
 //   - An interrupted build must exit 130, not die of the signal nor exit 1.
 //   - The run's own audit rows, once it ended by itself (audit.go): none
 //     left running, one row per unit it attempted, none for a unit it

@@ -20,8 +20,13 @@ type Rel struct {
 	View   bool     // a view, not a table: a switched materialization must show
 	Broken string   // the SELECT failed (a view over a dropped table); the error class
 	Cols   []string // "name type", sorted by name
-	Names  []string // column names, sorted
+	Names  []string // column names, sorted, but the row lineage columns
 	Rows   [][]string
+	// Lineage describes a row whose lineage columns are not a run's stamp
+	// at the sequences' logical time ("" when every row's are, or the
+	// relation has none). Their values are otherwise not compared: each
+	// build writes its own run id.
+	Lineage string
 }
 
 // Dump is a warehouse's state: every seed's and model's relation by node
@@ -70,19 +75,48 @@ func readRel(ctx context.Context, s adapters.Session, d adapters.Dialect, loc Lo
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return names[order[a]] < names[order[b]] })
+	var data []int // the columns compared by value
 	for _, i := range order {
-		r.Names = append(r.Names, names[i])
 		r.Cols = append(r.Cols, names[i]+" "+types[names[i]])
+		if !plan.IsLineageColumn(names[i]) {
+			r.Names = append(r.Names, names[i])
+			data = append(data, i)
+		}
 	}
 	for _, row := range rows {
-		out := make([]string, len(order))
-		for j, i := range order {
+		out := make([]string, len(data))
+		for j, i := range data {
 			out[j] = normalize(row[i])
 		}
 		r.Rows = append(r.Rows, out)
+		if r.Lineage == "" {
+			r.Lineage = lineageStamp(names, row)
+		}
 	}
 	sortRows(r.Rows)
 	return r, nil
+}
+
+// lineageStamp checks one row's lineage columns: a run id and the logical
+// time of every build of a sequence (AsOf). "" when they are, or absent.
+func lineageStamp(names, row []string) string {
+	for i, n := range names {
+		switch {
+		case strings.EqualFold(n, plan.LineageRunID) && (row[i] == "" || row[i] == "NULL"):
+			return "a row has no " + plan.LineageRunID
+		case strings.EqualFold(n, plan.LineageAsOf) && wholeSeconds(normalize(row[i])) != normalize(AsOf):
+			return fmt.Sprintf("a row has %s %s, not the run's logical time %s", plan.LineageAsOf, row[i], AsOf)
+		}
+	}
+	return ""
+}
+
+// wholeSeconds drops a zero fraction (MariaDB's DATETIME(6) prints .000000).
+func wholeSeconds(v string) string {
+	if j := strings.LastIndexByte(v, '.'); j > 0 && strings.Trim(v[j+1:], "0") == "" {
+		return v[:j]
+	}
+	return v
 }
 
 // isView reads the relation's type from information_schema, which all

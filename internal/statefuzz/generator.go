@@ -23,6 +23,21 @@ func newRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0x5eed5eed5eed5eed))
 }
 
+// generateLineage says whether a sequence's project starts with
+// lineage_columns on (one in three) and where, if anywhere, an operation
+// turning it on or off is inserted among nOps (one sequence in four; -1
+// for none). It draws from a stream of its own, so that the projects and
+// the drawn operations of the corpus's seeds are what they were before
+// lineage existed.
+func generateLineage(seed uint64, nOps int) (on bool, toggleAt int) {
+	r := rand.New(rand.NewPCG(seed, 0x11ea9e11ea9e))
+	on, toggleAt = r.IntN(3) == 0, -1
+	if r.IntN(4) == 0 {
+		toggleAt = r.IntN(nOps + 1)
+	}
+	return on, toggleAt
+}
+
 // Generate returns a random small project: 1–3 seeds and 2–7 models.
 func Generate(r *rand.Rand) *Project {
 	p := &Project{}

@@ -284,3 +284,67 @@ func TestPlanDiffs(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareLineage: with lineage_columns on, idemc's warehouse and the
+// oracle's differ in every run id yet compare equal (the columns' names
+// and types are compared, their values are not), while a row whose stamp
+// is not the logical time's, or whose data changed, is a difference.
+func TestCompareLineage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	ctx := context.Background()
+	bin := idemcBinary(t)
+	e := &Engine{Name: "duckdb"}
+	o := &Oracle{Engine: e, Bin: bin, Root: t.TempDir()}
+	p := &Project{Lineage: true,
+		Seeds: []*Seed{{Name: "s1", Rows: []SeedRow{{1, "2026-07-01", "k1", 5, "a"}, {2, "2026-07-02", "", 7, "b"}}}},
+		Models: []*Model{
+			{Name: "m1", Kind: KindTable, Shape: ShapePass, Refs: []string{"s1"}},
+			{Name: "m2", Kind: KindDeleteInsert, Shape: ShapePass, Refs: []string{"m1"}, Start: "2026-07-01"},
+			{Name: "m3", Kind: KindView, Shape: ShapePass, Refs: []string{"m2"}},
+		},
+	}
+	want, err := o.Build(ctx, p)
+	if err != nil || want.Exit != 0 {
+		t.Fatalf("oracle: %v %+v", err, want)
+	}
+	w := e.NewWarehouse(t.TempDir())
+	if err := w.Write(p); err != nil {
+		t.Fatal(err)
+	}
+	if out := runIdemc(ctx, bin, w, nil, "build", "--as-of", AsOf); out.Exit != 0 {
+		t.Fatalf("build: %s", out.Output)
+	}
+	intact, err := w.Dump(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(intact["m2"].Cols, ","), "_idemc_run_id text") || strings.Contains(strings.Join(intact["m3"].Cols, ","), "_idemc") {
+		t.Fatalf("lineage columns: m2 %v, m3 (a view) %v", intact["m2"].Cols, intact["m3"].Cols)
+	}
+	if d := Compare(p, intact, intact, 0, want, nil); d != nil {
+		t.Fatalf("an intact warehouse differs: %v", d)
+	}
+	sch := w.Schemas
+	for _, dmg := range []struct{ what, sql string }{
+		{"lineage", fmt.Sprintf(`UPDATE "%s"."m1" SET _idemc_as_of = TIMESTAMP '2026-07-05 00:00:00' WHERE id = 1`, sch.Target())},
+		{"lineage", fmt.Sprintf(`UPDATE "%s"."m2" SET _idemc_run_id = NULL WHERE id = 2`, sch.Target())},
+		{"rows", fmt.Sprintf(`UPDATE "%s"."m2" SET amount = 99 WHERE id = 1`, sch.Target())},
+	} {
+		if err := w.Exec(ctx, dmg.sql); err != nil {
+			t.Fatal(err)
+		}
+		got, err := w.Dump(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, d := range Compare(p, got, intact, 0, want, nil) {
+			found = found || d.What == dmg.what
+		}
+		if !found {
+			t.Errorf("after %s: want a %q difference", dmg.sql, dmg.what)
+		}
+	}
+}

@@ -20,6 +20,7 @@ const (
 	OpSchema      = "schema"       // files: toggle the model's schema setting
 	OpAlias       = "alias"        // files: toggle the model's alias
 	OpSeedSchema  = "seed_schema"  // files: toggle [seeds] schema
+	OpLineage     = "lineage"      // files: toggle [models] lineage_columns (inserted by Sequence, not drawn)
 	OpCheckFail   = "check_fail"   // files: add a check that fails every unit
 	OpCheckPass   = "check_pass"   // files: remove it again
 	OpMaterialize = "materialize"  // files: switch a model's materialization (then maybe kill or interrupt its build)
@@ -77,6 +78,8 @@ func (o Op) String() string {
 		return fmt.Sprintf("toggle %s of models/%s.sql", o.Kind, o.Node)
 	case OpSeedSchema:
 		return "toggle [seeds] schema"
+	case OpLineage:
+		return "toggle [models] lineage_columns"
 	case OpCheckFail:
 		return fmt.Sprintf("models/%s.sql: add min_rows = 100000 (fails)", o.Node)
 	case OpCheckPass:
@@ -142,6 +145,9 @@ func (o Op) Apply(p *Project, history []*Project) *Project {
 	}
 	if o.Kind == OpSeedSchema {
 		q.SeedsAlt = !q.SeedsAlt
+	}
+	if o.Kind == OpLineage {
+		q.Lineage = !q.Lineage
 	}
 	if o.Kind == OpMaterialize {
 		o.materialize(q)

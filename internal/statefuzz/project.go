@@ -21,6 +21,10 @@ type Project struct {
 	Models []*Model
 	// SeedsAlt moves every seed into the second seed schema ([seeds] schema).
 	SeedsAlt bool
+	// Lineage turns lineage_columns on for every model ([models]): the
+	// rows then carry their run's id, which no rebuild shares, so the
+	// comparison reads the two columns' types but not their values.
+	Lineage bool
 }
 
 // Seed is one CSV file. Every seed has the same columns, so that any model
@@ -100,7 +104,7 @@ func (m *Model) Relation() bool { return m.Kind != KindEphemeral }
 
 // Clone returns a deep copy.
 func (p *Project) Clone() *Project {
-	q := &Project{SeedsAlt: p.SeedsAlt}
+	q := &Project{SeedsAlt: p.SeedsAlt, Lineage: p.Lineage}
 	for _, s := range p.Seeds {
 		c := *s
 		c.Rows = append([]SeedRow(nil), s.Rows...)

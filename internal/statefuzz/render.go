@@ -18,6 +18,9 @@ func (p *Project) Files(s Schemas, target string) map[string]string {
 		"project.toml": fmt.Sprintf("name = \"statefuzz\"\ndefault_target = \"t\"\n\n[targets.t]\n%sschema = %q\n\n[seeds]\nschema = %q\n",
 			target, s.Target(), seedSchema),
 	}
+	if p.Lineage {
+		files["project.toml"] += "\n[models]\nlineage_columns = true\n"
+	}
 	for _, sd := range p.Seeds {
 		files["seeds/"+sd.Name+".csv"] = sd.csv()
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -55,7 +56,12 @@ func (f *Failure) Class() string {
 func Sequence(seed uint64, nOps int) (p *Project, ops []Op, threads int) {
 	r := newRand(seed)
 	p = Generate(r)
+	var toggle int
+	p.Lineage, toggle = generateLineage(seed, nOps)
 	ops = GenerateOps(r, p, nOps)
+	if toggle >= 0 {
+		ops = slices.Insert(ops, toggle, Op{Kind: OpLineage})
+	}
 	threads = []int{1, 4}[r.IntN(2)]
 	return p, ops, threads
 }

@@ -28,7 +28,7 @@ func NewDialect() Dialect {
 		SeedTypes:     sqlgen.SeedTypes{seed.Timestamp: "DATETIME(6)", seed.Text: "TEXT"},
 		IdentLimit:    adapters.IdentLimit{Name: 64, Column: 64},
 		CurrentSchema: "DATABASE()",
-		Engine:        "mysql", QuoteOpen: '`', QuoteEnd: '`', TextType: "CHAR",
+		Engine:        "mysql", QuoteOpen: '`', QuoteEnd: '`', TextType: "CHAR", RunIDCast: "CHAR(255)",
 		NullSafeEq: func(a, b string) string { return a + " <=> " + b },
 		Timestamp:  "DATETIME(6)", Text: "TEXT",
 		// TEXT cannot be indexed whole: the key columns are VARCHARs, so

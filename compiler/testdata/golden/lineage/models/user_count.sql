@@ -1,0 +1,4 @@
+/* idemc
+materialized = "table"
+*/
+SELECT count(*) AS users FROM {{ ref("users_latest") }}

@@ -1,0 +1,50 @@
+-- unit orders_daily  partition 2026-07-02  (incremental insert_overwrite)
+-- 1. prepare: the destination, partitioned by order_date, if it does not exist yet
+--    labels idemc_attempt=0,idemc_model=orders_daily,idemc_partition=2026-07-02,idemc_run=r1
+CREATE TABLE IF NOT EXISTS `analytics`.`orders_daily`
+PARTITION BY `order_date` AS
+SELECT * FROM (
+SELECT idemc_lineage.*, CAST('r1' AS STRING) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS TIMESTAMP) AS `_idemc_as_of` FROM (
+SELECT order_id, order_date, user_id, amount
+FROM `raw`.`orders`
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_lineage
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '617400efc550576e', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b63d35af8ecc45095d4d9378', 'r:r1');
+-- 3. stage: build the partition in a staging table (expires in a day if a run dies)
+--    job stage
+CREATE OR REPLACE TABLE `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`
+OPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS
+SELECT * FROM (
+SELECT idemc_lineage.*, CAST('r1' AS STRING) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS TIMESTAMP) AS `_idemc_as_of` FROM (
+SELECT order_id, order_date, user_id, amount
+FROM `raw`.`orders`
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_lineage
+) AS idemc_batch
+WHERE (`order_date` >= DATE '2026-07-02' AND `order_date` < DATE '2026-07-03') OR `order_date` IS NULL;
+-- 4. validate: a NULL order_date would land in no partition
+SELECT count(*) AS n FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`
+WHERE `order_date` IS NULL
+HAVING count(*) > 0;
+-- 5. check: check not_null(order_id) (error) on the staged partition, before publishing
+SELECT * FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac` AS t
+WHERE (t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03') AND (t.`order_id` IS NULL)
+LIMIT 5;
+-- 6. check: check unique(order_id) (error) on the staged partition, before publishing
+SELECT t.`order_id`, count(*) AS n FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac` AS t
+WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03'
+GROUP BY t.`order_id`
+HAVING count(*) > 1
+LIMIT 5;
+-- 7. publish: replace partition 2026-07-02 atomically: a query job writing orders_daily$20260702 with WRITE_TRUNCATE
+--    job publish; into analytics.orders_daily$20260702 (WRITE_TRUNCATE)
+SELECT `order_id`, `order_date`, `user_id`, `amount`, `_idemc_run_id`, `_idemc_as_of` FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`;
+-- 8. audit_finish: record success with the row count
+-- count: SELECT count(*) FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_daily', '2026-07-02', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '617400efc550576e', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'b63d35af8ecc45095d4d9378', 'r:r1';
+-- 9. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`;

@@ -1,0 +1,12 @@
+-- unit v_orders  partition -  (view)
+-- 1. audit_start: record the unit as running (committed on its own)
+--    labels idemc_attempt=0,idemc_model=v_orders,idemc_run=r1
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES ('r1', 'v_orders', '', 'running', NULL, <started_at>, NULL, <attempt>, 'd5c457dc7318fd2e', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '9eb253b9195058d0dfc151f4', 'r:r1');
+-- 2. publish: replace the view (DDL: not allowed inside a transaction; a failing check leaves the new view, marked failed)
+CREATE OR REPLACE VIEW `analytics`.`v_orders` AS
+-- a view writes no rows: lineage_columns from [models] skips it
+SELECT order_id, amount FROM `analytics`.`orders_daily`;
+-- 3. audit_finish: record success with the row count
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'v_orders', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'd5c457dc7318fd2e', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '9eb253b9195058d0dfc151f4', 'r:r1';

@@ -1,0 +1,40 @@
+-- unit events_daily  partition 2026-07-02  (incremental delete_insert)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "main"."events_daily" AS
+SELECT * FROM (
+SELECT idemc_lineage.*, CAST('r1' AS VARCHAR) AS "_idemc_run_id", CAST(TIMESTAMP '2026-07-03 06:00:00' AS TIMESTAMP) AS "_idemc_as_of" FROM (
+SELECT event_id, event_date, kind
+FROM "raw"."events"
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_lineage
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES ('r1', 'events_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'bfe161b39d6f87e3', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f74520cd5ac94d973530a882', 'r:r1');
+-- 3. begin
+BEGIN TRANSACTION;
+-- 4. delete: replace the partition window 2026-07-02
+DELETE FROM "main"."events_daily" AS t
+WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03';
+-- 5. insert: write the partition
+INSERT INTO "main"."events_daily" ("event_id", "event_date", "kind", "_idemc_run_id", "_idemc_as_of")
+SELECT "event_id", "event_date", "kind", "_idemc_run_id", "_idemc_as_of" FROM (
+SELECT * FROM (
+SELECT idemc_lineage.*, CAST('r1' AS VARCHAR) AS "_idemc_run_id", CAST(TIMESTAMP '2026-07-03 06:00:00' AS TIMESTAMP) AS "_idemc_as_of" FROM (
+SELECT event_id, event_date, kind
+FROM "raw"."events"
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_lineage
+) AS idemc_batch
+WHERE ("event_date" >= DATE '2026-07-02' AND "event_date" < DATE '2026-07-03') OR "event_date" IS NULL
+) AS idemc_batch;
+-- 6. validate: a NULL event_date would land in no partition
+SELECT count(*) AS n FROM "main"."events_daily"
+WHERE "event_date" IS NULL
+HAVING count(*) > 0;
+-- 7. audit_finish: record success with the row count, in the write's transaction
+-- count: SELECT count(*) FROM "main"."events_daily" AS t WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03'
+UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
+-- 8. commit
+COMMIT;

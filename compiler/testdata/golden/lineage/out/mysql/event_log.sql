@@ -1,0 +1,34 @@
+-- unit event_log  partition -  (incremental append)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`event_log` AS
+SELECT * FROM (
+SELECT idemc_lineage.*, CAST('r1' AS CHAR(255)) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS DATETIME(6)) AS `_idemc_as_of` FROM (
+SELECT event_id, event_date, kind FROM `raw`.`events`
+) AS idemc_lineage
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES ('r1', 'event_log', '', 'running', NULL, <started_at>, NULL, <attempt>, '2a11f0722ae0b90c', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'd9578b2732573b5c47818a50', 'r:r1');
+-- 3. begin
+START TRANSACTION;
+-- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`event_log`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.event_log')
+SELECT GET_LOCK('idemc:analytics.event_log', 600);
+-- 5. stage: the batch
+CREATE TEMPORARY TABLE `event_log__idemc_stage` AS
+SELECT idemc_lineage.*, CAST('r1' AS CHAR(255)) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS DATETIME(6)) AS `_idemc_as_of` FROM (
+SELECT event_id, event_date, kind FROM `raw`.`events`
+) AS idemc_lineage;
+-- 6. insert: append the batch (allow_append: a rerun adds the rows again)
+INSERT INTO `analytics`.`event_log` (`event_id`, `event_date`, `kind`, `_idemc_run_id`, `_idemc_as_of`)
+SELECT `event_id`, `event_date`, `kind`, `_idemc_run_id`, `_idemc_as_of` FROM `event_log__idemc_stage`;
+-- 7. audit_finish: record success with the row count, in the write's transaction
+-- count: SELECT count(*) FROM `event_log__idemc_stage`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
+-- 8. cleanup: drop the batch
+DROP TEMPORARY TABLE IF EXISTS `event_log__idemc_stage`;
+-- 9. commit
+COMMIT;
+-- 10. cleanup: release the unit's lock
+SELECT RELEASE_LOCK('idemc:analytics.event_log');

@@ -1,0 +1,55 @@
+-- unit orders_daily  partition 2026-07-02  (incremental insert_overwrite)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`orders_daily` AS
+SELECT * FROM (
+SELECT idemc_lineage.*, CAST('r1' AS CHAR(255)) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS DATETIME(6)) AS `_idemc_as_of` FROM (
+SELECT order_id, order_date, user_id, amount
+FROM `raw`.`orders`
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_lineage
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'c524637530eb4e00', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '43060270df4e8af8c38d07d2', 'r:r1');
+-- 3. begin
+START TRANSACTION;
+-- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`orders_daily`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.orders_daily')
+SELECT GET_LOCK('idemc:analytics.orders_daily', 600);
+-- 5. delete: replace the partition window 2026-07-02 (insert_overwrite is delete + insert on this engine)
+DELETE t FROM `analytics`.`orders_daily` AS t
+WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03';
+-- 6. insert: write the partition
+INSERT INTO `analytics`.`orders_daily` (`order_id`, `order_date`, `user_id`, `amount`, `_idemc_run_id`, `_idemc_as_of`)
+SELECT `order_id`, `order_date`, `user_id`, `amount`, `_idemc_run_id`, `_idemc_as_of` FROM (
+SELECT * FROM (
+SELECT idemc_lineage.*, CAST('r1' AS CHAR(255)) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS DATETIME(6)) AS `_idemc_as_of` FROM (
+SELECT order_id, order_date, user_id, amount
+FROM `raw`.`orders`
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_lineage
+) AS idemc_batch
+WHERE (`order_date` >= DATE '2026-07-02' AND `order_date` < DATE '2026-07-03') OR `order_date` IS NULL
+) AS idemc_batch;
+-- 7. validate: a NULL order_date would land in no partition
+SELECT count(*) AS n FROM `analytics`.`orders_daily`
+WHERE `order_date` IS NULL
+HAVING count(*) > 0;
+-- 8. check: check not_null(order_id) (error)
+SELECT * FROM `analytics`.`orders_daily` AS t
+WHERE (t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03') AND (t.`order_id` IS NULL)
+LIMIT 5;
+-- 9. check: check unique(order_id) (error)
+SELECT t.`order_id`, count(*) AS n FROM `analytics`.`orders_daily` AS t
+WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03'
+GROUP BY t.`order_id`
+HAVING count(*) > 1
+LIMIT 5;
+-- 10. audit_finish: record success with the row count, in the write's transaction
+-- count: SELECT count(*) FROM `analytics`.`orders_daily` AS t WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03'
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
+-- 11. commit
+COMMIT;
+-- 12. cleanup: release the unit's lock
+SELECT RELEASE_LOCK('idemc:analytics.orders_daily');

@@ -1,0 +1,46 @@
+-- unit users_latest  partition -  (incremental merge)
+-- 1. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`users_latest` AS
+SELECT * FROM (
+SELECT idemc_lineage.*, CAST('r1' AS CHAR(255)) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS DATETIME(6)) AS `_idemc_as_of` FROM (
+SELECT user_id, name, updated_at
+FROM `raw`.`users`
+) AS idemc_lineage
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, '5f8c972a72f1604c', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7e2e0c042dbf039777960e48', 'r:r1');
+-- 3. begin
+START TRANSACTION;
+-- 4. lock: serialize writers of this unit until commit
+--    lock `analytics`.`users_latest`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.users_latest')
+SELECT GET_LOCK('idemc:analytics.users_latest', 600);
+-- 5. stage: the batch
+CREATE TEMPORARY TABLE `users_latest__idemc_stage` AS
+SELECT idemc_lineage.*, CAST('r1' AS CHAR(255)) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS DATETIME(6)) AS `_idemc_as_of` FROM (
+SELECT user_id, name, updated_at
+FROM `raw`.`users`
+) AS idemc_lineage;
+-- 6. validate: refuse a batch that repeats a key before writing anything
+SELECT `user_id`, count(*) AS n FROM `users_latest__idemc_stage`
+GROUP BY `user_id`
+HAVING count(*) > 1
+LIMIT 5;
+-- 7. merge: update matched keys (null-safe <=>)
+UPDATE `analytics`.`users_latest` AS t
+JOIN `users_latest__idemc_stage` AS s ON t.`user_id` <=> s.`user_id`
+SET t.`name` = s.`name`, t.`_idemc_run_id` = s.`_idemc_run_id`, t.`_idemc_as_of` = s.`_idemc_as_of`;
+-- 8. merge: insert the batch's new keys
+INSERT INTO `analytics`.`users_latest` (`user_id`, `name`, `updated_at`, `_idemc_run_id`, `_idemc_as_of`)
+SELECT s.`user_id`, s.`name`, s.`updated_at`, s.`_idemc_run_id`, s.`_idemc_as_of` FROM `users_latest__idemc_stage` AS s
+WHERE NOT EXISTS (SELECT 1 FROM `analytics`.`users_latest` AS t WHERE t.`user_id` <=> s.`user_id`);
+-- 9. audit_finish: record success with the row count, in the write's transaction
+-- count: SELECT count(*) FROM `users_latest__idemc_stage`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
+-- 10. cleanup: drop the batch
+DROP TEMPORARY TABLE IF EXISTS `users_latest__idemc_stage`;
+-- 11. commit
+COMMIT;
+-- 12. cleanup: release the unit's lock
+SELECT RELEASE_LOCK('idemc:analytics.users_latest');

@@ -1,0 +1,44 @@
+-- unit events_daily  partition 2026-07-02  (incremental delete_insert)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"events_daily","partition":"2026-07-02"}';
+-- 2. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."EVENTS_DAILY" AS
+SELECT * FROM (
+SELECT idemc_lineage.*, CAST('r1' AS VARCHAR) AS "_IDEMC_RUN_ID", CAST('2026-07-03 06:00:00'::TIMESTAMP_NTZ AS TIMESTAMP_NTZ) AS "_IDEMC_AS_OF" FROM (
+SELECT event_id, event_date, kind
+FROM "RAW"."EVENTS"
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_lineage
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES ('r1', 'events_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'e6301d36b6cd34f2', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'f09eb2bf4259e121ea103672', 'r:r1');
+-- 4. begin
+BEGIN TRANSACTION;
+-- 5. delete: replace the partition window 2026-07-02
+DELETE FROM "ANALYTICS"."EVENTS_DAILY" t
+WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03';
+-- 6. insert: write the partition
+INSERT INTO "ANALYTICS"."EVENTS_DAILY" ("EVENT_ID", "EVENT_DATE", "KIND", "_IDEMC_RUN_ID", "_IDEMC_AS_OF")
+SELECT "EVENT_ID", "EVENT_DATE", "KIND", "_IDEMC_RUN_ID", "_IDEMC_AS_OF" FROM (
+SELECT * FROM (
+SELECT idemc_lineage.*, CAST('r1' AS VARCHAR) AS "_IDEMC_RUN_ID", CAST('2026-07-03 06:00:00'::TIMESTAMP_NTZ AS TIMESTAMP_NTZ) AS "_IDEMC_AS_OF" FROM (
+SELECT event_id, event_date, kind
+FROM "RAW"."EVENTS"
+WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
+) AS idemc_lineage
+) AS idemc_batch
+WHERE ("EVENT_DATE" >= DATE '2026-07-02' AND "EVENT_DATE" < DATE '2026-07-03') OR "EVENT_DATE" IS NULL
+) AS idemc_batch;
+-- 7. validate: a NULL event_date would land in no partition
+SELECT count(*) AS n FROM "ANALYTICS"."EVENTS_DAILY"
+WHERE "EVENT_DATE" IS NULL
+HAVING count(*) > 0;
+-- 8. audit_finish: record success with the row count, in the write's transaction
+-- count: SELECT count(*) FROM "ANALYTICS"."EVENTS_DAILY" AS t WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03'
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
+-- 9. commit
+COMMIT;
+-- 10. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

@@ -1,0 +1,43 @@
+-- unit users_latest  partition -  (incremental merge)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"users_latest"}';
+-- 2. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."USERS_LATEST" AS
+SELECT * FROM (
+SELECT idemc_lineage.*, CAST('r1' AS VARCHAR) AS "_IDEMC_RUN_ID", CAST('2026-07-03 06:00:00'::TIMESTAMP_NTZ AS TIMESTAMP_NTZ) AS "_IDEMC_AS_OF" FROM (
+SELECT user_id, name, updated_at
+FROM "RAW"."USERS"
+) AS idemc_lineage
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, '224f1262ca6df5a4', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'ade440215ef7ff9b3cea2535', 'r:r1');
+-- 4. stage: the batch
+CREATE OR REPLACE TEMPORARY TABLE "USERS_LATEST__IDEMC_STAGE" AS
+SELECT idemc_lineage.*, CAST('r1' AS VARCHAR) AS "_IDEMC_RUN_ID", CAST('2026-07-03 06:00:00'::TIMESTAMP_NTZ AS TIMESTAMP_NTZ) AS "_IDEMC_AS_OF" FROM (
+SELECT user_id, name, updated_at
+FROM "RAW"."USERS"
+) AS idemc_lineage;
+-- 5. begin
+BEGIN TRANSACTION;
+-- 6. validate: refuse a batch that repeats a key before writing anything
+SELECT "USER_ID", count(*) AS n FROM "USERS_LATEST__IDEMC_STAGE"
+GROUP BY "USER_ID"
+HAVING count(*) > 1
+LIMIT 5;
+-- 7. merge: update matched keys, insert new ones (null-safe)
+MERGE INTO "ANALYTICS"."USERS_LATEST" AS t
+USING "USERS_LATEST__IDEMC_STAGE" AS s
+ON EQUAL_NULL(t."USER_ID", s."USER_ID")
+WHEN MATCHED THEN UPDATE SET "NAME" = s."NAME", "_IDEMC_RUN_ID" = s."_IDEMC_RUN_ID", "_IDEMC_AS_OF" = s."_IDEMC_AS_OF"
+WHEN NOT MATCHED THEN INSERT ("USER_ID", "NAME", "UPDATED_AT", "_IDEMC_RUN_ID", "_IDEMC_AS_OF") VALUES (s."USER_ID", s."NAME", s."UPDATED_AT", s."_IDEMC_RUN_ID", s."_IDEMC_AS_OF");
+-- 8. audit_finish: record success with the row count, in the write's transaction
+-- count: SELECT count(*) FROM "USERS_LATEST__IDEMC_STAGE"
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
+-- 9. commit
+COMMIT;
+-- 10. cleanup: drop the batch
+DROP TABLE IF EXISTS "USERS_LATEST__IDEMC_STAGE";
+-- 11. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

@@ -1,0 +1,33 @@
+-- unit event_log  partition -  (incremental append)
+-- 1. prepare: the destination, an empty Delta table, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`event_log` USING DELTA AS
+SELECT * FROM (
+SELECT idemc_lineage.*, CAST('r1' AS STRING) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS TIMESTAMP) AS `_idemc_as_of` FROM (
+SELECT event_id, event_date, kind FROM `raw`.`events`
+) AS idemc_lineage
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES ('r1', 'event_log', '', 'running', NULL, <started_at>, NULL, <attempt>, '2e9217bb6367d801', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '01b7a4777fdc69a7b04f3d8d', 'r:r1');
+-- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`event_log__idemc_stage_0c53fdac` USING DELTA AS
+SELECT idemc_lineage.*, CAST('r1' AS STRING) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS TIMESTAMP) AS `_idemc_as_of` FROM (
+SELECT event_id, event_date, kind FROM `raw`.`events`
+) AS idemc_lineage;
+-- 4. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+SET spark.databricks.delta.write.txnAppId = idemc:analytics.event_log:inputs=01b7a4777fdc69a7b04f3d8d;
+-- 5. publish
+SET spark.databricks.delta.write.txnVersion = 1;
+-- 6. insert: append the batch (allow_append: a rerun adds the rows again; a resubmission does not)
+INSERT INTO `analytics`.`event_log` (`event_id`, `event_date`, `kind`, `_idemc_run_id`, `_idemc_as_of`)
+SELECT `event_id`, `event_date`, `kind`, `_idemc_run_id`, `_idemc_as_of` FROM `analytics`.`event_log__idemc_stage_0c53fdac`;
+-- 7. cleanup: forget the idempotent-write id
+RESET spark.databricks.delta.write.txnAppId;
+-- 8. cleanup
+RESET spark.databricks.delta.write.txnVersion;
+-- 9. audit_finish: record success with the row count
+-- count: SELECT count(*) FROM `analytics`.`event_log__idemc_stage_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
+-- 10. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`event_log__idemc_stage_0c53fdac`;

@@ -1,0 +1,16 @@
+-- unit no_lineage  partition -  (table)
+-- 1. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES ('r1', 'no_lineage', '', 'running', NULL, <started_at>, NULL, <attempt>, '1aa57239abeab96b', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '58def28b1db532f2b0731ffe', 'r:r1');
+-- 2. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`no_lineage__idemc_stage_0c53fdac` USING DELTA AS
+SELECT order_id FROM `analytics`.`orders_daily`;
+-- 3. publish: publish atomically: one Delta commit replaces the table's rows and schema
+CREATE OR REPLACE TABLE `analytics`.`no_lineage` USING DELTA AS
+SELECT * FROM `analytics`.`no_lineage__idemc_stage_0c53fdac`;
+-- 4. audit_finish: record success with the row count
+-- count: SELECT count(*) FROM `analytics`.`no_lineage__idemc_stage_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE run_id = 'r1' AND job_name = 'no_lineage' AND partition_key = '';
+-- 5. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`no_lineage__idemc_stage_0c53fdac`;
