@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -292,9 +294,30 @@ func concurrentRuns(t *testing.T, tgt Target) {
 	if !tgt.Concurrent {
 		hold = "begin"
 	}
-	child := e.startChild(asOf, "2026-07-02", "sleep:daily/2026-07-02:"+hold+":2500ms")
-	time.Sleep(1200 * time.Millisecond)
+	// The second build starts once the child holds the unit (a fixed
+	// head start failed under load: the child had not reached its lock),
+	// and the child lets go a few seconds later, while the second build
+	// waits on the lock (DuckDB's is refused at once: released after it).
+	release := filepath.Join(t.TempDir(), "release")
+	child := e.startChild(asOf, "2026-07-02", "await:daily/2026-07-02:"+hold+":"+release)
+	defer os.WriteFile(release, nil, 0o644) // never leave the child waiting
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(release + ".reached"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = child.Process.Kill()
+			t.Fatal("the first build did not reach its " + hold + " within 3 minutes")
+		}
+	}
+	if tgt.Concurrent {
+		go func() {
+			time.Sleep(3 * time.Second)
+			_ = os.WriteFile(release, nil, 0o644)
+		}()
+	}
 	res, err := e.buildErr(asOf, func(o *compiler.Options) { o.Partition = "2026-07-02"; o.Seeds = false })
+	_ = os.WriteFile(release, nil, 0o644)
 	if werr := child.Wait(); werr != nil {
 		t.Fatalf("the first build failed: %v", werr)
 	}

@@ -34,8 +34,9 @@ import (
 //	                         statement the driver cannot cancel (the second
 //	                         Ctrl-C test)
 //	await:<unit>:<purpose>:<file>  pause after that step until the file
-//	                         exists (at most 10 minutes): a harness holds a
-//	                         unit exactly as long as it needs, not a guess
+//	                         exists (at most 10 minutes), having created
+//	                         <file>.reached: a harness knows the unit is
+//	                         held and holds it exactly as long as it needs
 //	conflict:<unit>:<purpose>  make that step fail once, the first time it
 //	                         runs, with an error the runner retries like a
 //	                         deadlock (the retry tests)
@@ -131,9 +132,13 @@ func (fs faults) after(ctx context.Context, unit string, p plan.Purpose) error {
 	return nil
 }
 
-// await polls for file until it exists, the context ends (an interrupt
-// fails the step, as sleep's does) or 10 minutes pass.
+// await creates file.reached, then polls for file until it exists, the
+// context ends (an interrupt fails the step, as sleep's does) or 10
+// minutes pass.
 func await(ctx context.Context, file string) error {
+	if err := os.WriteFile(file+".reached", nil, 0o644); err != nil {
+		return fmt.Errorf("IDEMC_FAULT await: %w", err)
+	}
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for deadline := time.Now().Add(10 * time.Minute); time.Now().Before(deadline); {

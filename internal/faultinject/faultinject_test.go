@@ -20,6 +20,9 @@ func TestAwait(t *testing.T) {
 	start := time.Now()
 	go func() { done <- hook(context.Background(), "m/2026-07-01", "audit_start") }()
 	time.Sleep(200 * time.Millisecond)
+	if _, err := os.Stat(file + ".reached"); err != nil {
+		t.Fatalf("the waiting step did not say it was reached: %v", err)
+	}
 	select {
 	case err := <-done:
 		t.Fatalf("returned before the file existed: %v", err)
