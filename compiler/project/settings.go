@@ -22,6 +22,9 @@ type Settled struct {
 	FirstPartition time.Time
 	// Checks are the [checks] table, typed: by kind, then column.
 	Checks []Check
+	// Drift are the [drift] rules of a table or incremental model; nil
+	// for none.
+	Drift *Drift
 }
 
 // settle checks the settings that depend on each other, fills the defaults
@@ -30,6 +33,7 @@ type Settled struct {
 func (m *Model) settle(errs *diag.List) {
 	m.settleWrite(errs)
 	m.Checks = m.readChecks(errs)
+	m.settleDrift(errs)
 }
 
 // settingPos is where a setting was written, for errors about it.
