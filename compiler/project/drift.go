@@ -166,8 +166,11 @@ func number(v any) (float64, bool) {
 }
 
 func describeDrift(v any) string {
-	if s, ok := v.(string); ok {
-		return fmt.Sprintf("%q", s)
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", x)
+	case int64, float64:
+		return fmt.Sprint(x)
 	}
 	return describeValue(v)
 }
