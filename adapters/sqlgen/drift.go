@@ -31,13 +31,15 @@ func (g Gen) driftQuery(c *plan.Check, w *plan.Write, from, whereOnly string) st
 // Window partitions before it (by partition key: the partitions nearest in
 // data time, whatever order a backfill built them in, and never later
 // ones, so that a rebuilt partition is judged as it was); for an
-// unpartitioned model, its last Window succeeded runs. The unit's own
-// audit row is still running, so it is never part of it.
+// unpartitioned model, its last Window succeeded runs before this one.
 func (g Gen) driftHistory(c *plan.Check, w *plan.Write) string {
 	audit := g.Qualify(w.State.Audit)
 	where := fmt.Sprintf("a.job_name = %s AND a.status = 'succeeded'", g.String(w.Model))
 	if w.Window == nil {
-		return fmt.Sprintf("SELECT a.row_count FROM %s AS a\nWHERE %s AND a.partition_key = ''\nORDER BY a.ended_at DESC\nLIMIT %d", audit, where, c.Window)
+		// Not this run's own row: BigQuery runs a warn check after its
+		// script committed the unit's succeeded row.
+		return fmt.Sprintf("SELECT a.row_count FROM %s AS a\nWHERE %s AND a.partition_key = '' AND a.run_id <> %s\nORDER BY a.ended_at DESC\nLIMIT %d",
+			audit, where, g.String(auditOf(w, "").RunID), c.Window)
 	}
 	latest := fmt.Sprintf("SELECT a.row_count, a.partition_key, ROW_NUMBER() OVER (PARTITION BY a.partition_key ORDER BY a.ended_at DESC) AS latest\nFROM %s AS a\nWHERE %s AND a.partition_key < %s",
 		audit, where, g.String(w.Window.Key))
