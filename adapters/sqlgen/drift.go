@@ -34,16 +34,25 @@ func (g Gen) driftQuery(c *plan.Check, w *plan.Write, from, whereOnly string) st
 // unpartitioned model, its last Window succeeded runs before this one.
 func (g Gen) driftHistory(c *plan.Check, w *plan.Write) string {
 	audit := g.Qualify(w.State.Audit)
-	where := fmt.Sprintf("a.job_name = %s AND a.status = 'succeeded'", g.String(w.Model))
+	succeeded := func(alias string) string {
+		return fmt.Sprintf("%s.job_name = %s AND %s.status = 'succeeded'", alias, g.String(w.Model), alias)
+	}
+	where := succeeded("a")
 	if w.Window == nil {
 		// Not this run's own row: BigQuery runs a warn check after its
 		// script committed the unit's succeeded row.
 		return fmt.Sprintf("SELECT a.row_count FROM %s AS a\nWHERE %s AND a.partition_key = '' AND a.run_id <> %s\nORDER BY a.ended_at DESC\nLIMIT %d",
 			audit, where, g.String(auditOf(w, "").RunID), c.Window)
 	}
-	latest := fmt.Sprintf("SELECT a.row_count, a.partition_key, ROW_NUMBER() OVER (PARTITION BY a.partition_key ORDER BY a.ended_at DESC) AS latest\nFROM %s AS a\nWHERE %s AND a.partition_key < %s",
-		audit, where, g.String(w.Window.Key))
-	return fmt.Sprintf("SELECT s.row_count FROM (\n%s\n) AS s\nWHERE s.latest = 1\nORDER BY s.partition_key DESC\nLIMIT %d", Indent(latest), c.Window)
+	// The window's partition keys first (an index range read backwards
+	// from the unit's key), then their attempts: ranking every earlier
+	// partition's attempts cost ~10 ms at 300 partitions on PostgreSQL.
+	// A join, not IN: MySQL takes no LIMIT in an IN subquery.
+	keys := fmt.Sprintf("SELECT DISTINCT p.partition_key FROM %s AS p\nWHERE %s AND p.partition_key < %s\nORDER BY p.partition_key DESC\nLIMIT %d",
+		audit, succeeded("p"), g.String(w.Window.Key), c.Window)
+	latest := fmt.Sprintf("SELECT a.row_count, ROW_NUMBER() OVER (PARTITION BY a.partition_key ORDER BY a.ended_at DESC) AS latest\nFROM %s AS a\nJOIN (\n%s\n) AS w ON a.partition_key = w.partition_key\nWHERE %s",
+		audit, Indent(keys), where)
+	return fmt.Sprintf("SELECT s.row_count FROM (\n%s\n) AS s\nWHERE s.latest = 1", Indent(latest))
 }
 
 // driftMedian is one row: the median of history's row_count, and k, how

@@ -35,9 +35,10 @@ func TestDriftQuery(t *testing.T) {
 		{"duckdb partition", duckdb.NewDialect(), rc, part, []string{
 			"median(l.row_count) AS median, count(*) AS k",
 			`WHERE t."d" >= DATE '2026-07-05' AND t."d" < DATE '2026-07-06'`,
-			"a.job_name = 'daily' AND a.status = 'succeeded' AND a.partition_key < '2026-07-05'",
+			"SELECT DISTINCT p.partition_key FROM \"s\".\"idemc_audit\" AS p\n      WHERE p.job_name = 'daily' AND p.status = 'succeeded' AND p.partition_key < '2026-07-05'\n      ORDER BY p.partition_key DESC\n      LIMIT 14",
+			") AS w ON a.partition_key = w.partition_key\n    WHERE a.job_name = 'daily' AND a.status = 'succeeded'",
 			"ROW_NUMBER() OVER (PARTITION BY a.partition_key ORDER BY a.ended_at DESC) AS latest",
-			"WHERE s.latest = 1\n  ORDER BY s.partition_key DESC\n  LIMIT 14",
+			"WHERE s.latest = 1\n) AS l) AS h",
 			"WHERE h.k >= 3 AND (c.n < 0.5 * h.median OR c.n > 2 * h.median)",
 		}, []string{"run_id"}},
 		{"postgres", postgres.NewDialect(), rc, part, []string{"percentile_cont(0.5) WITHIN GROUP (ORDER BY l.row_count) AS median"}, []string{"median("}},

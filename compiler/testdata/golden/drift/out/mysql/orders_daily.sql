@@ -40,13 +40,17 @@ WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03'
 (SELECT avg(o.row_count) AS median, max(o.k) AS k FROM (
   SELECT l.row_count, ROW_NUMBER() OVER (ORDER BY l.row_count) AS i, count(*) OVER () AS k FROM (
     SELECT s.row_count FROM (
-      SELECT a.row_count, a.partition_key, ROW_NUMBER() OVER (PARTITION BY a.partition_key ORDER BY a.ended_at DESC) AS latest
+      SELECT a.row_count, ROW_NUMBER() OVER (PARTITION BY a.partition_key ORDER BY a.ended_at DESC) AS latest
       FROM `analytics`.`idemc_audit` AS a
-      WHERE a.job_name = 'orders_daily' AND a.status = 'succeeded' AND a.partition_key < '2026-07-02'
+      JOIN (
+        SELECT DISTINCT p.partition_key FROM `analytics`.`idemc_audit` AS p
+        WHERE p.job_name = 'orders_daily' AND p.status = 'succeeded' AND p.partition_key < '2026-07-02'
+        ORDER BY p.partition_key DESC
+        LIMIT 7
+      ) AS w ON a.partition_key = w.partition_key
+      WHERE a.job_name = 'orders_daily' AND a.status = 'succeeded'
     ) AS s
     WHERE s.latest = 1
-    ORDER BY s.partition_key DESC
-    LIMIT 7
   ) AS l
 ) AS o
 WHERE 2 * o.i BETWEEN o.k AND o.k + 2) AS h

@@ -29,13 +29,17 @@ SELECT c.n AS row_count, h.median AS median, CASE WHEN h.median > 0 THEN c.n / h
 WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03') AS c,
 (SELECT percentile(l.row_count, 0.5) AS median, count(*) AS k FROM (
   SELECT s.row_count FROM (
-    SELECT a.row_count, a.partition_key, ROW_NUMBER() OVER (PARTITION BY a.partition_key ORDER BY a.ended_at DESC) AS latest
+    SELECT a.row_count, ROW_NUMBER() OVER (PARTITION BY a.partition_key ORDER BY a.ended_at DESC) AS latest
     FROM `analytics`.`idemc_audit` AS a
-    WHERE a.job_name = 'orders_daily' AND a.status = 'succeeded' AND a.partition_key < '2026-07-02'
+    JOIN (
+      SELECT DISTINCT p.partition_key FROM `analytics`.`idemc_audit` AS p
+      WHERE p.job_name = 'orders_daily' AND p.status = 'succeeded' AND p.partition_key < '2026-07-02'
+      ORDER BY p.partition_key DESC
+      LIMIT 7
+    ) AS w ON a.partition_key = w.partition_key
+    WHERE a.job_name = 'orders_daily' AND a.status = 'succeeded'
   ) AS s
   WHERE s.latest = 1
-  ORDER BY s.partition_key DESC
-  LIMIT 7
 ) AS l) AS h
 WHERE h.k >= 3 AND (c.n < 0.25 * h.median OR c.n > 4 * h.median);
 -- 7. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
