@@ -175,19 +175,18 @@ func describeDrift(v any) string {
 	return describeValue(v)
 }
 
-// parseProjectDrift checks project.toml's [drift], the default of every
-// model, at its own lines; the models' merged tables do not report its
-// errors again.
-func parseProjectDrift(text string, spec map[string]CheckSpec, errs *diag.List) {
+// parseProjectDrift checks a [drift] table of project.toml (the top-level
+// one, [models] or [models."pattern"]'s, under prefix) at its own lines;
+// the models' merged tables do not report its errors again.
+func parseProjectDrift(text string, prefix []string, spec map[string]CheckSpec, errs *diag.List) {
+	table := append(append([]string{}, prefix...), "drift")
 	at := func(key string) Pos {
-		k := append([]string{"drift"}, strings.Split(key, ".")...)
-		if key == "" {
-			k = k[:1]
+		if key != "" {
+			if l := settingLine(text, table, strings.SplitN(key, ".", 2)[0]); l > 0 {
+				return Pos{FileName, l}
+			}
 		}
-		if l := settingLine(text, nil, strings.Join(k, ".")); l > 0 {
-			return Pos{FileName, l}
-		}
-		return Pos{FileName, keyLine(text, []string{"drift"})}
+		return Pos{FileName, keyLine(text, table)}
 	}
 	readDrift(spec, at, func(string) bool { return true }, errs)
 }

@@ -81,3 +81,16 @@ func TestProjectDriftErrors(t *testing.T) {
 	_, err := Load(root)
 	checkErrors(t, err, []string{`project.toml:9: drift.zero_rows = "maybe" is not valid; use "error", "warn" or "off"`})
 }
+
+// TestModelsDriftErrors: a [models] or folder layer's drift table is
+// checked at load too, at its line.
+func TestModelsDriftErrors(t *testing.T) {
+	for _, tt := range []struct{ toml, want string }{
+		{"\n[models.drift]\nzero_rows = \"fail\"\n", `project.toml:9: drift.zero_rows = "fail" is not valid`},
+		{"\n[models.\"staging/*\"]\nschema = \"s\"\n[models.\"staging/*\".drift]\nrow_count = { window = 0 }\n", `project.toml:11: drift.row_count.window = 0 is not valid`},
+	} {
+		root := writeProject(t, map[string]string{"project.toml": baseToml + tt.toml, "models/m.sql": "/* idemc\nmaterialized = \"table\"\n*/\nSELECT 1 AS x\n"})
+		_, err := Load(root)
+		checkErrors(t, err, []string{tt.want})
+	}
+}

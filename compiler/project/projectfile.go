@@ -91,7 +91,11 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 	p.parseOpenLineage(text, raw.OpenLineage, errs)
 	p.parseHTTP(f, raw.HTTP)
 	base, folders := f.modelLayers(raw.Models)
-	parseProjectDrift(text, raw.Drift, errs)
+	parseProjectDrift(text, nil, raw.Drift, errs)
+	parseProjectDrift(text, []string{"models"}, base.cfg.Drift, errs)
+	for i := range folders {
+		parseProjectDrift(text, []string{"models", folders[i].pattern}, folders[i].cfg.Drift, errs)
+	}
 	// [drift] is under every [models] layer: those win key by key.
 	models := base.cfg.Drift
 	base.cfg.Drift = nil
