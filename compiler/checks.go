@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/idemc/idemc/compiler/project"
@@ -53,4 +54,31 @@ func (cc *compilation) relationOf(c *compiled, s *project.Check) (plan.Relation,
 	}
 	cc.errs.Add(s.Pos.Path, s.Pos.Line, 0, "checks.%s: %q is neither a model, a seed nor a declared source table (source.table)", s.Kind, name)
 	return plan.Relation{}, false
+}
+
+// driftChecks are a model's [drift] rules as checks of its units' writes
+// (DESIGN §14): they run inside the write's transaction with the declared
+// checks, and an error one rolls the unit back like them. They are not
+// the node's checks: `idemc test` has no write to judge.
+func driftChecks(d *project.Drift) []*plan.Check {
+	if d == nil {
+		return nil
+	}
+	var out []*plan.Check
+	if d.ZeroRows != "" {
+		out = append(out, &plan.Check{Name: plan.DriftPrefix + "zero_rows", Kind: plan.CheckDriftZeroRows, Severity: d.ZeroRows})
+	}
+	if r := d.RowCount; r != nil {
+		out = append(out, &plan.Check{Name: fmt.Sprintf("%srow_count(window %d, ratio %g..%g)", plan.DriftPrefix, r.Window, r.MinRatio, r.MaxRatio),
+			Kind: plan.CheckDriftRowCount, Severity: r.Severity, Window: r.Window, MinRatio: r.MinRatio, MaxRatio: r.MaxRatio})
+	}
+	return out
+}
+
+// writeChecks are a unit's checks: the declared ones, then drift's.
+func (c *compiled) writeChecks() []*plan.Check {
+	if len(c.drift) == 0 {
+		return c.checks
+	}
+	return append(append([]*plan.Check(nil), c.checks...), c.drift...)
 }

@@ -23,6 +23,7 @@ func (cc *compilation) connect() bool {
 	for _, c := range cc.list {
 		cc.connectReads(c, seedAt)
 		c.checks = cc.checksOf(c)
+		c.drift = driftChecks(c.m.Drift)
 		for _, u := range c.extraUp {
 			if u != c.m.Name {
 				cc.plan.Graph.Connect(u, c.m.Name)

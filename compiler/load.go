@@ -22,8 +22,9 @@ type compiled struct {
 	gran     string
 	start    time.Time // first partition
 	checks   []*plan.Check
-	extraUp  []string // upstream models named by checks (order only)
-	dataUp   []string // refs and the seeds loading the sources it reads
+	drift    []*plan.Check // [drift] rules, checks of the writes only
+	extraUp  []string      // upstream models named by checks (order only)
+	dataUp   []string      // refs and the seeds loading the sources it reads
 	// resolved names the relation each ref() and source() of its SQL
 	// resolves to: the code hash names refs by model, but a model or
 	// seed moved to another schema changes what the SQL reads.

@@ -42,7 +42,7 @@ func (pl *planner) buildUnit(c *compiled, w *plan.Window) *plan.Unit {
 		Model: c.m.Name, Materialized: c.cfg.Materialized, Strategy: c.strategy, Target: c.rel,
 		PartitionBy: c.cfg.PartitionBy, Window: w,
 		UniqueKey: c.cfg.UniqueKey, UpdateColumns: c.cfg.MergeUpdateColumns, ExcludeColumns: c.cfg.MergeExcludeColumns,
-		Checks: c.checks, FullRefresh: opts.FullRefresh, State: state,
+		Checks: c.writeChecks(), FullRefresh: opts.FullRefresh, State: state,
 	}
 	if c.res.Parsed && !c.res.Star && c.res.Columns != nil && !hasEmpty(c.res.Columns) {
 		wr.Columns = c.res.Columns

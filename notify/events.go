@@ -19,6 +19,7 @@ import (
 
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // unitRow is a unit's latest finished audit row.
@@ -30,8 +31,9 @@ type unitRow struct {
 }
 
 type check struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
+	Name   string   `json:"name"`
+	Status string   `json:"status"`
+	Sample []string `json:"sample,omitempty"` // a drift's evidence: row_count, median, ratio
 }
 
 // runRow is a finished run of idemc_runs.
@@ -76,7 +78,7 @@ func derive(n *project.Notify, projectName string, units []unitRow, runs []runRo
 		out = append(out, sqlgen.OutboxEvent{ID: id, Notify: n.Name, Event: n.On, Model: model, Partition: part, SourceRun: source, Payload: string(b), Created: now})
 	}
 	switch n.On {
-	case "partition_succeeded", "check_warned", "unit_failed":
+	case "partition_succeeded", "check_warned", "unit_failed", "drift":
 		for _, u := range units {
 			if !chosen[u.Model] {
 				continue
@@ -89,10 +91,18 @@ func derive(n *project.Notify, projectName string, units []unitRow, runs []runRo
 				add(eventID(n.Name, n.On, u.Model, u.Partition, u.Inputs), p, u.Model, u.Partition, u.RunID)
 			case n.On == "check_warned" && u.Status == "succeeded":
 				for _, c := range u.Checks {
-					if c.Status == "warn" {
+					if c.Status == "warn" && !strings.HasPrefix(c.Name, plan.DriftPrefix) { // drift has its own event
 						p.Text = fmt.Sprintf("%s %s: check %s warned (run %s)", u.Model, partLabel(u.Partition), c.Name, u.RunID)
 						add(eventID(n.Name, n.On, u.Model, u.Partition, u.Inputs, c.Name), p, u.Model, u.Partition, u.RunID)
 					}
+				}
+			case n.On == "drift" && u.Status == "succeeded":
+				// A warned drift committed; an error drift failed the unit
+				// (a unit_failed event), so it publishes nothing here.
+				if drift := drifted(u.Checks); len(drift) > 0 {
+					p.Checks = drift
+					p.Text = fmt.Sprintf("%s %s: drift %s %s (run %s)", u.Model, partLabel(u.Partition), drift[0].Name, strings.Join(drift[0].Sample, " "), u.RunID)
+					add(eventID(n.Name, n.On, u.Model, u.Partition, u.Inputs), p, u.Model, u.Partition, u.RunID)
 				}
 			case n.On == "unit_failed" && u.Status == "failed":
 				p.Error, p.Rows = u.Error, nil
@@ -143,6 +153,17 @@ func modelEvents(n *project.Notify, units []unitRow, chosen map[string]bool, add
 		add(eventID(parts...), payload{Model: m, RunID: latest, Rows: &rows,
 			Text: fmt.Sprintf("%s published: %d units, %d rows (run %s)", m, len(us), rows, latest)}, m, "", latest)
 	}
+}
+
+// drifted are the drift rules that warned in a unit's checks.
+func drifted(cs []check) []check {
+	var out []check
+	for _, c := range cs {
+		if c.Status == "warn" && strings.HasPrefix(c.Name, plan.DriftPrefix) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func partLabel(p string) string {

@@ -14,20 +14,29 @@ func TestDerive(t *testing.T) {
 			Checks: []check{{Name: "min_rows(5)", Status: "warn"}, {Name: "unique(k)", Status: "pass"}}},
 		{Model: "bad", Status: "failed", RunID: "r2", Attempt: 2, Error: "check min_rows(5) failed\nsample"},
 		{Model: "other", Status: "succeeded", RunID: "r2", Inputs: "in3"},
+		{Model: "drifty", Partition: "2026-07-05", Status: "succeeded", RunID: "r2", Inputs: "in4", Rows: 30,
+			Checks: []check{{Name: "drift.row_count(window 14, ratio 0.5..2)", Status: "warn", Sample: []string{"(row_count=30, median=100, ratio=0.3)"}}}},
+		{Model: "drifty", Partition: "2026-07-06", Status: "succeeded", RunID: "r2", Inputs: "in5", Rows: 100,
+			Checks: []check{{Name: "drift.row_count(window 14, ratio 0.5..2)", Status: "pass"}}},
+		// An error drift failed its unit: a unit_failed event, no drift one.
+		{Model: "drifty", Partition: "2026-07-07", Status: "failed", RunID: "r2", Attempt: 1, Error: "check drift.zero_rows failed",
+			Checks: []check{{Name: "drift.zero_rows", Status: "fail"}}},
 	}
 	runs := []runRow{{RunID: "r2", Command: "build", Target: "local", Outcome: "failed", Succeeded: 2, Failed: 1}}
-	all := map[string]bool{"daily": true, "bad": true, "other": true}
+	all := map[string]bool{"daily": true, "bad": true, "other": true, "drifty": true}
 	tests := []struct {
 		on     string
 		chosen map[string]bool
 		want   []string // model/partition of each event, in order
 	}{
 		{"partition_succeeded", map[string]bool{"daily": true}, []string{"daily/2026-07-01", "daily/2026-07-02"}},
-		{"partition_succeeded", all, []string{"daily/2026-07-01", "daily/2026-07-02", "other/"}},
-		{"check_warned", all, []string{"daily/2026-07-02"}},
-		{"unit_failed", all, []string{"bad/"}},
+		{"partition_succeeded", all, []string{"daily/2026-07-01", "daily/2026-07-02", "other/", "drifty/2026-07-05", "drifty/2026-07-06"}},
+		{"check_warned", all, []string{"daily/2026-07-02"}}, // a drift warning is a drift event, not this
+		{"drift", all, []string{"drifty/2026-07-05"}},
+		{"drift", map[string]bool{"daily": true}, nil},
+		{"unit_failed", all, []string{"bad/", "drifty/2026-07-07"}},
 		{"unit_failed", map[string]bool{"daily": true}, nil},
-		{"model_succeeded", all, []string{"daily/", "other/"}}, // bad failed: no event
+		{"model_succeeded", all, []string{"daily/", "other/"}}, // bad and drifty failed: no event
 		{"run_finished", nil, []string{"/"}},
 	}
 	for _, tt := range tests {

@@ -324,7 +324,15 @@ const (
 	CheckExpect          = "expect"
 	CheckBatchKeys       = "batch_unique_key"   // a merge batch must not repeat a key
 	CheckPartitionNull   = "partition_not_null" // no NULL partition values
+	// Drift rules (DESIGN §14): the written region's row count against the
+	// model's audit history, and an empty write.
+	CheckDriftRowCount = "drift_row_count"
+	CheckDriftZeroRows = "drift_zero_rows"
 )
+
+// DriftPrefix begins the name of every drift check: the audit row's checks
+// JSON, status --drift and the drift event find drift by it.
+const DriftPrefix = "drift."
 
 // Check is one declared (or implicit) check of a model.
 type Check struct {
@@ -342,4 +350,14 @@ type Check struct {
 	SourceColumn string
 	MinRows      int64
 	Expr         string // expect
+	// drift_row_count: the region's row count must lie within
+	// [MinRatio, MaxRatio] times the median row_count of the model's last
+	// Window succeeded partitions before this one (the last Window
+	// succeeded runs when unpartitioned), once MinHistory of them exist.
+	Window             int
+	MinRatio, MaxRatio float64
 }
+
+// DriftMinHistory is how many earlier succeeded partitions (or runs) the
+// row-count rule needs before it judges: a median of one or two is noise.
+const DriftMinHistory = 3

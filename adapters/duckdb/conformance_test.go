@@ -60,3 +60,8 @@ func TestTimeZones(t *testing.T) {
 		Settings: func(dir string) map[string]string { return map[string]string{"path": filepath.Join(dir, "w.duckdb")} },
 	}, conformance.TimeZoneOptions{})
 }
+
+// TestDriftMedian runs the drift rule's median query on DuckDB (median()).
+func TestDriftMedian(t *testing.T) {
+	conformance.DriftMedian(t, conformance.Target{Engine: "duckdb", Settings: func(dir string) map[string]string { return map[string]string{"path": filepath.Join(dir, "w.duckdb")} }})
+}

@@ -83,3 +83,10 @@ func TestTimeZones(t *testing.T) {
 		},
 	})
 }
+
+// TestDriftMedian runs the drift rule's median query (the middle rows by
+// ROW_NUMBER: MariaDB's MEDIAN is a window function only).
+func TestDriftMedian(t *testing.T) {
+	dsn := conformance.Live(t, "mysql", "IDEMC_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/test")
+	conformance.DriftMedian(t, conformance.Target{Engine: "mysql", Settings: func(string) map[string]string { return map[string]string{"dsn": dsn} }})
+}

@@ -82,3 +82,9 @@ func TestTimeZones(t *testing.T) {
 		},
 	})
 }
+
+// TestDriftMedian runs the drift rule's median query (percentile_cont).
+func TestDriftMedian(t *testing.T) {
+	dsn := conformance.Live(t, "postgres", "IDEMC_PG_DSN", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
+	conformance.DriftMedian(t, conformance.Target{Engine: "postgres", Settings: func(string) map[string]string { return map[string]string{"dsn": dsn} }})
+}

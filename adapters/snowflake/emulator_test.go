@@ -179,3 +179,10 @@ func TestEmulatorConformance(t *testing.T) {
 	conformance.Run(t, conformance.Target{Engine: emulatorEngine, Concurrent: true, Skip: emulatorSkips,
 		Settings: func(string) map[string]string { return s }})
 }
+
+// TestEmulatorDriftMedian runs the drift rule's median query (median())
+// on the emulator.
+func TestEmulatorDriftMedian(t *testing.T) {
+	s := emulator(t)
+	conformance.DriftMedian(t, conformance.Target{Engine: emulatorEngine, Settings: func(string) map[string]string { return s }})
+}

@@ -108,6 +108,12 @@ type Spelling struct {
 	// (MySQL's VARCHAR has no length; pgx's BPCHAR would be char(1)). Nil:
 	// the name as it is.
 	ColumnType func(t string) string
+	// Median, when set, is the engine's exact median aggregate of an
+	// expression (drift rules); nil: the middle rows by ROW_NUMBER, which
+	// every engine with window functions runs (MySQL has no median;
+	// MariaDB's MEDIAN() is a window function only, mariadb.com/kb/en/median;
+	// BigQuery's PERCENTILE_CONT is analytic only).
+	Median func(expr string) string
 }
 
 // Gen builds SQL for one spelling. It implements the shared part of
@@ -470,6 +476,8 @@ func (g Gen) CheckQueryOn(c *plan.Check, w *plan.Write, whole bool, stage string
 		// (Snowflake's predicates have IS [NOT] NULL and IS [NOT] DISTINCT
 		// FROM but no IS [NOT] TRUE, which it rejects).
 		return fmt.Sprintf("SELECT ok FROM (SELECT (%s) AS ok, count(*) AS n FROM %s%s) AS c\nWHERE n > 0 AND NOT coalesce(ok, FALSE)", c.Expr, from, whereOnly)
+	case plan.CheckDriftRowCount, plan.CheckDriftZeroRows:
+		return g.driftQuery(c, w, from, whereOnly)
 	}
 	panic("sqlgen: unknown check kind " + c.Kind)
 }

@@ -220,7 +220,7 @@ func testCmd(c *common) *cobra.Command {
 }
 
 func statusCmd(c *common) *cobra.Command {
-	var asJSON, outbox bool
+	var asJSON, outbox, drift bool
 	var runID string
 	cmd := &cobra.Command{
 		Use:   "status",
@@ -235,6 +235,9 @@ func statusCmd(c *common) *cobra.Command {
 			ctx := cmd.Context()
 			if outbox {
 				return c.printOutbox(cmd, p, opts.Target, asJSON)
+			}
+			if drift {
+				return c.printDrift(cmd, p, opts, asJSON)
 			}
 			if runID != "" {
 				return c.printRun(cmd, p, opts, runID, asJSON)
@@ -290,6 +293,7 @@ func statusCmd(c *common) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().StringVar(&runID, "run", "", "show one run of idemc_runs: its command line, commit, files hash, outcome and how to run it again")
 	cmd.Flags().BoolVar(&outbox, "outbox", false, "list the notify events not delivered yet, with their attempts and last error")
+	cmd.Flags().BoolVar(&drift, "drift", false, "list the partitions whose latest attempt broke a [drift] rule: row count, median, ratio, rule, severity")
 	return cmd
 }
 

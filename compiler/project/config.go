@@ -74,6 +74,9 @@ type ModelConfig struct {
 	Tags                  StringList           `toml:"tags"`
 	Description           string               `toml:"description"` // for the docs site; not part of the code hash
 	Checks                map[string]CheckSpec `toml:"checks"`
+	// Drift is the [drift] table, merged key by key (drift.go); not part
+	// of the code hash: a rule judges a write, it does not change it.
+	Drift map[string]CheckSpec `toml:"drift"`
 }
 
 // fieldTags are the toml tags of ModelConfig's fields, by field index.
@@ -111,7 +114,7 @@ type layer struct {
 
 // overlay copies the fields that src defined onto dst.
 func overlay(dst *ModelConfig, src *layer) {
-	if len(src.defined) == 0 && len(src.cfg.Checks) == 0 {
+	if len(src.defined) == 0 && len(src.cfg.Checks) == 0 && len(src.cfg.Drift) == 0 {
 		return // nothing set: common for [models] and folder layers
 	}
 	dv := reflect.ValueOf(dst).Elem()
@@ -124,6 +127,10 @@ func overlay(dst *ModelConfig, src *layer) {
 				}
 				dst.Checks[k] = v
 			}
+			continue
+		}
+		if tag == "drift" {
+			overlayDrift(dst, src.cfg.Drift)
 			continue
 		}
 		if src.defined[tag] {

@@ -228,8 +228,10 @@ func parseModel(rel, text string, base *layer, folders []folderLayer) (*Model, e
 			}
 			return Pos{rel, hLine}
 		}
-		if notTable(md, "checks") {
-			errs.Add(rel, at(toml.Key{"checks"}).Line, 0, "checks must be a table: %s", examples["checks"])
+		for _, t := range []string{"checks", "drift"} {
+			if notTable(md, t) {
+				errs.Add(rel, at(toml.Key{t}).Line, 0, "%s must be a table: %s", t, examples[t])
+			}
 		}
 		hl := &layer{cfg: hcfg, defined: map[string]bool{}, where: rel}
 		for _, k := range md.Keys() {
@@ -237,9 +239,9 @@ func parseModel(rel, text string, base *layer, folders []folderLayer) (*Model, e
 			if _, done := m.HeaderLine[k[0]]; !done { // the same for every key under k[0]
 				m.HeaderLine[k[0]] = at(k[:1])
 			}
-			if len(k) == 2 && k[0] == "checks" {
-				hl.defined["checks."+k[1]] = true
-				m.HeaderLine["checks."+k[1]] = at(k)
+			if len(k) == 2 && (k[0] == "checks" || k[0] == "drift") {
+				hl.defined[k[0]+"."+k[1]] = true
+				m.HeaderLine[k[0]+"."+k[1]] = at(k)
 			}
 		}
 		for _, k := range md.Undecoded() {

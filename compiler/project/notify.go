@@ -24,7 +24,7 @@ type Notify struct {
 }
 
 // NotifyEvents are the events a [[notify]] can be on.
-var NotifyEvents = []string{"partition_succeeded", "model_succeeded", "run_finished", "check_warned", "unit_failed"}
+var NotifyEvents = []string{"partition_succeeded", "model_succeeded", "run_finished", "check_warned", "unit_failed", "drift"}
 
 var notifyKeys = []string{"name", "on", "select", "url", "command", "headers", "secret"}
 

@@ -14,7 +14,7 @@ import (
 	"github.com/idemc/idemc/compiler/suggest"
 )
 
-var topKeys = []string{"name", "default_target", "targets", "sources", "seeds", "vars", "models", "run", "notify", "openlineage", "http"}
+var topKeys = []string{"name", "default_target", "targets", "sources", "seeds", "vars", "models", "run", "notify", "openlineage", "http", "drift"}
 
 // rawSources are the [sources.NAME] tables as decoded.
 type rawSources map[string]struct {
@@ -35,8 +35,9 @@ type rawProject struct {
 	Run           struct {
 		Threads int `toml:"threads"`
 	} `toml:"run"`
-	Notify      []rawNotify  `toml:"notify"`
-	OpenLineage *OpenLineage `toml:"openlineage"`
+	Notify      []rawNotify          `toml:"notify"`
+	Drift       map[string]CheckSpec `toml:"drift"` // every model's default [drift]
+	OpenLineage *OpenLineage         `toml:"openlineage"`
 }
 
 // projectFile is project.toml being read.
@@ -54,7 +55,7 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 		return nil, nil
 	}
 	// The decoder silently drops a scalar where a table belongs (targets = 1).
-	for _, k := range []string{"targets", "sources", "seeds", "vars", "models", "run", "http"} {
+	for _, k := range []string{"targets", "sources", "seeds", "vars", "models", "run", "http", "drift"} {
 		if notTable(md, k) {
 			errs.Add(FileName, keyLine(text, toml.Key{k}), 0, "%s must be a table: write it as a [%s] section", k, k)
 		}
@@ -90,6 +91,16 @@ func (p *Project) parseProjectFile(text string, errs *diag.List) (*layer, []fold
 	p.parseOpenLineage(text, raw.OpenLineage, errs)
 	p.parseHTTP(f, raw.HTTP)
 	base, folders := f.modelLayers(raw.Models)
+	parseProjectDrift(text, nil, raw.Drift, errs)
+	parseProjectDrift(text, []string{"models"}, base.cfg.Drift, errs)
+	for i := range folders {
+		parseProjectDrift(text, []string{"models", folders[i].pattern}, folders[i].cfg.Drift, errs)
+	}
+	// [drift] is under every [models] layer: those win key by key.
+	models := base.cfg.Drift
+	base.cfg.Drift = nil
+	overlayDrift(&base.cfg, raw.Drift)
+	overlayDrift(&base.cfg, models)
 	f.reportUndecoded()
 	f.validateLayers(base, folders)
 	// More specific folders apply later (so win): sort by pattern length.

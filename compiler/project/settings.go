@@ -25,6 +25,9 @@ type Settled struct {
 	// Lineage: the model's writes add _idemc_run_id and _idemc_as_of to
 	// every row (lineage_columns on a table or incremental model).
 	Lineage bool
+	// Drift are the [drift] rules of a table or incremental model; nil
+	// for none.
+	Drift *Drift
 }
 
 // settle checks the settings that depend on each other, fills the defaults
@@ -34,6 +37,7 @@ func (m *Model) settle(errs *diag.List) {
 	m.settleWrite(errs)
 	m.settleLineage(errs)
 	m.Checks = m.readChecks(errs)
+	m.settleDrift(errs)
 }
 
 // settleLineage decides whether the model's rows carry lineage columns.

@@ -38,6 +38,7 @@ var examples = map[string]string{
 	"tags":                   `tags = ["daily"]`,
 	"description":            `description = "one row per event and day"`,
 	"checks":                 "[checks] with one check per line: min_rows = 1",
+	"drift":                  driftExample,
 	"column":                 `column = "updated_at"`,
 	"kind":                   `kind = "sequence"`,
 	"lag":                    `lag = "15m"`,

@@ -18,6 +18,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns DuckDB's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
+		Median:        func(x string) string { return "median(" + x + ")" },
 		CurrentSchema: "current_schema()",
 		Engine:        "duckdb", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
 		Text:              "VARCHAR",

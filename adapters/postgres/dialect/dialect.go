@@ -18,6 +18,8 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns PostgreSQL's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
+		// PostgreSQL has no median(): the ordered-set aggregate is it.
+		Median:        func(x string) string { return "percentile_cont(0.5) WITHIN GROUP (ORDER BY " + x + ")" },
 		SeedTypes:     sqlgen.SeedTypes{seed.BigInt: "bigint", seed.Double: "double precision", seed.Boolean: "boolean", seed.Date: "date", seed.Timestamp: "timestamp without time zone", seed.Text: "text"},
 		IdentLimit:    adapters.IdentLimit{Name: 63, Column: 63, Bytes: true}, // NAMEDATALEN-1; longer names are cut silently
 		CurrentSchema: "current_schema()",

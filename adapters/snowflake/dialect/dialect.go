@@ -19,6 +19,7 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns Snowflake's dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
+		Median:        func(x string) string { return "median(" + x + ")" },
 		SeedTypes:     sqlgen.SeedTypes{seed.Timestamp: "TIMESTAMP_NTZ"},
 		Decimal:       func(p, s int) string { return fmt.Sprintf("NUMBER(%d,%d)", p, s) },
 		IdentLimit:    adapters.IdentLimit{Name: 255, Column: 255},

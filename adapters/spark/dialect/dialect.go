@@ -18,6 +18,8 @@ type Dialect struct{ sqlgen.Gen }
 // NewDialect returns the Spark / Databricks dialect.
 func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
+		// percentile() is exact and older than Spark 3.4's median().
+		Median:     func(x string) string { return "percentile(" + x + ", 0.5)" },
 		SeedTypes:  sqlgen.SeedTypes{seed.Text: "STRING"},
 		IdentLimit: adapters.IdentLimit{Name: 255, Column: 255}, // Unity Catalog object names
 		Engine:     "spark", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",

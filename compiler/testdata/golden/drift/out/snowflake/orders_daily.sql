@@ -1,0 +1,61 @@
+-- unit orders_daily  partition 2026-07-02  (incremental delete_insert)
+-- 1. prepare: tag this unit's queries with the run id (QUERY_HISTORY)
+ALTER SESSION SET QUERY_TAG = '{"idemc_run":"r1","model":"orders_daily","partition":"2026-07-02"}';
+-- 2. prepare: the destination, empty, if it does not exist yet
+CREATE TABLE IF NOT EXISTS "ANALYTICS"."ORDERS_DAILY" AS
+SELECT * FROM (
+SELECT order_id, order_date, amount FROM "RAW"."ORDERS"
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_shape LIMIT 0;
+-- 3. audit_start: record the unit as running (committed on its own)
+INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'dd53f1f30facb0dc', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '835e74aa04840ab7198ab617', 'r:r1');
+-- 4. begin
+BEGIN TRANSACTION;
+-- 5. delete: replace the partition window 2026-07-02
+DELETE FROM "ANALYTICS"."ORDERS_DAILY" t
+WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03';
+-- 6. insert: write the partition
+INSERT INTO "ANALYTICS"."ORDERS_DAILY" ("ORDER_ID", "ORDER_DATE", "AMOUNT")
+SELECT "ORDER_ID", "ORDER_DATE", "AMOUNT" FROM (
+SELECT * FROM (
+SELECT order_id, order_date, amount FROM "RAW"."ORDERS"
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_batch
+WHERE ("ORDER_DATE" >= DATE '2026-07-02' AND "ORDER_DATE" < DATE '2026-07-03') OR "ORDER_DATE" IS NULL
+) AS idemc_batch;
+-- 7. validate: a NULL order_date would land in no partition
+SELECT count(*) AS n FROM "ANALYTICS"."ORDERS_DAILY"
+WHERE "ORDER_DATE" IS NULL
+HAVING count(*) > 0;
+-- 8. check: check drift.zero_rows (error)
+SELECT n AS row_count FROM (SELECT count(*) AS n FROM "ANALYTICS"."ORDERS_DAILY" AS t
+WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03') AS c
+WHERE n = 0;
+-- 9. check: check drift.row_count(window 7, ratio 0.25..4) (warn)
+SELECT c.n AS row_count, h.median AS median, CASE WHEN h.median > 0 THEN c.n / h.median END AS ratio FROM
+(SELECT count(*) AS n FROM "ANALYTICS"."ORDERS_DAILY" AS t
+WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03') AS c,
+(SELECT median(l.row_count) AS median, count(*) AS k FROM (
+  SELECT s.row_count FROM (
+    SELECT a.row_count, ROW_NUMBER() OVER (PARTITION BY a.partition_key ORDER BY a.ended_at DESC) AS latest
+    FROM "ANALYTICS"."IDEMC_AUDIT" AS a
+    JOIN (
+      SELECT DISTINCT p.partition_key FROM "ANALYTICS"."IDEMC_AUDIT" AS p
+      WHERE p.job_name = 'orders_daily' AND p.status = 'succeeded' AND p.partition_key < '2026-07-02'
+      ORDER BY p.partition_key DESC
+      LIMIT 7
+    ) AS w ON a.partition_key = w.partition_key
+    WHERE a.job_name = 'orders_daily' AND a.status = 'succeeded'
+  ) AS s
+  WHERE s.latest = 1
+) AS l) AS h
+WHERE h.k >= 3 AND (c.n < 0.25 * h.median OR c.n > 4 * h.median);
+-- 10. audit_finish: record success with the row count, in the write's transaction
+-- count: SELECT count(*) FROM "ANALYTICS"."ORDERS_DAILY" AS t WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03'
+UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
+-- 11. commit
+COMMIT;
+-- 12. cleanup: untag the pooled session
+ALTER SESSION UNSET QUERY_TAG;

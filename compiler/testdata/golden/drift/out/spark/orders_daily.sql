@@ -1,0 +1,62 @@
+-- unit orders_daily  partition 2026-07-02  (incremental delete_insert)
+-- 1. prepare: the destination, an empty Delta table, if it does not exist yet
+CREATE TABLE IF NOT EXISTS `analytics`.`orders_daily` USING DELTA AS
+SELECT * FROM (
+SELECT order_id, order_date, amount FROM `raw`.`orders`
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_shape LIMIT 0;
+-- 2. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'a8efd44b11365782', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f6081fa317ee299b8407b793', 'r:r1');
+-- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac` USING DELTA AS
+SELECT * FROM (
+SELECT order_id, order_date, amount FROM `raw`.`orders`
+WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
+) AS idemc_batch
+WHERE (`order_date` >= DATE '2026-07-02' AND `order_date` < DATE '2026-07-03') OR `order_date` IS NULL;
+-- 4. validate: a NULL order_date would land in no partition
+SELECT count(*) AS n FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`
+WHERE `order_date` IS NULL
+HAVING count(*) > 0;
+-- 5. check: check drift.zero_rows (error) on the staged batch, before publishing
+SELECT n AS row_count FROM (SELECT count(*) AS n FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac` AS t
+WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03') AS c
+WHERE n = 0;
+-- 6. check: check drift.row_count(window 7, ratio 0.25..4) (warn) on the staged batch, before publishing
+SELECT c.n AS row_count, h.median AS median, CASE WHEN h.median > 0 THEN c.n / h.median END AS ratio FROM
+(SELECT count(*) AS n FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac` AS t
+WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03') AS c,
+(SELECT percentile(l.row_count, 0.5) AS median, count(*) AS k FROM (
+  SELECT s.row_count FROM (
+    SELECT a.row_count, ROW_NUMBER() OVER (PARTITION BY a.partition_key ORDER BY a.ended_at DESC) AS latest
+    FROM `analytics`.`idemc_audit` AS a
+    JOIN (
+      SELECT DISTINCT p.partition_key FROM `analytics`.`idemc_audit` AS p
+      WHERE p.job_name = 'orders_daily' AND p.status = 'succeeded' AND p.partition_key < '2026-07-02'
+      ORDER BY p.partition_key DESC
+      LIMIT 7
+    ) AS w ON a.partition_key = w.partition_key
+    WHERE a.job_name = 'orders_daily' AND a.status = 'succeeded'
+  ) AS s
+  WHERE s.latest = 1
+) AS l) AS h
+WHERE h.k >= 3 AND (c.n < 0.25 * h.median OR c.n > 4 * h.median);
+-- 7. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.orders_daily:2026-07-02;
+-- 8. publish
+SET spark.databricks.delta.write.txnVersion = 1;
+-- 9. insert: replace the partition window 2026-07-02 in one Delta commit
+INSERT INTO `analytics`.`orders_daily`
+REPLACE WHERE `order_date` >= DATE '2026-07-02' AND `order_date` < DATE '2026-07-03'
+SELECT `order_id`, `order_date`, `amount` FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`;
+-- 10. cleanup: forget the idempotent-write id
+RESET spark.databricks.delta.write.txnAppId;
+-- 11. cleanup
+RESET spark.databricks.delta.write.txnVersion;
+-- 12. audit_finish: record success with the row count
+-- count: SELECT count(*) FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
+-- 13. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`;

@@ -1,0 +1,26 @@
+-- unit users_table  partition -  (table)
+-- 1. audit_start: record the unit as running (committed on its own)
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+VALUES ('r1', 'users_table', '', 'running', NULL, <started_at>, NULL, <attempt>, '12504ac6c34abbef', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'd50eda945bb0895830448a15', 'r:r1');
+-- 2. stage: materialize the batch in a staging Delta table: what is checked is what is published
+CREATE OR REPLACE TABLE `analytics`.`users_table__idemc_stage_0c53fdac` USING DELTA AS
+SELECT user_id, name FROM `raw`.`users`;
+-- 3. check: check drift.row_count(window 7, ratio 0.25..4) (error) on the staged batch, before publishing
+SELECT c.n AS row_count, h.median AS median, CASE WHEN h.median > 0 THEN c.n / h.median END AS ratio FROM
+(SELECT count(*) AS n FROM `analytics`.`users_table__idemc_stage_0c53fdac` AS t) AS c,
+(SELECT percentile(l.row_count, 0.5) AS median, count(*) AS k FROM (
+  SELECT a.row_count FROM `analytics`.`idemc_audit` AS a
+  WHERE a.job_name = 'users_table' AND a.status = 'succeeded' AND a.partition_key = '' AND a.run_id <> 'r1'
+  ORDER BY a.ended_at DESC
+  LIMIT 7
+) AS l) AS h
+WHERE h.k >= 3 AND (c.n < 0.25 * h.median OR c.n > 4 * h.median);
+-- 4. publish: publish atomically: one Delta commit replaces the table's rows and schema
+CREATE OR REPLACE TABLE `analytics`.`users_table` USING DELTA AS
+SELECT * FROM `analytics`.`users_table__idemc_stage_0c53fdac`;
+-- 5. audit_finish: record success with the row count
+-- count: SELECT count(*) FROM `analytics`.`users_table__idemc_stage_0c53fdac`
+UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE run_id = 'r1' AND job_name = 'users_table' AND partition_key = '';
+-- 6. cleanup: drop the staging table
+DROP TABLE IF EXISTS `analytics`.`users_table__idemc_stage_0c53fdac`;
