@@ -113,7 +113,7 @@ func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 			releaseLocks(ctx, sess, st)
 			ur.Checks = nil
 			ur.Note = fmt.Sprintf("retried after a conflict with a concurrent transaction (%v)", firstLine(ue.err.Error()))
-			if begin < len(steps) && steps[begin].Purpose == plan.AuditStart {
+			for begin < len(steps) && (steps[begin].Purpose == plan.LatestStart || steps[begin].Purpose == plan.AuditStart) {
 				begin++ // the running row is already there
 			}
 			select {
@@ -153,12 +153,14 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *plan.Unit,
 	if !st.audited {
 		// The unit failed before its running row: record it now, so
 		// every attempt has its row.
-		_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), sess, r.d.AuditStart(r.state, row))
+		for _, q := range r.startSQL(row) {
+			_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), sess, q)
+		}
 	}
 	frow := *row
 	frow.Status, frow.Ended, frow.Error = "failed", time.Now().UTC(), ur.Error
 	frow.Checks = checksJSON(ur.Checks)
-	_ = r.execState(context.WithoutCancel(ctx), sess, r.d.AuditFinish(r.state, &frow, ""))
+	_ = r.execStates(context.WithoutCancel(ctx), sess, r.finishSQL(&frow, ""))
 }
 
 // ddlPhase runs a unit's idempotent statements before its transaction,
@@ -354,8 +356,8 @@ func checksJSON(cs []CheckResult) string {
 // runSeed loads a CSV in bulk and records it in the audit table.
 func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *plan.Unit, ur *UnitResult) {
 	row := &plan.AuditRow{RunID: r.res.RunID, Job: u.Model, CodeHash: u.CodeHash, Target: r.pl.Target, AsOf: r.pl.AsOf, Started: time.Now().UTC(),
-		Attempt: r.db.nextAttempt(u.Model, ""), Inputs: u.Inputs, DataVersion: u.DataVersion}
-	if err := r.execState(ctx, sess, r.d.AuditStart(r.state, row)); err != nil {
+		Attempt: r.db.nextAttempt(u.Model, ""), Inputs: u.Inputs, DataVersion: u.DataVersion, Dest: r.destOf(u)}
+	if err := r.execStates(ctx, sess, r.startSQL(row)); err != nil {
 		ur.Status, ur.Error = StatusFailed, err.Error()
 		if ctx.Err() != nil {
 			r.interrupted(ctx, sess, nil, row, &unitState{}, ur)
@@ -380,11 +382,11 @@ func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *plan.Unit, 
 	if err != nil {
 		ur.Status, ur.Error = StatusFailed, fmt.Sprintf("loading %s: %v", u.SeedPath, err)
 		frow.Status, frow.Error = "failed", ur.Error
-		_ = r.execState(context.WithoutCancel(ctx), sess, r.d.AuditFinish(r.state, &frow, ""))
+		_ = r.execStates(context.WithoutCancel(ctx), sess, r.finishSQL(&frow, ""))
 		return
 	}
 	frow.Status = "succeeded"
-	if err := r.execState(ctx, sess, r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))); err != nil {
+	if err := r.execStates(ctx, sess, r.finishSQL(&frow, strconv.FormatInt(n, 10))); err != nil {
 		ur.Status, ur.Error = StatusFailed, err.Error()
 		return
 	}

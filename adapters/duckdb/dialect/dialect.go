@@ -20,6 +20,7 @@ func NewDialect() Dialect {
 	return Dialect{sqlgen.Gen{C: Capabilities, S: sqlgen.Spelling{
 		CurrentSchema: "current_schema()",
 		Engine:        "duckdb", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
+		Latest:            sqlgen.LatestOnConflict,
 		Text:              "VARCHAR",
 		DropSchemaCascade: true,
 		TypeFamily:        sqlgen.Families(typeFamilies, true),

@@ -22,7 +22,8 @@ func NewDialect() Dialect {
 		IdentLimit:    adapters.IdentLimit{Name: 63, Column: 63, Bytes: true}, // NAMEDATALEN-1; longer names are cut silently
 		CurrentSchema: "current_schema()",
 		Engine:        "postgres", QuoteOpen: '"', QuoteEnd: '"', TextType: "TEXT",
-		Text: "TEXT",
+		Latest: sqlgen.LatestOnConflict,
+		Text:   "TEXT",
 		PartitionIndexDDL: func(table, index, column string) string {
 			return "CREATE INDEX IF NOT EXISTS " + index + " ON " + table + " (" + column + ")"
 		},
