@@ -10,7 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler"
+	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 )
 
 // BenchmarkHistory is issue 18's "cost flat in history": a no-op build of
@@ -41,6 +45,13 @@ func BenchmarkHistory(b *testing.B) {
 				if rows > 0 {
 					exec("INSERT INTO idemc_audit (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, target, inputs)\n" +
 						fmt.Sprintf(series[engine], rows, models))
+				}
+				// The state read alone, as a build before idemc_latest
+				// made it (the audit table's ranking) and as it is now.
+				for _, from := range []string{"audit", "latest"} {
+					b.Run("state-read/"+from, func(b *testing.B) {
+						benchStateRead(b, engine, dir, from == "latest")
+					})
 				}
 				b.Run("noop", func(b *testing.B) {
 					for i := 0; i < b.N; i++ {
@@ -107,6 +118,43 @@ func historyProject(b *testing.B, engine string, n int) (string, func(string)) {
 		}
 	})
 	return dir, func(q string) { exec("SET search_path = " + schema); exec(q) }
+}
+
+// benchStateRead runs the planner's state query (sqlgen.StatusQuery) on
+// the project's target, from idemc_latest or from the audit table.
+func benchStateRead(b *testing.B, engine, dir string, latest bool) {
+	p, err := project.Load(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := p.Targets[p.DefaultTarget]
+	settings := map[string]string{"dsn": t.Settings["dsn"]}
+	if engine == "duckdb" {
+		settings = map[string]string{"path": filepath.Join(dir, "target", "w.duckdb")}
+	}
+	ad, _ := adapters.Lookup(engine)
+	e, err := ad.Open(context.Background(), settings)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	sess, err := e.Session(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sess.Close()
+	st := plan.StateIn(t.Schema)
+	if !latest {
+		st.Latest = plan.Relation{}
+	}
+	q := sqlgen.StatusQuery(ad.Dialect, st)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, rows, err := sess.Query(context.Background(), q, 0); err != nil || len(rows) == 0 {
+			b.Fatalf("%v (%d rows)\n%s", err, len(rows), q)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/read")
 }
 
 func envInt(name string, def int) int {

@@ -280,3 +280,16 @@ func latestOf(w *plan.Write, status string) *plan.AuditRow {
 	}
 	return r
 }
+
+// LatestDestinations lists the destinations idemc_latest records, with
+// the job that wrote each: (dest_schema, dest_name, job_name). Rows filled
+// from an older audit table, which has none, are left out.
+func LatestDestinations(g adapters.Literals, s plan.State) string {
+	return fmt.Sprintf("SELECT DISTINCT dest_schema, dest_name, job_name FROM %s\nWHERE dest_name <> ''\nORDER BY dest_schema, dest_name, job_name", g.Qualify(s.Latest))
+}
+
+// LatestForget deletes the latest rows of a destination (clean --orphans,
+// once it dropped the relation).
+func LatestForget(g adapters.Literals, s plan.State, schema, name string) string {
+	return fmt.Sprintf("DELETE FROM %s WHERE dest_schema = %s AND dest_name = %s", g.Qualify(s.Latest), g.String(schema), g.String(name))
+}
