@@ -56,7 +56,9 @@ func CleanOrphans(ctx context.Context, p *project.Project, opts compiler.Options
 	// drop a table a view reads; nothing is dropped with CASCADE).
 	sort.SliceStable(orphans, func(i, j int) bool { return orphans[i].Kind == "view" && orphans[j].Kind != "view" })
 	for _, o := range orphans {
-		drop := d.DropTable(o.rel)
+		// Never CASCADE (the dialect's DropTable does on PostgreSQL): a
+		// view someone made on an orphan makes the drop fail, naming it.
+		drop := "DROP TABLE IF EXISTS " + d.Qualify(o.rel)
 		if o.Kind == "view" {
 			drop = "DROP VIEW IF EXISTS " + d.Qualify(o.rel)
 		}
