@@ -40,7 +40,7 @@ func BenchmarkHistory(b *testing.B) {
 	for _, engine := range []string{"duckdb", "postgres"} {
 		for _, rows := range []int{0, history} {
 			b.Run(fmt.Sprintf("%s/audit=%d", engine, rows), func(b *testing.B) {
-				dir, exec := historyProject(b, engine, models)
+				dir, exec := historyProject(b, engine, models, "idemc_bench_latest_h")
 				build(b, dir, compiler.Options{}, 2)
 				if rows > 0 {
 					exec("INSERT INTO idemc_audit (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, target, inputs)\n" +
@@ -77,7 +77,7 @@ func BenchmarkHistory(b *testing.B) {
 
 // historyProject writes a project of n table models (every 20th tagged
 // w) on the engine and returns it with a statement runner on its target.
-func historyProject(b *testing.B, engine string, n int) (string, func(string)) {
+func historyProject(b *testing.B, engine string, n int, schema string) (string, func(string)) {
 	ms := map[string]string{}
 	for i := 0; i < n; i++ {
 		tag := ""
@@ -99,7 +99,6 @@ func historyProject(b *testing.B, engine string, n int) (string, func(string)) {
 			}
 		}
 	}
-	schema := "idemc_bench_latest_h"
 	_, dsn, exec := liveSchema(b, engine, "IDEMC_PG_DSN", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", schema)
 	toml := fmt.Sprintf("name = \"bench\"\ndefault_target = \"live\"\n[targets.live]\nengine = %q\ndsn = %q\nschema = %q\n", engine, dsn, schema)
 	if err := os.WriteFile(filepath.Join(dir, "project.toml"), []byte(toml), 0o644); err != nil {
@@ -162,4 +161,43 @@ func envInt(name string, def int) int {
 		return v
 	}
 	return def
+}
+
+// BenchmarkHistoryUnits is the per-unit write cost as history grows: 100
+// day partitions of one model, forced, one thread, with a fresh audit
+// table and with IDEMC_BENCH_AUDIT_ROWS more rows of history (1,000,000
+// by default), each with its own code hash; ms/unit includes the compile
+// of the one-model project.
+//
+//	go test ./runner/ -run '^$' -bench HistoryUnits -benchtime 3x
+func BenchmarkHistoryUnits(b *testing.B) {
+	history := envInt("IDEMC_BENCH_AUDIT_ROWS", 1_000_000)
+	series := map[string]string{
+		"duckdb": `SELECT 'old' || CAST(i %% 5000 AS VARCHAR), 'job' || CAST(i %% 997 AS VARCHAR), 'p' || CAST(i %% 365 AS VARCHAR), 'succeeded', 1, 1, md5(CAST(i AS VARCHAR)), 'local', 'i' || CAST(i AS VARCHAR) FROM range(%d) AS r(i)`,
+		"postgres": `SELECT 'old' || (i %% 5000)::text, 'job' || (i %% 997)::text, 'p' || (i %% 365)::text, 'succeeded', 1, 1, md5(i::text), 'live', 'i' || i::text FROM generate_series(1, %d) AS g(i)`,
+	}
+	for _, engine := range []string{"duckdb", "postgres"} {
+		for _, rows := range []int{0, history} {
+			b.Run(fmt.Sprintf("%s/audit=%d", engine, rows), func(b *testing.B) {
+				dir, exec := historyProject(b, engine, 0, "idemc_bench_latest_u")
+				if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
+					b.Fatal(err)
+				}
+				model := "/* idemc\nmaterialized = \"incremental\"\npartition_by = \"d\"\nstart = \"2026-01-01\"\n*/\nSELECT {{ start }} AS d, 1 AS n"
+				if err := os.WriteFile(filepath.Join(dir, "models", "daily.sql"), []byte(model), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				window := compiler.Options{Start: "2026-01-01", End: "2026-04-11"} // 100 days, forced
+				build(b, dir, window, 1)
+				if rows > 0 {
+					exec("INSERT INTO idemc_audit (run_id, job_name, partition_key, status, row_count, attempt, code_hash, target, inputs)\n" + fmt.Sprintf(series[engine], rows))
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					build(b, dir, window, 1)
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*100), "µs/unit")
+			})
+		}
+	}
 }

@@ -102,9 +102,13 @@ func (r *run) claim(ctx context.Context, sess adapters.Session, u *plan.Unit) (t
 	}
 	claim := []string{sqlgen.AuditStartRows(r.d, r.state, rows)}
 	if q := sqlgen.LatestRunningRows(r.d, r.state, rows); q != "" {
-		claim = append([]string{q}, claim...) // as startSQL orders them
+		// Both in one transaction: one commit, as before idemc_latest.
+		claim = []string{r.d.Begin(), q, claim[0], "COMMIT"}
 	}
 	if err := execAll(ctx, sess, claim); err != nil {
+		if len(claim) > 1 {
+			rollback(context.WithoutCancel(ctx), sess, r.d)
+		}
 		c.next = max(c.next, i+1) // no retry of this unit's chunk: each writes its own
 		return time.Time{}, false
 	}
