@@ -173,7 +173,7 @@ func envInt(name string, def int) int {
 func BenchmarkHistoryUnits(b *testing.B) {
 	history := envInt("IDEMC_BENCH_AUDIT_ROWS", 1_000_000)
 	series := map[string]string{
-		"duckdb": `SELECT 'old' || CAST(i %% 5000 AS VARCHAR), 'job' || CAST(i %% 997 AS VARCHAR), 'p' || CAST(i %% 365 AS VARCHAR), 'succeeded', 1, 1, md5(CAST(i AS VARCHAR)), 'local', 'i' || CAST(i AS VARCHAR) FROM range(%d) AS r(i)`,
+		"duckdb":   `SELECT 'old' || CAST(i %% 5000 AS VARCHAR), 'job' || CAST(i %% 997 AS VARCHAR), 'p' || CAST(i %% 365 AS VARCHAR), 'succeeded', 1, 1, md5(CAST(i AS VARCHAR)), 'local', 'i' || CAST(i AS VARCHAR) FROM range(%d) AS r(i)`,
 		"postgres": `SELECT 'old' || (i %% 5000)::text, 'job' || (i %% 997)::text, 'p' || (i %% 365)::text, 'succeeded', 1, 1, md5(i::text), 'live', 'i' || i::text FROM generate_series(1, %d) AS g(i)`,
 	}
 	for _, engine := range []string{"duckdb", "postgres"} {

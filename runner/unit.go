@@ -81,10 +81,17 @@ func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 	steps, begin, release, ue := r.ddlPhase(ctx, sess, u, &w, ur)
 	defer release()
 	if ue == nil && claimed {
-		// The claim committed the running row where the recipe's
-		// audit_start would have: the step's hook runs here.
-		if err := r.o.AfterStep.after(ctx, u.ID, plan.AuditStart); err != nil {
-			ue = &unitError{step: begin + 1, purp: plan.AuditStart, err: err}
+		// The claim committed the running rows where the recipe's
+		// latest_start and audit_start would have: their hooks run here.
+		hooks := []plan.Purpose{plan.AuditStart}
+		if sqlgen.HasLatest(r.d) {
+			hooks = []plan.Purpose{plan.LatestStart, plan.AuditStart}
+		}
+		for i, p := range hooks {
+			if err := r.o.AfterStep.after(ctx, u.ID, p); err != nil {
+				ue = &unitError{step: begin + 1 + i, purp: p, err: err}
+				break
+			}
 		}
 	}
 	if ue != nil {
