@@ -189,6 +189,12 @@ func deriveNew(ctx context.Context, sess adapters.Session, d outboxSQL, st plan.
 }
 
 func readUnits(ctx context.Context, sess adapters.Session, d outboxSQL, st plan.State) ([]unitRow, error) {
+	if sqlgen.HasLatest(d) {
+		// idemc_latest, once a run with work made it; the audit table before.
+		if _, ok, err := sess.Relation(ctx, st.Latest); err != nil || !ok {
+			st.Latest = plan.Relation{}
+		}
+	}
 	_, rows, err := sess.Query(ctx, sqlgen.NotifySourceQuery(d, st), 0)
 	if err != nil {
 		return nil, fmt.Errorf("notify: reading the audit table: %w", err)

@@ -29,15 +29,20 @@ type State struct {
 	Audit Relation // idemc_audit
 	Marks Relation // idemc_state
 	Runs  Relation // idemc_runs
+	// Latest is idemc_latest, one row per unit and destination: its
+	// latest attempt (DESIGN §9). Zero when the state is read from the
+	// audit table (an engine without it, a table not created yet).
+	Latest Relation
 }
 
 // StateIn returns the state tables of a schema ("" for the engine's
 // default schema, where unqualified relations live).
 func StateIn(schema string) State {
 	return State{
-		Audit: Relation{Schema: schema, Name: "idemc_audit"},
-		Marks: Relation{Schema: schema, Name: "idemc_state"},
-		Runs:  Relation{Schema: schema, Name: "idemc_runs"},
+		Audit:  Relation{Schema: schema, Name: "idemc_audit"},
+		Marks:  Relation{Schema: schema, Name: "idemc_state"},
+		Runs:   Relation{Schema: schema, Name: "idemc_runs"},
+		Latest: Relation{Schema: schema, Name: "idemc_latest"},
 	}
 }
 
@@ -103,6 +108,9 @@ type AuditRow struct {
 	// in their Inputs. A write's own run id, except for verify's reruns,
 	// which leave the data as it was.
 	DataVersion string
+	// Dest is the relation the unit writes (idemc_latest's destination;
+	// zero: the write's target).
+	Dest Relation
 }
 
 // Purpose says what a step is for; the runner and the printed plan use it.
@@ -111,6 +119,7 @@ type Purpose string
 // Step purposes, in the order a unit usually runs them.
 const (
 	Prepare     Purpose = "prepare"      // idempotent DDL before the transaction
+	LatestStart Purpose = "latest_start" // the unit's idemc_latest row says running, before its audit row
 	AuditStart  Purpose = "audit_start"  // the running row, committed on its own
 	Begin       Purpose = "begin"        // start the write's transaction
 	Lock        Purpose = "lock"         // a lock held until commit
@@ -124,6 +133,7 @@ const (
 	Publish     Purpose = "publish"      // make a verified build visible
 	StateStep   Purpose = "state"        // watermark update
 	AuditFinish Purpose = "audit_finish" // succeeded, in the same transaction
+	LatestEnd   Purpose = "latest_end"   // the unit's idemc_latest row, in the same transaction
 	Commit      Purpose = "commit"
 	Rollback    Purpose = "rollback" // the runner's, on a failed unit: never in a recipe
 	Cleanup     Purpose = "cleanup"  // after commit; failures are ignored

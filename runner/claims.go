@@ -61,7 +61,8 @@ func isAppendOnly(d adapters.Dialect) bool {
 // auditRow is a unit's audit row for this run, started at t.
 func (r *run) auditRow(u *plan.Unit, t time.Time) *plan.AuditRow {
 	row := &plan.AuditRow{RunID: r.res.RunID, Job: u.Model, Partition: u.Partition, CodeHash: u.CodeHash,
-		Target: r.pl.Target, AsOf: r.pl.AsOf, Started: t, Attempt: r.db.nextAttempt(u.Model, u.Partition), Inputs: u.Inputs, DataVersion: u.DataVersion}
+		Target: r.pl.Target, AsOf: r.pl.AsOf, Started: t, Attempt: r.db.nextAttempt(u.Model, u.Partition), Inputs: u.Inputs, DataVersion: u.DataVersion,
+		Dest: r.destOf(u)}
 	if u.Write != nil && u.Write.Audit != nil {
 		row.GitCommit = u.Write.Audit.GitCommit
 	}
@@ -99,7 +100,15 @@ func (r *run) claim(ctx context.Context, sess adapters.Session, u *plan.Unit) (t
 	for k, cu := range chunk {
 		rows[k] = r.auditRow(cu, t)
 	}
-	if _, err := adapters.ExecSQL(ctx, sess, sqlgen.AuditStartRows(r.d, r.state, rows)); err != nil {
+	claim := []string{sqlgen.AuditStartRows(r.d, r.state, rows)}
+	if q := sqlgen.LatestRunningRows(r.d, r.state, rows); q != "" {
+		// Both in one transaction: one commit, as before idemc_latest.
+		claim = []string{r.d.Begin(), q, claim[0], "COMMIT"}
+	}
+	if err := execAll(ctx, sess, claim); err != nil {
+		if len(claim) > 1 {
+			rollback(context.WithoutCancel(ctx), sess, r.d)
+		}
 		c.next = max(c.next, i+1) // no retry of this unit's chunk: each writes its own
 		return time.Time{}, false
 	}
@@ -125,10 +134,12 @@ func (r *run) releaseClaims(ctx context.Context) {
 	}
 	c.mu.Lock()
 	var keys [][2]string
+	var dests []plan.Relation
 	for id := range c.claimed {
 		if !c.started[id] {
 			u := c.roots[c.index[id]]
 			keys = append(keys, [2]string{u.Model, u.Partition})
+			dests = append(dests, r.destOf(u))
 		}
 	}
 	c.mu.Unlock()
@@ -145,7 +156,8 @@ func (r *run) releaseClaims(ctx context.Context) {
 	for len(keys) > 0 {
 		n := min(len(keys), probeBatch)
 		_, _ = adapters.ExecSQL(gctx, sess, sqlgen.UnclaimRows(r.d, r.state, r.res.RunID, keys[:n]))
-		keys = keys[n:]
+		_ = execAll(gctx, sess, sqlgen.LatestUnclaim(r.d, r.state, r.res.RunID, keys[:n], dests[:n]))
+		keys, dests = keys[n:], dests[n:]
 	}
 }
 
@@ -164,7 +176,7 @@ func (c *claims) withoutStart(id string, steps []plan.Step) []plan.Step {
 	}
 	out := make([]plan.Step, 0, len(steps))
 	for _, s := range steps {
-		if s.Purpose != plan.AuditStart {
+		if s.Purpose != plan.AuditStart && s.Purpose != plan.LatestStart {
 			out = append(out, s)
 		}
 	}

@@ -50,8 +50,8 @@ type httpLoad struct {
 // table like any unit.
 func (r *run) runHTTP(ctx context.Context, sess adapters.Session, u *plan.Unit, ur *UnitResult) {
 	row := &plan.AuditRow{RunID: r.res.RunID, Job: u.Model, CodeHash: u.CodeHash, Target: r.pl.Target, AsOf: r.pl.AsOf, Started: time.Now().UTC(),
-		Attempt: r.db.nextAttempt(u.Model, ""), Inputs: u.Inputs, DataVersion: u.DataVersion}
-	if _, err := adapters.ExecSQL(ctx, sess, r.d.AuditStart(r.state, row)); err != nil {
+		Attempt: r.db.nextAttempt(u.Model, ""), Inputs: u.Inputs, DataVersion: u.DataVersion, Dest: r.destOf(u)}
+	if err := execAll(ctx, sess, r.startSQL(row)); err != nil {
 		ur.Status, ur.Error = StatusFailed, err.Error()
 		if ctx.Err() != nil {
 			r.interrupted(ctx, sess, nil, row, &unitState{}, ur)
@@ -84,11 +84,11 @@ func (r *run) runHTTP(ctx context.Context, sess adapters.Session, u *plan.Unit, 
 		// The pages before the failure are committed: say how many rows.
 		ur.Status, ur.Error, ur.Rows = StatusFailed, fmt.Sprintf("http source %s: %v", u.Model, err), h.written
 		frow.Status, frow.Error = "failed", ur.Error
-		_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), sess, r.d.AuditFinish(r.state, &frow, ""))
+		_ = execAll(context.WithoutCancel(ctx), sess, r.finishSQL(&frow, ""))
 		return
 	}
 	frow.Status = "succeeded"
-	if _, err := adapters.ExecSQL(ctx, sess, r.d.AuditFinish(r.state, &frow, fmt.Sprint(h.written))); err != nil {
+	if err := execAll(ctx, sess, r.finishSQL(&frow, fmt.Sprint(h.written))); err != nil {
 		ur.Status, ur.Error = StatusFailed, err.Error()
 		return
 	}

@@ -182,8 +182,8 @@ func (h *httpLoad) merge(ctx context.Context, t *seed.Table, p *httpsource.Page)
 	var steps []plan.Step
 	for _, s := range recipe {
 		switch s.Purpose {
-		case plan.AuditStart, plan.AuditFinish:
-			continue
+		case plan.AuditStart, plan.AuditFinish, plan.LatestStart, plan.LatestEnd:
+			continue // the source's unit records them
 		case plan.Commit:
 			for _, q := range ledger {
 				steps = append(steps, plan.Step{Purpose: plan.StateStep, Comment: "the page's idemc_http row", SQL: q})

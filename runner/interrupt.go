@@ -96,9 +96,9 @@ func (r *run) abandonRow(ctx context.Context, sess adapters.Session, row *plan.A
 	frow.Status, frow.Ended, frow.Error = "abandoned", time.Now().UTC(), interruptedMsg
 	var stmts []string
 	if !audited {
-		stmts = append(stmts, r.d.AuditStart(r.state, row))
+		stmts = append(stmts, r.startSQL(row)...)
 	}
-	stmts = append(stmts, r.d.AuditFinish(r.state, &frow, ""))
+	stmts = append(stmts, r.finishSQL(&frow, "")...)
 	var fresh adapters.Session
 	defer func() {
 		if fresh != nil {

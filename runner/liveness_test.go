@@ -109,7 +109,7 @@ func TestLiveRunNotAbandoned(t *testing.T) {
 				}
 				eng.beats = append(eng.beats, b)
 			}
-			if err := r.abandonDeadRuns(context.Background(), &beatSession{e: eng}); err != nil {
+			if err := r.abandonDeadRuns(context.Background(), &beatSession{e: eng}, r.state); err != nil {
 				t.Fatal(err)
 			}
 			if eng.sent("idemc_heartbeats") != 1 { // the liveness query only

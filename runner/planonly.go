@@ -52,6 +52,10 @@ func readStateNoWrite(ctx context.Context, c *conn, st plan.State, tables []plan
 			return catalogOnly(ctx, c, tables)
 		}
 	}
+	st, err := readable(ctx, c.sess, c.ad.Dialect, st)
+	if err != nil {
+		return nil, err
+	}
 	return readState(ctx, c.sess, c.ad.Dialect, st, tables)
 }
 

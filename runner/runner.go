@@ -217,6 +217,9 @@ type run struct {
 	// claims commits the root units' running rows a chunk at a time (claims.go).
 	claims *claims
 	kinds  *kindSnapshot // relations' kinds for each one's first unit (schema_cache.go)
+	// latestMissing: the audit table predates idemc_latest, which the
+	// run reads around and fills once it has work (latest.go).
+	latestMissing bool
 }
 
 func (r *run) build(ctx context.Context) (*Result, error) {
@@ -230,11 +233,11 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		sess.Close()
 		return nil, err
 	}
-	if err := r.abandonDeadRuns(ctx, sess); err != nil {
+	if err := r.abandonDeadRuns(ctx, sess, r.readStateOf()); err != nil {
 		sess.Close()
 		return nil, fmt.Errorf("runner: marking abandoned units: %w", err)
 	}
-	st, err := readState(ctx, sess, r.d, r.state, r.tables)
+	st, err := readState(ctx, sess, r.d, r.readStateOf(), r.tables)
 	if err != nil {
 		sess.Close()
 		return nil, fmt.Errorf("runner: reading the audit table: %w", err)
@@ -435,7 +438,7 @@ func (r *run) noteFatal(ur *UnitResult) {
 // engines without: runLiveness) and marks the running rows of every dead
 // run abandoned: on a single-writer engine every other run is dead;
 // elsewhere a run is dead when its lock is free or its heartbeats stopped.
-func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error {
+func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session, rs plan.State) error {
 	locks := r.runLiveness()
 	if hb, ok := locks.(*heartbeats); ok {
 		r.beats = hb // beating starts once the run has work: an up-to-date build writes nothing
@@ -446,7 +449,7 @@ func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error 
 		}
 		r.release = release
 	}
-	_, rows, err := sess.Query(ctx, sqlgen.RunningQuery(r.d, r.state), 0)
+	_, rows, err := sess.Query(ctx, sqlgen.RunningQuery(r.d, rs), 0)
 	if err != nil {
 		return err
 	}
@@ -466,6 +469,11 @@ func (r *run) abandonDeadRuns(ctx context.Context, sess adapters.Session) error 
 		}
 		if _, err := adapters.ExecSQL(ctx, sess, sqlgen.Abandon(r.d, r.state, other)); err != nil {
 			return err
+		}
+		if q := sqlgen.LatestAbandon(r.d, rs, other); q != "" {
+			if _, err := adapters.ExecSQL(ctx, sess, q); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/idemc/idemc/adapters"
@@ -35,6 +36,11 @@ func (r *run) prepareState(ctx context.Context, sess adapters.Session) error {
 	cols, haveAudit, err := sess.Relation(ctx, r.state.Audit)
 	have := haveAudit
 	if err == nil && have {
+		var present bool
+		present, err = latestPresent(ctx, sess, r.d, r.state)
+		r.latestMissing = !present // filled from the audit table, not created empty
+	}
+	if err == nil && have {
 		_, have, err = sess.Relation(ctx, r.state.Marks)
 	}
 	if err == nil && have {
@@ -45,6 +51,9 @@ func (r *run) prepareState(ctx context.Context, sess adapters.Session) error {
 	}
 	if !have {
 		for _, q := range r.d.StateDDL(r.state) {
+			if r.latestMissing && slices.Contains(sqlgen.LatestDDLOf(r.d, r.state), q) {
+				continue
+			}
 			if err := execIdempotent(ctx, r.eng, sess, &plan.Step{SQL: q}); err != nil {
 				return fmt.Errorf("runner: creating the audit table: %w", err)
 			}
@@ -103,6 +112,9 @@ func (r *run) startRun(ctx context.Context, sess adapters.Session, pl *plan.Plan
 		return fmt.Errorf("runner: recording the run in idemc_runs: %w", err)
 	}
 	// Only a run with work: an up-to-date build writes nothing.
+	if err := r.fillLatest(ctx, sess); err != nil {
+		return err
+	}
 	if q := r.d.AuditIndex(r.state); q != "" {
 		if err := execIdempotent(ctx, r.eng, sess, &plan.Step{SQL: q}); err != nil {
 			return fmt.Errorf("runner: indexing the audit table: %w", err)

@@ -28,7 +28,7 @@ func TestAsideSteps(t *testing.T) {
 	alter := plan.Step{Purpose: plan.SchemaStep, SQL: d.AddColumn(plan.Relation{Schema: "s", Name: "daily__idemc_new"}, plan.Column{Name: "y", Type: "INT"})}
 	steps := asideRecipe(r.d, w, alter)
 	got := purposes(steps)
-	want := "audit_start lock schema schema schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish commit cleanup cleanup"
+	want := "latest_start audit_start lock schema schema schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish latest_end commit cleanup cleanup"
 	if got != want {
 		t.Fatalf("purposes:\n got %s\nwant %s", got, want)
 	}

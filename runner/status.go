@@ -51,6 +51,9 @@ func Status(ctx context.Context, p *project.Project, opts compiler.Options) ([]S
 	if _, ok, err := sess.Relation(ctx, st.Audit); err != nil || !ok {
 		return nil, err // no audit table yet: nothing has run
 	}
+	if st, err = readable(ctx, sess, c.ad.Dialect, st); err != nil {
+		return nil, err
+	}
 	jobs, parts := statusFilter(pl, opts)
 	_, rows, err := sess.Query(ctx, sqlgen.StatusQueryOf(c.ad.Dialect, st, jobs, parts), 0)
 	if err != nil {

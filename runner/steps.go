@@ -68,6 +68,7 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 	// scripted: the audit finish was buffered into a script (BigQuery),
 	// whose commit reports the rows its writes affected.
 	scripted := false
+	var fill map[string]string // the audit_finish slots' values, for its latest_end too
 	for i := from; i < len(steps); i++ {
 		s := steps[i]
 		switch s.Purpose {
@@ -89,7 +90,7 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 				return ue
 			}
 			continue
-		case plan.AuditStart:
+		case plan.AuditStart, plan.LatestStart:
 			if st.audited {
 				// The run's claim committed this row (claims.go).
 				if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {
@@ -110,8 +111,11 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 			scripted = s.Deferred && written < 0
 			// Checks buffered in a script are recorded as they will be
 			// once it commits (which this statement is part of).
-			s.SQL = s.Fill(map[string]string{plan.SlotRows: strconv.FormatInt(n, 10),
-				plan.SlotEndedAt: r.d.Timestamp(time.Now().UTC()), plan.SlotChecks: r.checksLiteral(committed(ur.Checks))})
+			fill = map[string]string{plan.SlotRows: strconv.FormatInt(n, 10),
+				plan.SlotEndedAt: r.d.Timestamp(time.Now().UTC()), plan.SlotChecks: r.checksLiteral(committed(ur.Checks))}
+			s.SQL = s.Fill(fill)
+		case plan.LatestEnd:
+			s.SQL = s.Fill(fill)
 		}
 		var res plan.Result
 		var err error
@@ -279,7 +283,7 @@ func runCheck(ctx context.Context, s adapters.Session, step plan.Step) (*CheckRe
 // sharedStateStep: a statement on the state tables every unit shares (its
 // audit row, its high-water mark), idempotent on its own.
 func sharedStateStep(p plan.Purpose) bool {
-	return p == plan.AuditStart || p == plan.AuditFinish || p == plan.StateStep
+	return p == plan.AuditStart || p == plan.AuditFinish || p == plan.StateStep || p == plan.LatestStart || p == plan.LatestEnd
 }
 
 // sharedRetryBudget bounds retrySharedStep: Delta's commits of concurrent

@@ -81,10 +81,17 @@ func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 	steps, begin, release, ue := r.ddlPhase(ctx, sess, u, &w, ur)
 	defer release()
 	if ue == nil && claimed {
-		// The claim committed the running row where the recipe's
-		// audit_start would have: the step's hook runs here.
-		if err := r.o.AfterStep.after(ctx, u.ID, plan.AuditStart); err != nil {
-			ue = &unitError{step: begin + 1, purp: plan.AuditStart, err: err}
+		// The claim committed the running rows where the recipe's
+		// latest_start and audit_start would have: their hooks run here.
+		hooks := []plan.Purpose{plan.AuditStart}
+		if sqlgen.HasLatest(r.d) {
+			hooks = []plan.Purpose{plan.LatestStart, plan.AuditStart}
+		}
+		for i, p := range hooks {
+			if err := r.o.AfterStep.after(ctx, u.ID, p); err != nil {
+				ue = &unitError{step: begin + 1 + i, purp: p, err: err}
+				break
+			}
 		}
 	}
 	if ue != nil {
@@ -113,7 +120,7 @@ func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 			releaseLocks(ctx, sess, st)
 			ur.Checks = nil
 			ur.Note = fmt.Sprintf("retried after a conflict with a concurrent transaction (%v)", firstLine(ue.err.Error()))
-			if begin < len(steps) && steps[begin].Purpose == plan.AuditStart {
+			for begin < len(steps) && (steps[begin].Purpose == plan.LatestStart || steps[begin].Purpose == plan.AuditStart) {
 				begin++ // the running row is already there
 			}
 			select {
@@ -153,12 +160,14 @@ func (r *run) failUnit(ctx context.Context, sess adapters.Session, u *plan.Unit,
 	if !st.audited {
 		// The unit failed before its running row: record it now, so
 		// every attempt has its row.
-		_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), sess, r.d.AuditStart(r.state, row))
+		for _, q := range r.startSQL(row) {
+			_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), sess, q)
+		}
 	}
 	frow := *row
 	frow.Status, frow.Ended, frow.Error = "failed", time.Now().UTC(), ur.Error
 	frow.Checks = checksJSON(ur.Checks)
-	_ = r.execState(context.WithoutCancel(ctx), sess, r.d.AuditFinish(r.state, &frow, ""))
+	_ = r.execStates(context.WithoutCancel(ctx), sess, r.finishSQL(&frow, ""))
 }
 
 // ddlPhase runs a unit's idempotent statements before its transaction,
@@ -354,8 +363,8 @@ func checksJSON(cs []CheckResult) string {
 // runSeed loads a CSV in bulk and records it in the audit table.
 func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *plan.Unit, ur *UnitResult) {
 	row := &plan.AuditRow{RunID: r.res.RunID, Job: u.Model, CodeHash: u.CodeHash, Target: r.pl.Target, AsOf: r.pl.AsOf, Started: time.Now().UTC(),
-		Attempt: r.db.nextAttempt(u.Model, ""), Inputs: u.Inputs, DataVersion: u.DataVersion}
-	if err := r.execState(ctx, sess, r.d.AuditStart(r.state, row)); err != nil {
+		Attempt: r.db.nextAttempt(u.Model, ""), Inputs: u.Inputs, DataVersion: u.DataVersion, Dest: r.destOf(u)}
+	if err := r.execStates(ctx, sess, r.startSQL(row)); err != nil {
 		ur.Status, ur.Error = StatusFailed, err.Error()
 		if ctx.Err() != nil {
 			r.interrupted(ctx, sess, nil, row, &unitState{}, ur)
@@ -380,11 +389,11 @@ func (r *run) runSeed(ctx context.Context, sess adapters.Session, u *plan.Unit, 
 	if err != nil {
 		ur.Status, ur.Error = StatusFailed, fmt.Sprintf("loading %s: %v", u.SeedPath, err)
 		frow.Status, frow.Error = "failed", ur.Error
-		_ = r.execState(context.WithoutCancel(ctx), sess, r.d.AuditFinish(r.state, &frow, ""))
+		_ = r.execStates(context.WithoutCancel(ctx), sess, r.finishSQL(&frow, ""))
 		return
 	}
 	frow.Status = "succeeded"
-	if err := r.execState(ctx, sess, r.d.AuditFinish(r.state, &frow, strconv.FormatInt(n, 10))); err != nil {
+	if err := r.execStates(ctx, sess, r.finishSQL(&frow, strconv.FormatInt(n, 10))); err != nil {
 		ur.Status, ur.Error = StatusFailed, err.Error()
 		return
 	}

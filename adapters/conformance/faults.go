@@ -111,9 +111,9 @@ const (
 // allPurposes are the step purposes of every recipe, in recipe order: the
 // fail_step trials take them in turn.
 var allPurposes = []plan.Purpose{
-	plan.Prepare, plan.AuditStart, plan.Begin, plan.Lock, plan.Stage,
+	plan.Prepare, plan.LatestStart, plan.AuditStart, plan.Begin, plan.Lock, plan.Stage,
 	plan.Validate, plan.Delete, plan.Insert, plan.Merge, plan.CheckStep,
-	plan.Publish, plan.StateStep, plan.AuditFinish, plan.Commit, plan.Cleanup,
+	plan.Publish, plan.StateStep, plan.AuditFinish, plan.LatestEnd, plan.Commit, plan.Cleanup,
 }
 
 // The fault project: six day partitions (2026-07-01 … 2026-07-06).

@@ -449,7 +449,7 @@ func hostileSecrets(t *testing.T, tgt Target) {
 		t.Errorf("the statement trace printed nothing: %q", stderr)
 	}
 	// The audit table and the state table, every column.
-	for _, table := range []string{"idemc_audit", "idemc_state"} {
+	for _, table := range []string{"idemc_audit", "idemc_state", "idemc_latest"} {
 		for _, r := range e.query("SELECT * FROM " + e.rel(table)) {
 			check(table, strings.Join(r, " | "))
 		}

@@ -133,7 +133,7 @@ func CheckComposed(caps adapters.Capabilities, steps []plan.Step, swap []string)
 		}
 	}
 	for i, s := range steps {
-		if (s.Purpose == plan.AuditFinish || s.Purpose == plan.StateStep) && i < last {
+		if (s.Purpose == plan.AuditFinish || s.Purpose == plan.StateStep || s.Purpose == plan.LatestEnd) && i < last {
 			r.bad("bookkeeping step %d (%s) before the swap (step %d)", i, s.Purpose, last)
 		}
 	}

@@ -69,7 +69,7 @@ func (g Gen) StateDDL(s plan.State) []string {
   failed %s,
   skipped %s
 )%s`, g.Qualify(s.Runs), k, t, t, t, ts, t, ts, ts, t, t, n, n, n, g.tableOptions()))
-	return out
+	return append(out, g.LatestDDL(s)...)
 }
 
 // tableOptions follow a CREATE TABLE's column list: " USING DELTA" on Spark.
@@ -202,7 +202,12 @@ func RunningQuery(g adapters.Literals, s plan.State) string {
 	if appendOnly(g) {
 		return fmt.Sprintf("SELECT DISTINCT run_id FROM (\n%s\n) AS latest\nWHERE idemc_rank = 1 AND status = 'running'", latestRows(g, s))
 	}
-	return fmt.Sprintf("SELECT DISTINCT run_id FROM %s WHERE status = 'running'", g.Qualify(s.Audit))
+	t := s.Audit
+	if useLatest(g, s) {
+		// Every running audit row has its latest row, written before it.
+		t = s.Latest
+	}
+	return fmt.Sprintf("SELECT DISTINCT run_id FROM %s WHERE status = 'running'", g.Qualify(t))
 }
 
 // abandonedError is a dead run's unit's error.
@@ -252,6 +257,9 @@ func StatusQueryOf(g adapters.Literals, s plan.State, jobs, partitions []string)
 		where = append(where, fmt.Sprintf("%s IN (%s)", f.col, strings.Join(lits, ", ")))
 	}
 	ranked := latestRows(g, s)
+	if useLatest(g, s) {
+		ranked = rankedRows(g, g.Qualify(s.Latest)) // a few rows per unit, not its history
+	}
 	if len(where) > 0 {
 		ranked += "\n  WHERE " + strings.Join(where, " AND ")
 	}
@@ -266,12 +274,21 @@ ORDER BY job_name, partition_key`, ranked)
 // (idemc_rank = 1): the highest attempt, the latest start; append-only, an
 // attempt's final row before its running row (they share the start).
 func latestRows(g adapters.Literals, s plan.State) string {
-	order := "attempt DESC, started_at DESC"
 	if appendOnly(g) {
-		order += ", CASE WHEN status = 'running' THEN 1 ELSE 0 END, ended_at DESC"
+		return fmt.Sprintf(`  SELECT a.*, row_number() OVER (PARTITION BY job_name, partition_key ORDER BY %s) AS idemc_rank
+  FROM %s AS a`, rankOrder+", CASE WHEN status = 'running' THEN 1 ELSE 0 END, ended_at DESC", g.Qualify(s.Audit))
 	}
+	return rankedRows(g, g.Qualify(s.Audit))
+}
+
+// rankOrder orders a unit's rows, its latest first.
+const rankOrder = "attempt DESC, started_at DESC"
+
+// rankedRows ranks the rows of table (the audit table, or idemc_latest,
+// which has a row per destination of a unit) by unit, its latest first.
+func rankedRows(g adapters.Literals, table string) string {
 	return fmt.Sprintf(`  SELECT a.*, row_number() OVER (PARTITION BY job_name, partition_key ORDER BY %s) AS idemc_rank
-  FROM %s AS a`, order, g.Qualify(s.Audit))
+  FROM %s AS a`, rankOrder, table)
 }
 
 // auditColumns are the audit row's columns, in the order the statements

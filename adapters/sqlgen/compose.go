@@ -151,9 +151,9 @@ func swapSteps(d adapters.Dialect, w *plan.Write, real []plan.Step, prelude, pub
 	var final []plan.Step // the watermark and the audit row, after the swap
 	swapped := false
 	for _, s := range body {
-		bookkeeping := s.Purpose == plan.StateStep || s.Purpose == plan.AuditFinish
+		bookkeeping := s.Purpose == plan.StateStep || s.Purpose == plan.AuditFinish || s.Purpose == plan.LatestEnd
 		switch {
-		case s.Purpose == plan.Prepare, s.Purpose == plan.AuditStart, s.Purpose == plan.Lock:
+		case s.Purpose == plan.Prepare, s.Purpose == plan.AuditStart, s.Purpose == plan.LatestStart, s.Purpose == plan.Lock:
 		case s.Purpose == plan.Cleanup && IsRelease(body, s):
 			// the lock of the copy's name: the unit holds the destination's
 		case !tx && bookkeeping:
@@ -196,7 +196,7 @@ func lockPrelude(real []plan.Step) (prelude, unlock []plan.Step) {
 	done := false
 	for i, s := range real {
 		switch {
-		case s.Purpose == plan.AuditStart, s.Purpose == plan.Lock:
+		case s.Purpose == plan.LatestStart, s.Purpose == plan.AuditStart, s.Purpose == plan.Lock:
 			prelude = append(prelude, s)
 		case s.Purpose == plan.Begin && i+1 < len(real) && real[i+1].Purpose == plan.Lock && (real[i+1].Lock == nil || real[i+1].Lock.Release == ""):
 			prelude = append(prelude, s)

@@ -103,12 +103,16 @@ WHERE event_id = %s AND lease_owner = %s`, g.Qualify(Outbox(s)), g.String(msg), 
 // NotifySourceQuery is the latest audit row of every unit, with what the
 // events need: status, rows, checks and the input fingerprint.
 func NotifySourceQuery(g interface{ Qualify(plan.Relation) string }, s plan.State) string {
+	t := s.Audit
+	if useLatest(g, s) {
+		t = s.Latest // its units' rows, not their history
+	}
 	return fmt.Sprintf(`SELECT job_name, partition_key, status, row_count, run_id, attempt, inputs, checks, error, ended_at FROM (
   SELECT a.*, row_number() OVER (PARTITION BY job_name, partition_key ORDER BY attempt DESC, started_at DESC) AS idemc_rank
   FROM %s AS a
 ) AS latest
 WHERE idemc_rank = 1 AND status IN ('succeeded', 'failed')
-ORDER BY job_name, partition_key`, g.Qualify(s.Audit))
+ORDER BY job_name, partition_key`, g.Qualify(t))
 }
 
 // NotifyRunsQuery lists the finished runs.

@@ -63,6 +63,15 @@ type Spelling struct {
 	// ms per unit at 1M rows). schema is the audit table's, table its
 	// qualified name.
 	AuditIndexDDL func(schema, table string) string
+	// Latest is how idemc_latest rows are upserted (LatestOnConflict,
+	// LatestOnDuplicate); "" keeps no latest table and reads the state from
+	// the audit table's ranking (BigQuery's append-only audit, Spark's
+	// Delta, Snowflake: concurrent units' upserts of one shared table).
+	Latest string
+	// NameText is the type of idemc_latest's destination columns when
+	// KeyText is too long for its primary key (MySQL: VARCHAR(64), its
+	// identifier limit); "" means KeyText.
+	NameText string
 	// TableOptions follow the column list of the tables StateDDL creates
 	// ("USING DELTA": Spark's default format may be another).
 	TableOptions string

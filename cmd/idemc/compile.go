@@ -130,12 +130,15 @@ func lintCmd(c *common) *cobra.Command {
 }
 
 func lsCmd(c *common) *cobra.Command {
-	var asJSON bool
+	var asJSON, orphans bool
 	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "list the selected models and seeds in dependency order",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if orphans {
+				return c.lsOrphans(cmd, asJSON)
+			}
 			p, opts, err := c.load()
 			if err != nil {
 				return err
@@ -199,5 +202,6 @@ func lsCmd(c *common) *cobra.Command {
 	c.projectFlags(cmd)
 	c.selectFlags(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&orphans, "orphans", false, "list the relations idemc wrote that no model or seed produces any more (from the target's idemc_latest)")
 	return cmd
 }

@@ -168,7 +168,7 @@ func newRoot(stdout, stderr io.Writer, afterStep runner.StepHook, lg *eventlog.L
 	mk := func() *common {
 		return &common{stdout: stdout, stderr: stderr, afterStep: afterStep, trace: traceTo(stderr), log: lg}
 	}
-	root.AddCommand(compileCmd(mk()), lintCmd(mk()), lsCmd(mk()), docsCmd(mk()))
+	root.AddCommand(compileCmd(mk()), lintCmd(mk()), lsCmd(mk()), cleanCmd(mk()), docsCmd(mk()))
 	root.AddCommand(initCmd(mk()), versionCmd(mk()), completionCmd(mk()))
 	root.AddCommand(runnerCommands(mk)...)
 	return root

@@ -27,6 +27,7 @@ const (
 	OpDropOutside = "drop_outside" // engine SQL: drop or empty a destination
 	OpKill        = "kill"         // kill -9 a build (IDEMC_FAULT crash rule or timer)
 	OpInterrupt   = "interrupt"    // SIGINT a build mid-flight
+	OpDropLatest  = "drop_latest"  // engine SQL: drop idemc_latest (the next run with work fills it from the audit table)
 	OpVerify      = "verify"       // idemc verify
 	OpSelect      = "select"       // idemc build --select
 )
@@ -49,7 +50,7 @@ type Op struct {
 // ChangesFiles reports whether the operation edits the project.
 func (o Op) ChangesFiles() bool {
 	switch o.Kind {
-	case OpDropOutside, OpKill, OpInterrupt, OpVerify, OpSelect:
+	case OpDropOutside, OpDropLatest, OpKill, OpInterrupt, OpVerify, OpSelect:
 		return false
 	}
 	return true
@@ -92,6 +93,8 @@ func (o Op) String() string {
 		return fmt.Sprintf("kill -9 a build (%s)%s", o.killHow(), retryText(o.Retry))
 	case OpInterrupt:
 		return fmt.Sprintf("SIGINT a build after %dms%s", o.N, retryText(o.Retry))
+	case OpDropLatest:
+		return "outside idemc: drop idemc_latest"
 	case OpVerify:
 		return "idemc verify"
 	case OpSelect:
@@ -214,7 +217,7 @@ func (o Op) applyModel(m *Model) {
 
 // killPurposes are the steps a crash rule may follow; a recipe without that
 // step is simply not killed.
-var killPurposes = []string{"audit_start", "insert", "delete", "merge", "check", "publish", "audit_finish", "commit"}
+var killPurposes = []string{"latest_start", "audit_start", "insert", "delete", "merge", "check", "publish", "audit_finish", "latest_end", "commit"}
 
 // GenerateOps returns n random operations for p, each chosen on the project
 // as the operations before it leave it.
@@ -284,6 +287,8 @@ func randomOp(r *rand.Rand, p *Project, fileOps int) Op {
 		return Op{Kind: OpInterrupt, Retry: r.IntN(2) == 0, N: 50 + r.IntN(200)}
 	case k < 93:
 		return Op{Kind: OpVerify}
+	case k < 96:
+		return Op{Kind: OpDropLatest}
 	case k >= 100:
 		if op, ok := materializeOp(r, p, model); ok {
 			return op

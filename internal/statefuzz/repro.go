@@ -65,6 +65,8 @@ func opCommands(b *strings.Builder, w *Warehouse, p *Project, op Op, threads int
 		for _, q := range w.dropStatements(p, op.Node, op.S, m != nil && m.Kind == KindView) {
 			fmt.Fprintf(b, "sql '%s'\n", q)
 		}
+	case OpDropLatest:
+		fmt.Fprintf(b, "sql '%s'\n", w.dropLatest())
 	case OpKill:
 		if op.S != "" {
 			fmt.Fprintf(b, "env IDEMC_FAULT=crash:*:%s\n! exec %s\nenv IDEMC_FAULT=\n", op.S, build)

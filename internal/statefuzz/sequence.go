@@ -170,7 +170,11 @@ func (s *sequenceRun) compare(ctx context.Context, prev Dump, out Outcome) ([]Di
 	if err != nil {
 		return nil, out.Output, err
 	}
-	return append(diffs, ad...), out.Output, nil
+	ld, err := s.latestDiffs(ctx, out)
+	if err != nil {
+		return nil, out.Output, err
+	}
+	return append(append(diffs, ad...), ld...), out.Output, nil
 }
 
 // previous is the warehouse now: the last comparison's reading when
@@ -251,6 +255,10 @@ func (s *sequenceRun) act(ctx context.Context, op Op) (after string, diffs []Dif
 		early := o.Signaled && strings.TrimSpace(o.Output) == ""
 		if sent && !late && !early && (o.Exit != 130 || o.Signaled) {
 			return "interrupt", []Difference{{What: "interrupt", Detail: fmt.Sprintf("an interrupted build must exit 130 (interrupted); it exited %d %s after SIGINT (died of the signal: %v)", o.Exit, lag.Round(time.Millisecond), o.Signaled)}}, o.Output, nil
+		}
+	case OpDropLatest:
+		if err := s.w.Exec(ctx, s.w.dropLatest()); err != nil && !isMissing(err) {
+			return "drop", nil, "", err
 		}
 	case OpVerify:
 		runIdemc(ctx, s.c.Bin, s.w, nil, "verify", "--as-of", AsOf, "--threads", fmt.Sprint(s.threads))

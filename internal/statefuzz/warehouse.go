@@ -166,6 +166,11 @@ func (w *Warehouse) dropStatements(p *Project, node, mode string, isView bool) [
 	}
 }
 
+// dropLatest is the engine SQL of OpDropLatest.
+func (w *Warehouse) dropLatest() string {
+	return "DROP TABLE IF EXISTS " + w.Dialect().Qualify(plan.StateIn(w.Schemas.Target()).Latest)
+}
+
 // isMissing recognises "no such relation" errors: emptying a relation that
 // is not there (not built yet, or built elsewhere) is not a failure of the
 // operation.

@@ -21,6 +21,7 @@ func NewDialect() Dialect {
 		Median:        func(x string) string { return "median(" + x + ")" },
 		CurrentSchema: "current_schema()",
 		Engine:        "duckdb", QuoteOpen: '"', QuoteEnd: '"', TextType: "VARCHAR",
+		Latest:            sqlgen.LatestOnConflict,
 		Text:              "VARCHAR",
 		DropSchemaCascade: true,
 		TypeFamily:        sqlgen.Families(typeFamilies, true),

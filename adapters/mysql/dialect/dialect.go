@@ -35,6 +35,7 @@ func NewDialect() Dialect {
 		// that each unit's audit UPDATE reads (and InnoDB locks) its own
 		// row, not every row of the table (auditKeyMigration).
 		KeyText: "VARCHAR(255)", AuditIndex: true,
+		Latest: sqlgen.LatestOnDuplicate, NameText: "VARCHAR(64)",
 		HexToInt:              func(h string) string { return "CAST(conv(" + h + ", 16, 10) AS UNSIGNED)" },
 		StringEscapeBackslash: true,
 		DeleteFrom:            func(dest, alias string) string { return "DELETE " + alias + " FROM " + dest + " AS " + alias },

@@ -24,6 +24,7 @@ func NewDialect() Dialect {
 		IdentLimit:    adapters.IdentLimit{Name: 63, Column: 63, Bytes: true}, // NAMEDATALEN-1; longer names are cut silently
 		CurrentSchema: "current_schema()",
 		Engine:        "postgres", QuoteOpen: '"', QuoteEnd: '"', TextType: "TEXT",
+		Latest:  sqlgen.LatestOnConflict,
 		Text:    "TEXT",
 		Decimal: func(p, s int) string { return fmt.Sprintf("numeric(%d,%d)", p, s) },
 		PartitionIndexDDL: func(table, index, column string) string {

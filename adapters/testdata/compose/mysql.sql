@@ -4,6 +4,10 @@ CREATE TABLE IF NOT EXISTS `analytics`.`events` AS
 SELECT * FROM (
 SELECT id, d, amount, note FROM raw.events
 ) AS idemc_shape LIMIT 0;
+-- [latest_start] the unit's latest state: running (committed on its own)
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('events', '2026-07-02', 'analytics', 'events', '20260703T060000.000Z-cafe0001', 'running', NULL, NULL, NULL, 1, 'h', 'prod', NULL, NULL, NULL, NULL, NULL)
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('20260703T060000.000Z-cafe0001', 'events', '2026-07-02', 'running', NULL, NULL, NULL, 1, 'h', NULL, 'prod', NULL, NULL, NULL, NULL, NULL);
@@ -51,6 +55,10 @@ START TRANSACTION;
 -- [audit_finish] record success with the row count, in the write's transaction
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '2026-07-02';
+-- [latest_end] the unit's latest state, with its audit row
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('events', '2026-07-02', 'analytics', 'events__idemc_new', '20260703T060000.000Z-cafe0001', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', 'prod', NULL, NULL, <checks>, NULL, NULL)
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
 -- [commit] 
 COMMIT;
 -- [cleanup] the copy, left by a failed unit or replaced by the swap
@@ -64,6 +72,10 @@ CREATE TABLE IF NOT EXISTS `analytics`.`events` AS
 SELECT * FROM (
 SELECT id, d, amount, note FROM raw.events
 ) AS idemc_shape LIMIT 0;
+-- [latest_start] the unit's latest state: running (committed on its own)
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('events', '', 'analytics', 'events', '20260703T060000.000Z-cafe0001', 'running', NULL, NULL, NULL, 1, 'h', 'prod', NULL, NULL, NULL, NULL, NULL)
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('20260703T060000.000Z-cafe0001', 'events', '', 'running', NULL, NULL, NULL, 1, 'h', NULL, 'prod', NULL, NULL, NULL, NULL, NULL);
@@ -117,6 +129,10 @@ SELECT 'events', CAST(max(`d`) AS CHAR), '20260703T060000.000Z-cafe0001', NULL F
 -- [audit_finish] record success with the row count, in the write's transaction
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
+-- [latest_end] the unit's latest state, with its audit row
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('events', '', 'analytics', 'events__idemc_new', '20260703T060000.000Z-cafe0001', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', 'prod', NULL, NULL, <checks>, NULL, NULL)
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
 -- [commit] 
 COMMIT;
 -- [cleanup] drop the batch
@@ -135,6 +151,10 @@ DROP TABLE IF EXISTS `analytics`.`events__idemc_old`;
 DROP VIEW IF EXISTS `analytics`.`events__idemc_new`;
 -- [schema] a leftover view or table from a dead run
 DROP TABLE IF EXISTS `analytics`.`events__idemc_new`;
+-- [latest_start] the unit's latest state: running (committed on its own)
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('events', '', 'analytics', 'events__idemc_new', '20260703T060000.000Z-cafe0001', 'running', NULL, NULL, NULL, 1, 'h', 'prod', NULL, NULL, NULL, NULL, NULL)
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('20260703T060000.000Z-cafe0001', 'events', '', 'running', NULL, NULL, NULL, 1, 'h', NULL, 'prod', NULL, NULL, NULL, NULL, NULL);
@@ -154,6 +174,10 @@ DROP TABLE IF EXISTS `analytics`.`events__idemc_old`;
 -- [audit_finish] record success with the row count
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
+-- [latest_end] the unit's latest state, with its audit row
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('events', '', 'analytics', 'events__idemc_new', '20260703T060000.000Z-cafe0001', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', 'prod', NULL, NULL, <checks>, NULL, NULL)
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
 -- [cleanup] release the destination's lock
 SELECT RELEASE_LOCK('idemc:analytics.events__idemc_new');
 -- [cleanup] the view, left by a failed unit

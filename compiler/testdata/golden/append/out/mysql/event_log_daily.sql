@@ -6,15 +6,19 @@ SELECT event_id, event_date, kind
 FROM `raw`.`events`
 WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('event_log_daily', '2026-07-02', 'analytics', 'event_log_daily', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '585cb0efe1334432', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '6a7393372750f766f893af19', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'event_log_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '585cb0efe1334432', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '6a7393372750f766f893af19', 'r:r1');
--- 3. begin
+-- 4. begin
 START TRANSACTION;
--- 4. lock: serialize writers of this unit until commit
+-- 5. lock: serialize writers of this unit until commit
 --    lock `analytics`.`event_log_daily`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.event_log_daily')
 SELECT GET_LOCK('idemc:analytics.event_log_daily', 600);
--- 5. insert: append the batch (allow_append: a rerun adds the rows again)
+-- 6. insert: append the batch (allow_append: a rerun adds the rows again)
 INSERT INTO `analytics`.`event_log_daily` (`event_id`, `event_date`, `kind`)
 SELECT `event_id`, `event_date`, `kind` FROM (
 SELECT * FROM (
@@ -24,15 +28,19 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE (`event_date` >= DATE '2026-07-02' AND `event_date` < DATE '2026-07-03') OR `event_date` IS NULL
 ) AS idemc_batch;
--- 6. validate: a NULL event_date would land in no partition
+-- 7. validate: a NULL event_date would land in no partition
 SELECT count(*) AS n FROM `analytics`.`event_log_daily`
 WHERE `event_date` IS NULL
 HAVING count(*) > 0;
--- 7. audit_finish: record success with the row count, in the write's transaction
+-- 8. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM `analytics`.`event_log_daily` AS t WHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'event_log_daily' AND partition_key = '2026-07-02';
--- 8. commit
+-- 9. latest_end: the unit's latest state, with its audit row
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('event_log_daily', '2026-07-02', 'analytics', 'event_log_daily', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '585cb0efe1334432', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '6a7393372750f766f893af19', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 10. commit
 COMMIT;
--- 9. cleanup: release the unit's lock
+-- 11. cleanup: release the unit's lock
 SELECT RELEASE_LOCK('idemc:analytics.event_log_daily');

@@ -5,42 +5,50 @@ SELECT * FROM (
 SELECT source_system, order_id, status, amount
 FROM `raw`.`orders`
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('order_status', '', 'analytics', 'order_status', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '9b5106c0038c4e43', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '56fed8104afcc336ffeb0768', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'order_status', '', 'running', NULL, <started_at>, NULL, <attempt>, '9b5106c0038c4e43', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '56fed8104afcc336ffeb0768', 'r:r1');
--- 3. begin
+-- 4. begin
 START TRANSACTION;
--- 4. lock: serialize writers of this unit until commit
+-- 5. lock: serialize writers of this unit until commit
 --    lock `analytics`.`order_status`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.order_status')
 SELECT GET_LOCK('idemc:analytics.order_status', 600);
--- 5. stage: the batch
+-- 6. stage: the batch
 CREATE TEMPORARY TABLE `order_status__idemc_stage` AS
 SELECT source_system, order_id, status, amount
 FROM `raw`.`orders`;
--- 6. validate: refuse a batch that repeats a key before writing anything
+-- 7. validate: refuse a batch that repeats a key before writing anything
 SELECT `source_system`, `order_id`, count(*) AS n FROM `order_status__idemc_stage`
 GROUP BY `source_system`, `order_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 7. delete: delete the batch's keys (null-safe)
+-- 8. delete: delete the batch's keys (null-safe)
 DELETE t FROM `analytics`.`order_status` AS t
 WHERE EXISTS (SELECT 1 FROM `order_status__idemc_stage` AS s WHERE t.`source_system` <=> s.`source_system` AND t.`order_id` <=> s.`order_id`);
--- 8. insert: write the batch
+-- 9. insert: write the batch
 INSERT INTO `analytics`.`order_status` (`source_system`, `order_id`, `status`, `amount`)
 SELECT `source_system`, `order_id`, `status`, `amount` FROM `order_status__idemc_stage`;
--- 9. check: check unique(source_system, order_id) (error)
+-- 10. check: check unique(source_system, order_id) (error)
 SELECT t.`source_system`, t.`order_id`, count(*) AS n FROM `analytics`.`order_status` AS t
 WHERE EXISTS (SELECT 1 FROM `order_status__idemc_stage` AS s WHERE t.`source_system` <=> s.`source_system` AND t.`order_id` <=> s.`order_id`)
 GROUP BY t.`source_system`, t.`order_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 10. audit_finish: record success with the row count, in the write's transaction
+-- 11. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM `order_status__idemc_stage`
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'order_status' AND partition_key = '';
--- 11. cleanup: drop the batch
+-- 12. latest_end: the unit's latest state, with its audit row
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('order_status', '', 'analytics', 'order_status', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '9b5106c0038c4e43', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '56fed8104afcc336ffeb0768', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 13. cleanup: drop the batch
 DROP TEMPORARY TABLE IF EXISTS `order_status__idemc_stage`;
--- 12. commit
+-- 14. commit
 COMMIT;
--- 13. cleanup: release the unit's lock
+-- 15. cleanup: release the unit's lock
 SELECT RELEASE_LOCK('idemc:analytics.order_status');

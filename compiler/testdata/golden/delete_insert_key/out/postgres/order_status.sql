@@ -5,38 +5,48 @@ SELECT * FROM (
 SELECT source_system, order_id, status, amount
 FROM "raw"."orders"
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('order_status', '', 'analytics', 'order_status', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '5f6df39988869d75', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'e213f3a81739babe674c66e7', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'order_status', '', 'running', NULL, <started_at>, NULL, <attempt>, '5f6df39988869d75', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'e213f3a81739babe674c66e7', 'r:r1');
--- 3. begin
+-- 4. begin
 BEGIN;
--- 4. lock: serialize writers of this unit until commit
+-- 5. lock: serialize writers of this unit until commit
 --    lock "analytics"."order_status"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."order_status"', 0));
--- 5. stage: the batch
+-- 6. stage: the batch
 CREATE TEMP TABLE "order_status__idemc_stage" ON COMMIT DROP AS
 SELECT source_system, order_id, status, amount
 FROM "raw"."orders";
--- 6. validate: refuse a batch that repeats a key before writing anything
+-- 7. validate: refuse a batch that repeats a key before writing anything
 SELECT "source_system", "order_id", count(*) AS n FROM "order_status__idemc_stage"
 GROUP BY "source_system", "order_id"
 HAVING count(*) > 1
 LIMIT 5;
--- 7. delete: delete the batch's keys (null-safe)
+-- 8. delete: delete the batch's keys (null-safe)
 DELETE FROM "analytics"."order_status" AS t
 WHERE EXISTS (SELECT 1 FROM "order_status__idemc_stage" AS s WHERE t."source_system" IS NOT DISTINCT FROM s."source_system" AND t."order_id" IS NOT DISTINCT FROM s."order_id");
--- 8. insert: write the batch
+-- 9. insert: write the batch
 INSERT INTO "analytics"."order_status" ("source_system", "order_id", "status", "amount")
 SELECT "source_system", "order_id", "status", "amount" FROM "order_status__idemc_stage";
--- 9. check: check unique(source_system, order_id) (error)
+-- 10. check: check unique(source_system, order_id) (error)
 SELECT t."source_system", t."order_id", count(*) AS n FROM "analytics"."order_status" AS t
 WHERE EXISTS (SELECT 1 FROM "order_status__idemc_stage" AS s WHERE t."source_system" IS NOT DISTINCT FROM s."source_system" AND t."order_id" IS NOT DISTINCT FROM s."order_id")
 GROUP BY t."source_system", t."order_id"
 HAVING count(*) > 1
 LIMIT 5;
--- 10. audit_finish: record success with the row count, in the write's transaction
+-- 11. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "order_status__idemc_stage"
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'order_status' AND partition_key = '';
--- 11. commit
+-- 12. latest_end: the unit's latest state, with its audit row
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('order_status', '', 'analytics', 'order_status', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '5f6df39988869d75', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'e213f3a81739babe674c66e7', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 13. commit
 COMMIT;

@@ -11,15 +11,20 @@ SELECT
 FROM "main"."stg_events"
 WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "main"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('events_daily', '2026-07-02', 'main', 'events_daily', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, 'f66727feb0e8e8ba', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '27bb2b966e4131e674d50928', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'events_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'f66727feb0e8e8ba', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '27bb2b966e4131e674d50928', 'r:r1');
--- 3. begin
+-- 4. begin
 BEGIN TRANSACTION;
--- 4. delete: replace the partition window 2026-07-02
+-- 5. delete: replace the partition window 2026-07-02
 DELETE FROM "main"."events_daily" AS t
 WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03';
--- 5. insert: write the partition
+-- 6. insert: write the partition
 INSERT INTO "main"."events_daily" ("event_key", "event_date", "user_id", "amount_cents", "source_system")
 SELECT "event_key", "event_date", "user_id", "amount_cents", "source_system" FROM (
 SELECT * FROM (
@@ -34,38 +39,43 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE ("event_date" >= DATE '2026-07-02' AND "event_date" < DATE '2026-07-03') OR "event_date" IS NULL
 ) AS idemc_batch;
--- 6. validate: a NULL event_date would land in no partition
+-- 7. validate: a NULL event_date would land in no partition
 SELECT count(*) AS n FROM "main"."events_daily"
 WHERE "event_date" IS NULL
 HAVING count(*) > 0;
--- 7. check: check expect(sum(amount_cents) >= 0) (error)
+-- 8. check: check expect(sum(amount_cents) >= 0) (error)
 SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok, count(*) AS n FROM "main"."events_daily" AS t
 WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03') AS c
 WHERE n > 0 AND NOT coalesce(ok, FALSE);
--- 8. check: check min_rows(1) (warn)
+-- 9. check: check min_rows(1) (warn)
 SELECT n FROM (SELECT count(*) AS n FROM "main"."events_daily" AS t
 WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03') AS c
 WHERE n < 1;
--- 9. check: check not_null(event_key, event_date, user_id) (error)
+-- 10. check: check not_null(event_key, event_date, user_id) (error)
 SELECT * FROM "main"."events_daily" AS t
 WHERE (t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03') AND (t."event_key" IS NULL OR t."event_date" IS NULL OR t."user_id" IS NULL)
 LIMIT 5;
--- 10. check: check row_count_matches(stg_events) (error)
+-- 11. check: check row_count_matches(stg_events) (error)
 SELECT w.n AS written, s.n AS source FROM
 (SELECT count(*) AS n FROM "main"."events_daily" AS t
 WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03') AS w,
 (SELECT count(*) AS n FROM "main"."stg_events" AS src
 WHERE src."event_date" >= DATE '2026-07-02' AND src."event_date" < DATE '2026-07-03') AS s
 WHERE w.n <> s.n;
--- 11. check: check unique(event_key) (error)
+-- 12. check: check unique(event_key) (error)
 SELECT t."event_key", count(*) AS n FROM "main"."events_daily" AS t
 WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03'
 GROUP BY t."event_key"
 HAVING count(*) > 1
 LIMIT 5;
--- 12. audit_finish: record success with the row count, in the write's transaction
+-- 13. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "main"."events_daily" AS t WHERE t."event_date" >= DATE '2026-07-02' AND t."event_date" < DATE '2026-07-03'
 UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
--- 13. commit
+-- 14. latest_end: the unit's latest state, with its audit row
+INSERT INTO "main"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('events_daily', '2026-07-02', 'main', 'events_daily', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'f66727feb0e8e8ba', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '27bb2b966e4131e674d50928', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 15. commit
 COMMIT;

@@ -1,10 +1,15 @@
 -- unit stg_events  partition -  (view)
--- 1. audit_start: record the unit as running (committed on its own)
+-- 1. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "main"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('stg_events', '', 'main', 'stg_events', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, 'c1cd0359afd39de2', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'ef0acdc0cba699bdb94731c8', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'stg_events', '', 'running', NULL, <started_at>, NULL, <attempt>, 'c1cd0359afd39de2', 'g1', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'ef0acdc0cba699bdb94731c8', 'r:r1');
--- 2. begin
+-- 3. begin
 BEGIN TRANSACTION;
--- 3. publish: replace the view
+-- 4. publish: replace the view
 CREATE OR REPLACE VIEW "main"."stg_events" AS
 -- The latest version of every event; late rows arrive with a later loaded_at.
 SELECT source_system, source_id, event_version, event_date, user_id, amount, loaded_at
@@ -15,12 +20,17 @@ FROM (
   FROM "raw"."staging_events" AS e
 ) AS versions
 WHERE version_rank = 1;
--- 4. check: check not_null(source_system, source_id) (error) over the whole view
+-- 5. check: check not_null(source_system, source_id) (error) over the whole view
 SELECT * FROM "main"."stg_events" AS t
 WHERE (t."source_system" IS NULL OR t."source_id" IS NULL)
 LIMIT 5;
--- 5. audit_finish: record success with the row count, in the write's transaction
+-- 6. audit_finish: record success with the row count, in the write's transaction
 UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'stg_events' AND partition_key = '';
--- 6. commit
+-- 7. latest_end: the unit's latest state, with its audit row
+INSERT INTO "main"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('stg_events', '', 'main', 'stg_events', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'c1cd0359afd39de2', 'local', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'ef0acdc0cba699bdb94731c8', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 8. commit
 COMMIT;

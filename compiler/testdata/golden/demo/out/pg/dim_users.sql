@@ -11,15 +11,20 @@ SELECT
 FROM "raw"."users"
 WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '2026-07-03 05:55:00'
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('dim_users', '', 'analytics', 'dim_users', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '334bc6642be6cf2b', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7562798cd105ff456e13046f', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'dim_users', '', 'running', NULL, <started_at>, NULL, <attempt>, '334bc6642be6cf2b', 'g1', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7562798cd105ff456e13046f', 'r:r1');
--- 3. begin
+-- 4. begin
 BEGIN;
--- 4. lock: serialize writers of this unit until commit
+-- 5. lock: serialize writers of this unit until commit
 --    lock "analytics"."dim_users"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."dim_users"', 0));
--- 5. stage: the batch
+-- 6. stage: the batch
 CREATE TEMP TABLE "dim_users__idemc_stage" ON COMMIT DROP AS
 SELECT
   user_id,
@@ -29,40 +34,45 @@ SELECT
   'shop' AS first_loaded_by
 FROM "raw"."users"
 WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '2026-07-03 05:55:00';
--- 6. validate: refuse a batch that repeats a key before writing anything
+-- 7. validate: refuse a batch that repeats a key before writing anything
 SELECT "user_id", count(*) AS n FROM "dim_users__idemc_stage"
 GROUP BY "user_id"
 HAVING count(*) > 1
 LIMIT 5;
--- 7. merge: update matched keys, insert new ones (null-safe)
+-- 8. merge: update matched keys, insert new ones (null-safe)
 MERGE INTO "analytics"."dim_users" AS t
 USING "dim_users__idemc_stage" AS s
 ON t."user_id" IS NOT DISTINCT FROM s."user_id"
 WHEN MATCHED THEN UPDATE SET "name" = s."name", "country" = s."country", "updated_at" = s."updated_at"
 WHEN NOT MATCHED THEN INSERT ("user_id", "name", "country", "updated_at", "first_loaded_by") VALUES (s."user_id", s."name", s."country", s."updated_at", s."first_loaded_by");
--- 8. check: check accepted_values(country) (error)
+-- 9. check: check accepted_values(country) (error)
 SELECT t."country", count(*) AS n FROM "analytics"."dim_users" AS t
 WHERE (EXISTS (SELECT 1 FROM "dim_users__idemc_stage" AS s WHERE t."user_id" IS NOT DISTINCT FROM s."user_id")) AND t."country" IS NOT NULL AND t."country" NOT IN ('DE', 'FR', 'US', 'JP')
 GROUP BY t."country"
 LIMIT 5;
--- 9. check: check not_null(user_id) (error)
+-- 10. check: check not_null(user_id) (error)
 SELECT * FROM "analytics"."dim_users" AS t
 WHERE (EXISTS (SELECT 1 FROM "dim_users__idemc_stage" AS s WHERE t."user_id" IS NOT DISTINCT FROM s."user_id")) AND (t."user_id" IS NULL)
 LIMIT 5;
--- 10. check: check unique(user_id) (error)
+-- 11. check: check unique(user_id) (error)
 SELECT t."user_id", count(*) AS n FROM "analytics"."dim_users" AS t
 WHERE EXISTS (SELECT 1 FROM "dim_users__idemc_stage" AS s WHERE t."user_id" IS NOT DISTINCT FROM s."user_id")
 GROUP BY t."user_id"
 HAVING count(*) > 1
 LIMIT 5;
--- 11. state: forget the old high-water mark if the batch has rows
+-- 12. state: forget the old high-water mark if the batch has rows
 DELETE FROM "analytics"."idemc_state" WHERE job_name = 'dim_users' AND EXISTS (SELECT 1 FROM "dim_users__idemc_stage" WHERE "updated_at" IS NOT NULL);
--- 12. state: record the batch's maximum updated_at
+-- 13. state: record the batch's maximum updated_at
 INSERT INTO "analytics"."idemc_state" (job_name, high_water, run_id, updated_at)
 SELECT 'dim_users', CAST(max("updated_at") AS TEXT), 'r1', NULL FROM "dim_users__idemc_stage" HAVING max("updated_at") IS NOT NULL;
--- 13. audit_finish: record success with the row count, in the write's transaction
+-- 14. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "dim_users__idemc_stage"
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'dim_users' AND partition_key = '';
--- 14. commit
+-- 15. latest_end: the unit's latest state, with its audit row
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('dim_users', '', 'analytics', 'dim_users', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '334bc6642be6cf2b', 'pg', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '7562798cd105ff456e13046f', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 16. commit
 COMMIT;

@@ -4,30 +4,38 @@ CREATE TABLE IF NOT EXISTS `analytics`.`daily_revenue_by_country_and_product_cat
 SELECT * FROM (
 SELECT country, sum(amount) AS amount FROM `raw`.`orders` GROUP BY country
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('revenue', '', 'analytics', 'daily_revenue_by_country_and_product_category_for_finance_rep_x6', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '4ca49fa96532750e', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f05158c99d44b012acd922df', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'revenue', '', 'running', NULL, <started_at>, NULL, <attempt>, '4ca49fa96532750e', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f05158c99d44b012acd922df', 'r:r1');
--- 3. lock: serialize writers of this table across build, check and publish
+-- 4. lock: serialize writers of this table across build, check and publish
 --    lock `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.daily_revenue_by_country_and_pro#5dd6a54b')
 SELECT GET_LOCK('idemc:analytics.daily_revenue_by_country_and_pro#5dd6a54b', 600);
--- 4. stage: a leftover build from a dead run
+-- 5. stage: a leftover build from a dead run
 DROP TABLE IF EXISTS `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_new`;
--- 5. stage: a leftover previous table from a run that died after its swap
+-- 6. stage: a leftover previous table from a run that died after its swap
 DROP TABLE IF EXISTS `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_old`;
--- 6. stage: a previous view (the model was a view) from a run that died after its swap
+-- 7. stage: a previous view (the model was a view) from a run that died after its swap
 DROP VIEW IF EXISTS `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_old`;
--- 7. stage: build the new table aside
+-- 8. stage: build the new table aside
 CREATE TABLE `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_new` AS
 SELECT country, sum(amount) AS amount FROM `raw`.`orders` GROUP BY country;
--- 8. publish: swap it in atomically
+-- 9. publish: swap it in atomically
 RENAME TABLE `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6` TO `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_old`, `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_new` TO `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6`;
--- 9. cleanup: drop the previous table
+-- 10. cleanup: drop the previous table
 DROP TABLE IF EXISTS `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_old`;
--- 10. cleanup: or the previous view, when the model was a view
+-- 11. cleanup: or the previous view, when the model was a view
 DROP VIEW IF EXISTS `analytics`.`daily_revenue_by_country_and_product_categor_4b8be76f__idemc_old`;
--- 11. audit_finish: record success with the row count
+-- 12. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`daily_revenue_by_country_and_product_category_for_finance_rep_x6`
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'revenue' AND partition_key = '';
--- 12. cleanup: release the destination's lock
+-- 13. latest_end: the unit's latest state, with its audit row
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('revenue', '', 'analytics', 'daily_revenue_by_country_and_product_category_for_finance_rep_x6', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '4ca49fa96532750e', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'f05158c99d44b012acd922df', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 14. cleanup: release the destination's lock
 SELECT RELEASE_LOCK('idemc:analytics.daily_revenue_by_country_and_pro#5dd6a54b');

@@ -5,34 +5,44 @@ SELECT * FROM (
 SELECT source_system, user_id, name, country, created_at
 FROM "raw"."users"
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "main"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('customers', '', 'main', 'customers', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, 'fcfbe0cc26a17670', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7f5a767a3e4de497b9270fe1', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'customers', '', 'running', NULL, <started_at>, NULL, <attempt>, 'fcfbe0cc26a17670', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7f5a767a3e4de497b9270fe1', 'r:r1');
--- 3. begin
+-- 4. begin
 BEGIN TRANSACTION;
--- 4. stage: the batch
+-- 5. stage: the batch
 CREATE OR REPLACE TEMP TABLE "customers__idemc_stage" AS
 SELECT source_system, user_id, name, country, created_at
 FROM "raw"."users";
--- 5. validate: refuse a batch that repeats a key before writing anything
+-- 6. validate: refuse a batch that repeats a key before writing anything
 SELECT "source_system", "user_id", count(*) AS n FROM "customers__idemc_stage"
 GROUP BY "source_system", "user_id"
 HAVING count(*) > 1
 LIMIT 5;
--- 6. delete: full refresh: replace every row
+-- 7. delete: full refresh: replace every row
 DELETE FROM "main"."customers";
--- 7. insert: write the batch
+-- 8. insert: write the batch
 INSERT INTO "main"."customers" ("source_system", "user_id", "name", "country", "created_at")
 SELECT "source_system", "user_id", "name", "country", "created_at" FROM "customers__idemc_stage";
--- 8. check: check not_null(user_id) (error)
+-- 9. check: check not_null(user_id) (error)
 SELECT * FROM "main"."customers" AS t
 WHERE (EXISTS (SELECT 1 FROM "customers__idemc_stage" AS s WHERE t."source_system" IS NOT DISTINCT FROM s."source_system" AND t."user_id" IS NOT DISTINCT FROM s."user_id")) AND (t."user_id" IS NULL)
 LIMIT 5;
--- 9. audit_finish: record success with the row count, in the write's transaction
+-- 10. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "customers__idemc_stage"
 UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
--- 10. cleanup: drop the batch
+-- 11. latest_end: the unit's latest state, with its audit row
+INSERT INTO "main"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('customers', '', 'main', 'customers', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'fcfbe0cc26a17670', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '7f5a767a3e4de497b9270fe1', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 12. cleanup: drop the batch
 DROP TABLE IF EXISTS "customers__idemc_stage";
--- 11. commit
+-- 13. commit
 COMMIT;

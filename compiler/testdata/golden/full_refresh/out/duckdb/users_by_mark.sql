@@ -6,36 +6,46 @@ SELECT user_id, name, updated_at
 FROM "raw"."users"
 WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '2026-07-03 06:00:00'
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "main"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('users_by_mark', '', 'main', 'users_by_mark', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, 'fe20296630d02e65', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '3ae96d7093cc14cf1c8c2c53', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'users_by_mark', '', 'running', NULL, <started_at>, NULL, <attempt>, 'fe20296630d02e65', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '3ae96d7093cc14cf1c8c2c53', 'r:r1');
--- 3. begin
+-- 4. begin
 BEGIN TRANSACTION;
--- 4. stage: the batch
+-- 5. stage: the batch
 CREATE OR REPLACE TEMP TABLE "users_by_mark__idemc_stage" AS
 SELECT user_id, name, updated_at
 FROM "raw"."users"
 WHERE updated_at >= TIMESTAMP '1970-01-01 00:00:00' AND updated_at < TIMESTAMP '2026-07-03 06:00:00';
--- 5. validate: refuse a batch that repeats a key before writing anything
+-- 6. validate: refuse a batch that repeats a key before writing anything
 SELECT "user_id", count(*) AS n FROM "users_by_mark__idemc_stage"
 GROUP BY "user_id"
 HAVING count(*) > 1
 LIMIT 5;
--- 6. delete: full refresh: replace every row
+-- 7. delete: full refresh: replace every row
 DELETE FROM "main"."users_by_mark";
--- 7. insert: write the batch
+-- 8. insert: write the batch
 INSERT INTO "main"."users_by_mark" ("user_id", "name", "updated_at")
 SELECT "user_id", "name", "updated_at" FROM "users_by_mark__idemc_stage";
--- 8. state: forget the old high-water mark if the batch has rows
+-- 9. state: forget the old high-water mark if the batch has rows
 DELETE FROM "main"."idemc_state" WHERE job_name = 'users_by_mark' AND EXISTS (SELECT 1 FROM "users_by_mark__idemc_stage" WHERE "updated_at" IS NOT NULL);
--- 9. state: record the batch's maximum updated_at
+-- 10. state: record the batch's maximum updated_at
 INSERT INTO "main"."idemc_state" (job_name, high_water, run_id, updated_at)
 SELECT 'users_by_mark', CAST(max("updated_at") AS VARCHAR), 'r1', NULL FROM "users_by_mark__idemc_stage" HAVING max("updated_at") IS NOT NULL;
--- 10. audit_finish: record success with the row count, in the write's transaction
+-- 11. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "users_by_mark__idemc_stage"
 UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_by_mark' AND partition_key = '';
--- 11. cleanup: drop the batch
+-- 12. latest_end: the unit's latest state, with its audit row
+INSERT INTO "main"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('users_by_mark', '', 'main', 'users_by_mark', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'fe20296630d02e65', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '3ae96d7093cc14cf1c8c2c53', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 13. cleanup: drop the batch
 DROP TABLE IF EXISTS "users_by_mark__idemc_stage";
--- 12. commit
+-- 14. commit
 COMMIT;

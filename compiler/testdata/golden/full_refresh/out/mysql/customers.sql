@@ -5,39 +5,47 @@ SELECT * FROM (
 SELECT source_system, user_id, name, country, created_at
 FROM `raw`.`users`
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('customers', '', 'analytics', 'customers', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '6b9a09a417cdca27', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7101c479b74812f54f3a4f94', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'customers', '', 'running', NULL, <started_at>, NULL, <attempt>, '6b9a09a417cdca27', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7101c479b74812f54f3a4f94', 'r:r1');
--- 3. begin
+-- 4. begin
 START TRANSACTION;
--- 4. lock: serialize writers of this unit until commit
+-- 5. lock: serialize writers of this unit until commit
 --    lock `analytics`.`customers`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.customers')
 SELECT GET_LOCK('idemc:analytics.customers', 600);
--- 5. stage: the batch
+-- 6. stage: the batch
 CREATE TEMPORARY TABLE `customers__idemc_stage` AS
 SELECT source_system, user_id, name, country, created_at
 FROM `raw`.`users`;
--- 6. validate: refuse a batch that repeats a key before writing anything
+-- 7. validate: refuse a batch that repeats a key before writing anything
 SELECT `source_system`, `user_id`, count(*) AS n FROM `customers__idemc_stage`
 GROUP BY `source_system`, `user_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 7. delete: full refresh: replace every row
+-- 8. delete: full refresh: replace every row
 DELETE FROM `analytics`.`customers`;
--- 8. insert: write the batch
+-- 9. insert: write the batch
 INSERT INTO `analytics`.`customers` (`source_system`, `user_id`, `name`, `country`, `created_at`)
 SELECT `source_system`, `user_id`, `name`, `country`, `created_at` FROM `customers__idemc_stage`;
--- 9. check: check not_null(user_id) (error)
+-- 10. check: check not_null(user_id) (error)
 SELECT * FROM `analytics`.`customers` AS t
 WHERE (EXISTS (SELECT 1 FROM `customers__idemc_stage` AS s WHERE t.`source_system` <=> s.`source_system` AND t.`user_id` <=> s.`user_id`)) AND (t.`user_id` IS NULL)
 LIMIT 5;
--- 10. audit_finish: record success with the row count, in the write's transaction
+-- 11. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM `customers__idemc_stage`
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
--- 11. cleanup: drop the batch
+-- 12. latest_end: the unit's latest state, with its audit row
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('customers', '', 'analytics', 'customers', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '6b9a09a417cdca27', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '7101c479b74812f54f3a4f94', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 13. cleanup: drop the batch
 DROP TEMPORARY TABLE IF EXISTS `customers__idemc_stage`;
--- 12. commit
+-- 14. commit
 COMMIT;
--- 13. cleanup: release the unit's lock
+-- 15. cleanup: release the unit's lock
 SELECT RELEASE_LOCK('idemc:analytics.customers');

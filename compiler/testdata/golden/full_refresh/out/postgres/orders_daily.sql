@@ -8,18 +8,23 @@ WHERE order_date >= DATE '2026-07-01' AND order_date < DATE '2026-07-02'
 ) AS idemc_shape LIMIT 0;
 -- 2. prepare: an index on the partition column: a window's delete and NULL check read only the window
 CREATE INDEX IF NOT EXISTS "orders_daily__idemc_order_date" ON "analytics"."orders_daily" ("order_date");
--- 3. audit_start: record the unit as running (committed on its own)
+-- 3. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('orders_daily', '2026-07-01', 'analytics', 'orders_daily', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '69b5dac6492e4a3e', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'cf56abca21888ebda60584c2', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 4. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_daily', '2026-07-01', 'running', NULL, <started_at>, NULL, <attempt>, '69b5dac6492e4a3e', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'cf56abca21888ebda60584c2', 'r:r1');
--- 4. begin
+-- 5. begin
 BEGIN;
--- 5. lock: serialize writers of this unit until commit
+-- 6. lock: serialize writers of this unit until commit
 --    lock "analytics"."orders_daily"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."orders_daily"/2026-07-01', 0));
--- 6. delete: replace the partition window 2026-07-01
+-- 7. delete: replace the partition window 2026-07-01
 DELETE FROM "analytics"."orders_daily" AS t
 WHERE t."order_date" >= DATE '2026-07-01' AND t."order_date" < DATE '2026-07-02';
--- 7. insert: write the partition
+-- 8. insert: write the partition
 INSERT INTO "analytics"."orders_daily" ("order_id", "order_date", "user_id", "amount")
 SELECT "order_id", "order_date", "user_id", "amount" FROM (
 SELECT * FROM (
@@ -29,25 +34,30 @@ WHERE order_date >= DATE '2026-07-01' AND order_date < DATE '2026-07-02'
 ) AS idemc_batch
 WHERE ("order_date" >= DATE '2026-07-01' AND "order_date" < DATE '2026-07-02') OR "order_date" IS NULL
 ) AS idemc_batch;
--- 8. validate: a NULL order_date would land in no partition
+-- 9. validate: a NULL order_date would land in no partition
 SELECT count(*) AS n FROM "analytics"."orders_daily"
 WHERE "order_date" IS NULL
 HAVING count(*) > 0;
--- 9. check: check not_null(order_id, order_date) (error)
+-- 10. check: check not_null(order_id, order_date) (error)
 SELECT * FROM "analytics"."orders_daily" AS t
 WHERE (t."order_date" >= DATE '2026-07-01' AND t."order_date" < DATE '2026-07-02') AND (t."order_id" IS NULL OR t."order_date" IS NULL)
 LIMIT 5;
--- 10. check: check unique(order_id) (error)
+-- 11. check: check unique(order_id) (error)
 SELECT t."order_id", count(*) AS n FROM "analytics"."orders_daily" AS t
 WHERE t."order_date" >= DATE '2026-07-01' AND t."order_date" < DATE '2026-07-02'
 GROUP BY t."order_id"
 HAVING count(*) > 1
 LIMIT 5;
--- 11. audit_finish: record success with the row count, in the write's transaction
+-- 12. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "analytics"."orders_daily" AS t WHERE t."order_date" >= DATE '2026-07-01' AND t."order_date" < DATE '2026-07-02'
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-01';
--- 12. commit
+-- 13. latest_end: the unit's latest state, with its audit row
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('orders_daily', '2026-07-01', 'analytics', 'orders_daily', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '69b5dac6492e4a3e', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'cf56abca21888ebda60584c2', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 14. commit
 COMMIT;
 
 -- unit orders_daily  partition 2026-07-02  (incremental delete_insert)
@@ -60,18 +70,23 @@ WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 ) AS idemc_shape LIMIT 0;
 -- 2. prepare: an index on the partition column: a window's delete and NULL check read only the window
 CREATE INDEX IF NOT EXISTS "orders_daily__idemc_order_date" ON "analytics"."orders_daily" ("order_date");
--- 3. audit_start: record the unit as running (committed on its own)
+-- 3. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('orders_daily', '2026-07-02', 'analytics', 'orders_daily', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '69b5dac6492e4a3e', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'cf56abca21888ebda60584c2', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 4. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '69b5dac6492e4a3e', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'cf56abca21888ebda60584c2', 'r:r1');
--- 4. begin
+-- 5. begin
 BEGIN;
--- 5. lock: serialize writers of this unit until commit
+-- 6. lock: serialize writers of this unit until commit
 --    lock "analytics"."orders_daily"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."orders_daily"/2026-07-02', 0));
--- 6. delete: replace the partition window 2026-07-02
+-- 7. delete: replace the partition window 2026-07-02
 DELETE FROM "analytics"."orders_daily" AS t
 WHERE t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03';
--- 7. insert: write the partition
+-- 8. insert: write the partition
 INSERT INTO "analytics"."orders_daily" ("order_id", "order_date", "user_id", "amount")
 SELECT "order_id", "order_date", "user_id", "amount" FROM (
 SELECT * FROM (
@@ -81,25 +96,30 @@ WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE ("order_date" >= DATE '2026-07-02' AND "order_date" < DATE '2026-07-03') OR "order_date" IS NULL
 ) AS idemc_batch;
--- 8. validate: a NULL order_date would land in no partition
+-- 9. validate: a NULL order_date would land in no partition
 SELECT count(*) AS n FROM "analytics"."orders_daily"
 WHERE "order_date" IS NULL
 HAVING count(*) > 0;
--- 9. check: check not_null(order_id, order_date) (error)
+-- 10. check: check not_null(order_id, order_date) (error)
 SELECT * FROM "analytics"."orders_daily" AS t
 WHERE (t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03') AND (t."order_id" IS NULL OR t."order_date" IS NULL)
 LIMIT 5;
--- 10. check: check unique(order_id) (error)
+-- 11. check: check unique(order_id) (error)
 SELECT t."order_id", count(*) AS n FROM "analytics"."orders_daily" AS t
 WHERE t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03'
 GROUP BY t."order_id"
 HAVING count(*) > 1
 LIMIT 5;
--- 11. audit_finish: record success with the row count, in the write's transaction
+-- 12. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "analytics"."orders_daily" AS t WHERE t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03'
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
--- 12. commit
+-- 13. latest_end: the unit's latest state, with its audit row
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('orders_daily', '2026-07-02', 'analytics', 'orders_daily', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '69b5dac6492e4a3e', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'cf56abca21888ebda60584c2', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 14. commit
 COMMIT;
 
 -- unit orders_daily  partition 2026-07-03  (incremental delete_insert)
@@ -112,18 +132,23 @@ WHERE order_date >= DATE '2026-07-03' AND order_date < DATE '2026-07-04'
 ) AS idemc_shape LIMIT 0;
 -- 2. prepare: an index on the partition column: a window's delete and NULL check read only the window
 CREATE INDEX IF NOT EXISTS "orders_daily__idemc_order_date" ON "analytics"."orders_daily" ("order_date");
--- 3. audit_start: record the unit as running (committed on its own)
+-- 3. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('orders_daily', '2026-07-03', 'analytics', 'orders_daily', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '69b5dac6492e4a3e', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'cf56abca21888ebda60584c2', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 4. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_daily', '2026-07-03', 'running', NULL, <started_at>, NULL, <attempt>, '69b5dac6492e4a3e', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'cf56abca21888ebda60584c2', 'r:r1');
--- 4. begin
+-- 5. begin
 BEGIN;
--- 5. lock: serialize writers of this unit until commit
+-- 6. lock: serialize writers of this unit until commit
 --    lock "analytics"."orders_daily"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."orders_daily"/2026-07-03', 0));
--- 6. delete: replace the partition window 2026-07-03
+-- 7. delete: replace the partition window 2026-07-03
 DELETE FROM "analytics"."orders_daily" AS t
 WHERE t."order_date" >= DATE '2026-07-03' AND t."order_date" < DATE '2026-07-04';
--- 7. insert: write the partition
+-- 8. insert: write the partition
 INSERT INTO "analytics"."orders_daily" ("order_id", "order_date", "user_id", "amount")
 SELECT "order_id", "order_date", "user_id", "amount" FROM (
 SELECT * FROM (
@@ -133,23 +158,28 @@ WHERE order_date >= DATE '2026-07-03' AND order_date < DATE '2026-07-04'
 ) AS idemc_batch
 WHERE ("order_date" >= DATE '2026-07-03' AND "order_date" < DATE '2026-07-04') OR "order_date" IS NULL
 ) AS idemc_batch;
--- 8. validate: a NULL order_date would land in no partition
+-- 9. validate: a NULL order_date would land in no partition
 SELECT count(*) AS n FROM "analytics"."orders_daily"
 WHERE "order_date" IS NULL
 HAVING count(*) > 0;
--- 9. check: check not_null(order_id, order_date) (error)
+-- 10. check: check not_null(order_id, order_date) (error)
 SELECT * FROM "analytics"."orders_daily" AS t
 WHERE (t."order_date" >= DATE '2026-07-03' AND t."order_date" < DATE '2026-07-04') AND (t."order_id" IS NULL OR t."order_date" IS NULL)
 LIMIT 5;
--- 10. check: check unique(order_id) (error)
+-- 11. check: check unique(order_id) (error)
 SELECT t."order_id", count(*) AS n FROM "analytics"."orders_daily" AS t
 WHERE t."order_date" >= DATE '2026-07-03' AND t."order_date" < DATE '2026-07-04'
 GROUP BY t."order_id"
 HAVING count(*) > 1
 LIMIT 5;
--- 11. audit_finish: record success with the row count, in the write's transaction
+-- 12. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "analytics"."orders_daily" AS t WHERE t."order_date" >= DATE '2026-07-03' AND t."order_date" < DATE '2026-07-04'
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-03';
--- 12. commit
+-- 13. latest_end: the unit's latest state, with its audit row
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('orders_daily', '2026-07-03', 'analytics', 'orders_daily', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '69b5dac6492e4a3e', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'cf56abca21888ebda60584c2', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 14. commit
 COMMIT;

@@ -8,15 +8,20 @@ FROM "raw"."orders"
 WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 ) AS idemc_lineage
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "main"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('orders_daily', '2026-07-02', 'main', 'orders_daily', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '689dc16c7ba91ba9', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '9c19ba4dfbe1eed41a187fb7', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '689dc16c7ba91ba9', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '9c19ba4dfbe1eed41a187fb7', 'r:r1');
--- 3. begin
+-- 4. begin
 BEGIN TRANSACTION;
--- 4. delete: replace the partition window 2026-07-02 (insert_overwrite is delete + insert on this engine)
+-- 5. delete: replace the partition window 2026-07-02 (insert_overwrite is delete + insert on this engine)
 DELETE FROM "main"."orders_daily" AS t
 WHERE t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03';
--- 5. insert: write the partition
+-- 6. insert: write the partition
 INSERT INTO "main"."orders_daily" ("order_id", "order_date", "user_id", "amount", "_idemc_run_id", "_idemc_as_of")
 SELECT "order_id", "order_date", "user_id", "amount", "_idemc_run_id", "_idemc_as_of" FROM (
 SELECT * FROM (
@@ -28,23 +33,28 @@ WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE ("order_date" >= DATE '2026-07-02' AND "order_date" < DATE '2026-07-03') OR "order_date" IS NULL
 ) AS idemc_batch;
--- 6. validate: a NULL order_date would land in no partition
+-- 7. validate: a NULL order_date would land in no partition
 SELECT count(*) AS n FROM "main"."orders_daily"
 WHERE "order_date" IS NULL
 HAVING count(*) > 0;
--- 7. check: check not_null(order_id) (error)
+-- 8. check: check not_null(order_id) (error)
 SELECT * FROM "main"."orders_daily" AS t
 WHERE (t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03') AND (t."order_id" IS NULL)
 LIMIT 5;
--- 8. check: check unique(order_id) (error)
+-- 9. check: check unique(order_id) (error)
 SELECT t."order_id", count(*) AS n FROM "main"."orders_daily" AS t
 WHERE t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03'
 GROUP BY t."order_id"
 HAVING count(*) > 1
 LIMIT 5;
--- 9. audit_finish: record success with the row count, in the write's transaction
+-- 10. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "main"."orders_daily" AS t WHERE t."order_date" >= DATE '2026-07-02' AND t."order_date" < DATE '2026-07-03'
 UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
--- 10. commit
+-- 11. latest_end: the unit's latest state, with its audit row
+INSERT INTO "main"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('orders_daily', '2026-07-02', 'main', 'orders_daily', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '689dc16c7ba91ba9', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '9c19ba4dfbe1eed41a187fb7', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 12. commit
 COMMIT;

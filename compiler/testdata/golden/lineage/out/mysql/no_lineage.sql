@@ -4,30 +4,38 @@ CREATE TABLE IF NOT EXISTS `analytics`.`no_lineage` AS
 SELECT * FROM (
 SELECT order_id FROM `analytics`.`orders_daily`
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('no_lineage', '', 'analytics', 'no_lineage', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, 'c039153c48ff4fcf', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'e26a0e114d78612871824882', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'no_lineage', '', 'running', NULL, <started_at>, NULL, <attempt>, 'c039153c48ff4fcf', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'e26a0e114d78612871824882', 'r:r1');
--- 3. lock: serialize writers of this table across build, check and publish
+-- 4. lock: serialize writers of this table across build, check and publish
 --    lock `analytics`.`no_lineage`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.no_lineage')
 SELECT GET_LOCK('idemc:analytics.no_lineage', 600);
--- 4. stage: a leftover build from a dead run
+-- 5. stage: a leftover build from a dead run
 DROP TABLE IF EXISTS `analytics`.`no_lineage__idemc_new`;
--- 5. stage: a leftover previous table from a run that died after its swap
+-- 6. stage: a leftover previous table from a run that died after its swap
 DROP TABLE IF EXISTS `analytics`.`no_lineage__idemc_old`;
--- 6. stage: a previous view (the model was a view) from a run that died after its swap
+-- 7. stage: a previous view (the model was a view) from a run that died after its swap
 DROP VIEW IF EXISTS `analytics`.`no_lineage__idemc_old`;
--- 7. stage: build the new table aside
+-- 8. stage: build the new table aside
 CREATE TABLE `analytics`.`no_lineage__idemc_new` AS
 SELECT order_id FROM `analytics`.`orders_daily`;
--- 8. publish: swap it in atomically
+-- 9. publish: swap it in atomically
 RENAME TABLE `analytics`.`no_lineage` TO `analytics`.`no_lineage__idemc_old`, `analytics`.`no_lineage__idemc_new` TO `analytics`.`no_lineage`;
--- 9. cleanup: drop the previous table
+-- 10. cleanup: drop the previous table
 DROP TABLE IF EXISTS `analytics`.`no_lineage__idemc_old`;
--- 10. cleanup: or the previous view, when the model was a view
+-- 11. cleanup: or the previous view, when the model was a view
 DROP VIEW IF EXISTS `analytics`.`no_lineage__idemc_old`;
--- 11. audit_finish: record success with the row count
+-- 12. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`no_lineage`
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'no_lineage' AND partition_key = '';
--- 12. cleanup: release the destination's lock
+-- 13. latest_end: the unit's latest state, with its audit row
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('no_lineage', '', 'analytics', 'no_lineage', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'c039153c48ff4fcf', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'e26a0e114d78612871824882', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 14. cleanup: release the destination's lock
 SELECT RELEASE_LOCK('idemc:analytics.no_lineage');

@@ -7,40 +7,48 @@ SELECT user_id, name, updated_at
 FROM `raw`.`users`
 ) AS idemc_lineage
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('users_latest', '', 'analytics', 'users_latest', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '5f8c972a72f1604c', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7e2e0c042dbf039777960e48', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, '5f8c972a72f1604c', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7e2e0c042dbf039777960e48', 'r:r1');
--- 3. begin
+-- 4. begin
 START TRANSACTION;
--- 4. lock: serialize writers of this unit until commit
+-- 5. lock: serialize writers of this unit until commit
 --    lock `analytics`.`users_latest`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.users_latest')
 SELECT GET_LOCK('idemc:analytics.users_latest', 600);
--- 5. stage: the batch
+-- 6. stage: the batch
 CREATE TEMPORARY TABLE `users_latest__idemc_stage` AS
 SELECT idemc_lineage.*, CAST('r1' AS CHAR(255)) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS DATETIME(6)) AS `_idemc_as_of` FROM (
 SELECT user_id, name, updated_at
 FROM `raw`.`users`
 ) AS idemc_lineage;
--- 6. validate: refuse a batch that repeats a key before writing anything
+-- 7. validate: refuse a batch that repeats a key before writing anything
 SELECT `user_id`, count(*) AS n FROM `users_latest__idemc_stage`
 GROUP BY `user_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 7. merge: update matched keys (null-safe <=>)
+-- 8. merge: update matched keys (null-safe <=>)
 UPDATE `analytics`.`users_latest` AS t
 JOIN `users_latest__idemc_stage` AS s ON t.`user_id` <=> s.`user_id`
 SET t.`name` = s.`name`, t.`_idemc_run_id` = s.`_idemc_run_id`, t.`_idemc_as_of` = s.`_idemc_as_of`;
--- 8. merge: insert the batch's new keys
+-- 9. merge: insert the batch's new keys
 INSERT INTO `analytics`.`users_latest` (`user_id`, `name`, `updated_at`, `_idemc_run_id`, `_idemc_as_of`)
 SELECT s.`user_id`, s.`name`, s.`updated_at`, s.`_idemc_run_id`, s.`_idemc_as_of` FROM `users_latest__idemc_stage` AS s
 WHERE NOT EXISTS (SELECT 1 FROM `analytics`.`users_latest` AS t WHERE t.`user_id` <=> s.`user_id`);
--- 9. audit_finish: record success with the row count, in the write's transaction
+-- 10. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM `users_latest__idemc_stage`
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
--- 10. cleanup: drop the batch
+-- 11. latest_end: the unit's latest state, with its audit row
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('users_latest', '', 'analytics', 'users_latest', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '5f8c972a72f1604c', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '7e2e0c042dbf039777960e48', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 12. cleanup: drop the batch
 DROP TEMPORARY TABLE IF EXISTS `users_latest__idemc_stage`;
--- 11. commit
+-- 13. commit
 COMMIT;
--- 12. cleanup: release the unit's lock
+-- 14. cleanup: release the unit's lock
 SELECT RELEASE_LOCK('idemc:analytics.users_latest');

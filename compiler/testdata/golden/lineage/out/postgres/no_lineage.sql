@@ -1,27 +1,37 @@
 -- unit no_lineage  partition -  (table)
--- 1. audit_start: record the unit as running (committed on its own)
+-- 1. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('no_lineage', '', 'analytics', 'no_lineage', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '63cab355ee356660', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '86284bac58c07111df52184f', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'no_lineage', '', 'running', NULL, <started_at>, NULL, <attempt>, '63cab355ee356660', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '86284bac58c07111df52184f', 'r:r1');
--- 2. begin
+-- 3. begin
 BEGIN;
--- 3. lock: serialize writers of this unit until commit
+-- 4. lock: serialize writers of this unit until commit
 --    lock "analytics"."no_lineage"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."no_lineage"', 0));
--- 4. prepare: the table, empty, if it does not exist yet
+-- 5. prepare: the table, empty, if it does not exist yet
 CREATE TABLE IF NOT EXISTS "analytics"."no_lineage" AS
 SELECT * FROM (
 SELECT order_id FROM "analytics"."orders_daily"
 ) AS idemc_shape LIMIT 0;
--- 5. delete: TRUNCATE + INSERT keeps grants and dependent views
+-- 6. delete: TRUNCATE + INSERT keeps grants and dependent views
 TRUNCATE "analytics"."no_lineage";
--- 6. insert: rebuild the rows
+-- 7. insert: rebuild the rows
 INSERT INTO "analytics"."no_lineage" ("order_id")
 SELECT "order_id" FROM (
 SELECT order_id FROM "analytics"."orders_daily"
 ) AS idemc_batch;
--- 7. audit_finish: record success with the row count, in the write's transaction
+-- 8. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "analytics"."no_lineage"
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'no_lineage' AND partition_key = '';
--- 8. commit
+-- 9. latest_end: the unit's latest state, with its audit row
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('no_lineage', '', 'analytics', 'no_lineage', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '63cab355ee356660', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '86284bac58c07111df52184f', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 10. commit
 COMMIT;

@@ -1,18 +1,28 @@
 -- unit v_orders  partition -  (view)
--- 1. audit_start: record the unit as running (committed on its own)
+-- 1. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('v_orders', '', 'analytics', 'v_orders', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '244e68665797591d', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'bc81536e5294b41e243e4234', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'v_orders', '', 'running', NULL, <started_at>, NULL, <attempt>, '244e68665797591d', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'bc81536e5294b41e243e4234', 'r:r1');
--- 2. begin
+-- 3. begin
 BEGIN;
--- 3. lock: serialize writers of this unit until commit
+-- 4. lock: serialize writers of this unit until commit
 --    lock "analytics"."v_orders"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."v_orders"', 0));
--- 4. publish: replace the view
+-- 5. publish: replace the view
 CREATE OR REPLACE VIEW "analytics"."v_orders" AS
 -- a view writes no rows: lineage_columns from [models] skips it
 SELECT order_id, amount FROM "analytics"."orders_daily";
--- 5. audit_finish: record success with the row count, in the write's transaction
+-- 6. audit_finish: record success with the row count, in the write's transaction
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'v_orders' AND partition_key = '';
--- 6. commit
+-- 7. latest_end: the unit's latest state, with its audit row
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('v_orders', '', 'analytics', 'v_orders', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '244e68665797591d', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'bc81536e5294b41e243e4234', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 8. commit
 COMMIT;

@@ -8,18 +8,23 @@ WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026
 ) AS idemc_shape LIMIT 0;
 -- 2. prepare: an index on the partition column: a window's delete and NULL check read only the window
 CREATE INDEX IF NOT EXISTS "events_hourly__idemc_event_at" ON "analytics"."events_hourly" ("event_at");
--- 3. audit_start: record the unit as running (committed on its own)
+-- 3. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('events_hourly', '2026-07-02T13', 'analytics', 'events_hourly', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '7b9f1baf39ec2da1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '0e8553a7700351cb18faaad8', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 4. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'events_hourly', '2026-07-02T13', 'running', NULL, <started_at>, NULL, <attempt>, '7b9f1baf39ec2da1', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '0e8553a7700351cb18faaad8', 'r:r1');
--- 4. begin
+-- 5. begin
 BEGIN;
--- 5. lock: serialize writers of this unit until commit
+-- 6. lock: serialize writers of this unit until commit
 --    lock "analytics"."events_hourly"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."events_hourly"/2026-07-02T13', 0));
--- 6. delete: replace the partition window 2026-07-02T13
+-- 7. delete: replace the partition window 2026-07-02T13
 DELETE FROM "analytics"."events_hourly" AS t
 WHERE t."event_at" >= TIMESTAMP '2026-07-02 13:00:00' AND t."event_at" < TIMESTAMP '2026-07-02 14:00:00';
--- 7. insert: write the partition
+-- 8. insert: write the partition
 INSERT INTO "analytics"."events_hourly" ("event_id", "event_at", "kind")
 SELECT "event_id", "event_at", "kind" FROM (
 SELECT * FROM (
@@ -29,13 +34,18 @@ WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026
 ) AS idemc_batch
 WHERE ("event_at" >= TIMESTAMP '2026-07-02 13:00:00' AND "event_at" < TIMESTAMP '2026-07-02 14:00:00') OR "event_at" IS NULL
 ) AS idemc_batch;
--- 8. validate: a NULL event_at would land in no partition
+-- 9. validate: a NULL event_at would land in no partition
 SELECT count(*) AS n FROM "analytics"."events_hourly"
 WHERE "event_at" IS NULL
 HAVING count(*) > 0;
--- 9. audit_finish: record success with the row count, in the write's transaction
+-- 10. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "analytics"."events_hourly" AS t WHERE t."event_at" >= TIMESTAMP '2026-07-02 13:00:00' AND t."event_at" < TIMESTAMP '2026-07-02 14:00:00'
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_hourly' AND partition_key = '2026-07-02T13';
--- 10. commit
+-- 11. latest_end: the unit's latest state, with its audit row
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('events_hourly', '2026-07-02T13', 'analytics', 'events_hourly', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '7b9f1baf39ec2da1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '0e8553a7700351cb18faaad8', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 12. commit
 COMMIT;

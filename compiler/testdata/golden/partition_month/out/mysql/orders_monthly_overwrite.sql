@@ -6,18 +6,22 @@ SELECT order_id, CAST(order_date AS DATE) AS order_month, amount
 FROM `raw`.`orders`
 WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('orders_monthly_overwrite', '2026-06', 'analytics', 'orders_monthly_overwrite', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '57a942a08f24ef3e', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7d3a23974822f1495e84a0c3', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_monthly_overwrite', '2026-06', 'running', NULL, <started_at>, NULL, <attempt>, '57a942a08f24ef3e', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '7d3a23974822f1495e84a0c3', 'r:r1');
--- 3. begin
+-- 4. begin
 START TRANSACTION;
--- 4. lock: serialize writers of this unit until commit
+-- 5. lock: serialize writers of this unit until commit
 --    lock `analytics`.`orders_monthly_overwrite`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.orders_monthly_overwrite')
 SELECT GET_LOCK('idemc:analytics.orders_monthly_overwrite', 600);
--- 5. delete: replace the partition window 2026-06 (insert_overwrite is delete + insert on this engine)
+-- 6. delete: replace the partition window 2026-06 (insert_overwrite is delete + insert on this engine)
 DELETE t FROM `analytics`.`orders_monthly_overwrite` AS t
 WHERE t.`order_month` >= DATE '2026-06-01' AND t.`order_month` < DATE '2026-07-01';
--- 6. insert: write the partition
+-- 7. insert: write the partition
 INSERT INTO `analytics`.`orders_monthly_overwrite` (`order_id`, `order_month`, `amount`)
 SELECT `order_id`, `order_month`, `amount` FROM (
 SELECT * FROM (
@@ -27,15 +31,19 @@ WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
 ) AS idemc_batch
 WHERE (`order_month` >= DATE '2026-06-01' AND `order_month` < DATE '2026-07-01') OR `order_month` IS NULL
 ) AS idemc_batch;
--- 7. validate: a NULL order_month would land in no partition
+-- 8. validate: a NULL order_month would land in no partition
 SELECT count(*) AS n FROM `analytics`.`orders_monthly_overwrite`
 WHERE `order_month` IS NULL
 HAVING count(*) > 0;
--- 8. audit_finish: record success with the row count, in the write's transaction
+-- 9. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM `analytics`.`orders_monthly_overwrite` AS t WHERE t.`order_month` >= DATE '2026-06-01' AND t.`order_month` < DATE '2026-07-01'
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_monthly_overwrite' AND partition_key = '2026-06';
--- 9. commit
+-- 10. latest_end: the unit's latest state, with its audit row
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('orders_monthly_overwrite', '2026-06', 'analytics', 'orders_monthly_overwrite', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '57a942a08f24ef3e', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '7d3a23974822f1495e84a0c3', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 11. commit
 COMMIT;
--- 10. cleanup: release the unit's lock
+-- 12. cleanup: release the unit's lock
 SELECT RELEASE_LOCK('idemc:analytics.orders_monthly_overwrite');

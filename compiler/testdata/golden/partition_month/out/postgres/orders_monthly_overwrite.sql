@@ -8,18 +8,23 @@ WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
 ) AS idemc_shape LIMIT 0;
 -- 2. prepare: an index on the partition column: a window's delete and NULL check read only the window
 CREATE INDEX IF NOT EXISTS "orders_monthly_overwrite__idemc_order_month" ON "analytics"."orders_monthly_overwrite" ("order_month");
--- 3. audit_start: record the unit as running (committed on its own)
+-- 3. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('orders_monthly_overwrite', '2026-06', 'analytics', 'orders_monthly_overwrite', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '6454dcd9d978197a', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '51bad9da0387e78a7c8734ed', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 4. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_monthly_overwrite', '2026-06', 'running', NULL, <started_at>, NULL, <attempt>, '6454dcd9d978197a', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '51bad9da0387e78a7c8734ed', 'r:r1');
--- 4. begin
+-- 5. begin
 BEGIN;
--- 5. lock: serialize writers of this unit until commit
+-- 6. lock: serialize writers of this unit until commit
 --    lock "analytics"."orders_monthly_overwrite"
 SELECT pg_advisory_xact_lock(hashtextextended('"analytics"."orders_monthly_overwrite"/2026-06', 0));
--- 6. delete: replace the partition window 2026-06 (insert_overwrite is delete + insert on this engine)
+-- 7. delete: replace the partition window 2026-06 (insert_overwrite is delete + insert on this engine)
 DELETE FROM "analytics"."orders_monthly_overwrite" AS t
 WHERE t."order_month" >= DATE '2026-06-01' AND t."order_month" < DATE '2026-07-01';
--- 7. insert: write the partition
+-- 8. insert: write the partition
 INSERT INTO "analytics"."orders_monthly_overwrite" ("order_id", "order_month", "amount")
 SELECT "order_id", "order_month", "amount" FROM (
 SELECT * FROM (
@@ -29,13 +34,18 @@ WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-07-01'
 ) AS idemc_batch
 WHERE ("order_month" >= DATE '2026-06-01' AND "order_month" < DATE '2026-07-01') OR "order_month" IS NULL
 ) AS idemc_batch;
--- 8. validate: a NULL order_month would land in no partition
+-- 9. validate: a NULL order_month would land in no partition
 SELECT count(*) AS n FROM "analytics"."orders_monthly_overwrite"
 WHERE "order_month" IS NULL
 HAVING count(*) > 0;
--- 9. audit_finish: record success with the row count, in the write's transaction
+-- 10. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "analytics"."orders_monthly_overwrite" AS t WHERE t."order_month" >= DATE '2026-06-01' AND t."order_month" < DATE '2026-07-01'
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_monthly_overwrite' AND partition_key = '2026-06';
--- 10. commit
+-- 11. latest_end: the unit's latest state, with its audit row
+INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('orders_monthly_overwrite', '2026-06', 'analytics', 'orders_monthly_overwrite', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '6454dcd9d978197a', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '51bad9da0387e78a7c8734ed', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 12. commit
 COMMIT;

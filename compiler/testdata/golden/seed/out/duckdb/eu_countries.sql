@@ -1,20 +1,30 @@
 -- unit eu_countries  partition -  (table)
--- 1. audit_start: record the unit as running (committed on its own)
+-- 1. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO "main"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('eu_countries', '', 'main', 'eu_countries', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '84390f163b7aa03e', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '8bbe0a814abf5ad61c511d72', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO "main"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'eu_countries', '', 'running', NULL, <started_at>, NULL, <attempt>, '84390f163b7aa03e', 'g1', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '8bbe0a814abf5ad61c511d72', 'r:r1');
--- 2. begin
+-- 3. begin
 BEGIN TRANSACTION;
--- 3. publish: rebuild the table inside the transaction
+-- 4. publish: rebuild the table inside the transaction
 CREATE OR REPLACE TABLE "main"."eu_countries" AS
 SELECT code, name, population FROM "raw"."countries" WHERE eu;
--- 4. check: check unique(code) (error)
+-- 5. check: check unique(code) (error)
 SELECT t."code", count(*) AS n FROM "main"."eu_countries" AS t
 GROUP BY t."code"
 HAVING count(*) > 1
 LIMIT 5;
--- 5. audit_finish: record success with the row count, in the write's transaction
+-- 6. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "main"."eu_countries"
 UPDATE "main"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'eu_countries' AND partition_key = '';
--- 6. commit
+-- 7. latest_end: the unit's latest state, with its audit row
+INSERT INTO "main"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('eu_countries', '', 'main', 'eu_countries', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '84390f163b7aa03e', 'duckdb', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '8bbe0a814abf5ad61c511d72', 'r:r1')
+ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
+WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+-- 8. commit
 COMMIT;

@@ -6,40 +6,48 @@ SELECT user_id, count(*) AS orders, sum(amount) AS amount
 FROM `raw`.`orders`
 GROUP BY user_id
 ) AS idemc_shape LIMIT 0;
--- 2. audit_start: record the unit as running (committed on its own)
+-- 2. latest_start: the unit's latest state: running (committed on its own)
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('user_totals', '', 'analytics', 'user_totals', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '20d982433d61c3c7', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b171952b1754fab2a8f1516d', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'user_totals', '', 'running', NULL, <started_at>, NULL, <attempt>, '20d982433d61c3c7', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'b171952b1754fab2a8f1516d', 'r:r1');
--- 3. lock: serialize writers of this table across build, check and publish
+-- 4. lock: serialize writers of this table across build, check and publish
 --    lock `analytics`.`user_totals`, waiting at most 10m0s, released by SELECT RELEASE_LOCK('idemc:analytics.user_totals')
 SELECT GET_LOCK('idemc:analytics.user_totals', 600);
--- 4. stage: a leftover build from a dead run
+-- 5. stage: a leftover build from a dead run
 DROP TABLE IF EXISTS `analytics`.`user_totals__idemc_new`;
--- 5. stage: a leftover previous table from a run that died after its swap
+-- 6. stage: a leftover previous table from a run that died after its swap
 DROP TABLE IF EXISTS `analytics`.`user_totals__idemc_old`;
--- 6. stage: a previous view (the model was a view) from a run that died after its swap
+-- 7. stage: a previous view (the model was a view) from a run that died after its swap
 DROP VIEW IF EXISTS `analytics`.`user_totals__idemc_old`;
--- 7. stage: build the new table aside
+-- 8. stage: build the new table aside
 CREATE TABLE `analytics`.`user_totals__idemc_new` AS
 SELECT user_id, count(*) AS orders, sum(amount) AS amount
 FROM `raw`.`orders`
 GROUP BY user_id;
--- 8. check: check min_rows(1) (error)
+-- 9. check: check min_rows(1) (error)
 SELECT n FROM (SELECT count(*) AS n FROM `analytics`.`user_totals__idemc_new` AS t) AS c
 WHERE n < 1;
--- 9. check: check unique(user_id) (error)
+-- 10. check: check unique(user_id) (error)
 SELECT t.`user_id`, count(*) AS n FROM `analytics`.`user_totals__idemc_new` AS t
 GROUP BY t.`user_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 10. publish: swap it in atomically
+-- 11. publish: swap it in atomically
 RENAME TABLE `analytics`.`user_totals` TO `analytics`.`user_totals__idemc_old`, `analytics`.`user_totals__idemc_new` TO `analytics`.`user_totals`;
--- 11. cleanup: drop the previous table
+-- 12. cleanup: drop the previous table
 DROP TABLE IF EXISTS `analytics`.`user_totals__idemc_old`;
--- 12. cleanup: or the previous view, when the model was a view
+-- 13. cleanup: or the previous view, when the model was a view
 DROP VIEW IF EXISTS `analytics`.`user_totals__idemc_old`;
--- 13. audit_finish: record success with the row count
+-- 14. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`user_totals`
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'user_totals' AND partition_key = '';
--- 14. cleanup: release the destination's lock
+-- 15. latest_end: the unit's latest state, with its audit row
+INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
+VALUES ('user_totals', '', 'analytics', 'user_totals', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '20d982433d61c3c7', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'b171952b1754fab2a8f1516d', 'r:r1')
+ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+-- 16. cleanup: release the destination's lock
 SELECT RELEASE_LOCK('idemc:analytics.user_totals');
