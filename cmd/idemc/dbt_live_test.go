@@ -26,18 +26,7 @@ func TestDBTLive(t *testing.T) {
 	want := dumpDuckDB(t, duckFile)
 	for _, le := range liveEngines {
 		t.Run(le.name, func(t *testing.T) {
-			base := os.Getenv(le.env)
-			if base == "" {
-				if os.Getenv("IDEMC_REQUIRE_LIVE") == "1" {
-					t.Fatalf("%s is not set and IDEMC_REQUIRE_LIVE=1: run eval \"$(scripts/services.sh)\"", le.env)
-				}
-				t.Skipf("%s is not set (eval \"$(scripts/services.sh)\" starts the servers)", le.env)
-			}
-			admin, err := sql.Open(le.driver, base)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer admin.Close()
+			base, admin := liveAdmin(t, le)
 			dbName := fmt.Sprintf("idemc_dbt_%d", time.Now().UnixNano()%1e9)
 			if _, err := admin.Exec("CREATE DATABASE " + dbName); err != nil {
 				t.Fatal(err)

@@ -36,21 +36,7 @@ var liveEngines = []liveEngine{
 func TestLiveScripts(t *testing.T) {
 	for _, le := range liveEngines {
 		t.Run(le.name, func(t *testing.T) {
-			base := os.Getenv(le.env)
-			if base == "" {
-				if os.Getenv("IDEMC_REQUIRE_LIVE") == "1" {
-					t.Fatalf("%s is not set and IDEMC_REQUIRE_LIVE=1: run eval \"$(scripts/services.sh)\"", le.env)
-				}
-				t.Skipf("%s is not set (eval \"$(scripts/services.sh)\" starts the servers)", le.env)
-			}
-			admin, err := sql.Open(le.driver, base)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { admin.Close() })
-			if err := admin.Ping(); err != nil {
-				t.Fatalf("%s: %v", le.env, err)
-			}
+			base, admin := liveAdmin(t, le)
 			n := 0
 			testscript.Run(t, testscript.Params{
 				Dir: "testdata/live",
@@ -157,4 +143,27 @@ func (le liveEngine) dump(ts *testscript.TestScript, neg bool, args []string) {
 	text, err := rowsText(rows)
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(text), 0o644))
+}
+
+// liveAdmin is the live server of le, from its environment variable (the
+// test skips when it is unset, or fails with IDEMC_REQUIRE_LIVE=1), and an
+// open, pinged connection to it that the test closes.
+func liveAdmin(t *testing.T, le liveEngine) (string, *sql.DB) {
+	t.Helper()
+	base := os.Getenv(le.env)
+	if base == "" {
+		if os.Getenv("IDEMC_REQUIRE_LIVE") == "1" {
+			t.Fatalf("%s is not set and IDEMC_REQUIRE_LIVE=1: run eval \"$(scripts/services.sh)\"", le.env)
+		}
+		t.Skipf("%s is not set (eval \"$(scripts/services.sh)\" starts the servers)", le.env)
+	}
+	admin, err := sql.Open(le.driver, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	if err := admin.Ping(); err != nil {
+		t.Fatalf("%s: %v", le.env, err)
+	}
+	return base, admin
 }
