@@ -30,8 +30,10 @@ func checkHTTPEnv(p *project.Project, pl *plan.Plan) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if _, missing := project.ExpandVars(settings[k], project.SetAndNotEmpty); len(missing) > 0 {
-				errs.Add(project.FileName, src.Line, 0, "[http.%s] %s needs environment variable %s, which is not set (or empty): export %s=… before the run", src.Name, k, missing[0], missing[0])
+			// expandEnv is the fetch's own expansion: the same message, here
+			// at the source's line and before anything runs.
+			if _, err := expandEnv(settings[k], k, src.Name, map[string]string{}); err != nil {
+				errs.Add(project.FileName, src.Line, 0, "%v before the run", err)
 			}
 		}
 	}
