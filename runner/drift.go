@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -38,7 +39,10 @@ func Drift(ctx context.Context, p *project.Project, opts compiler.Options) ([]Dr
 	if err != nil {
 		return nil, err
 	}
-	c, err := openConn(ctx, p, opts.Target)
+	c, err := openExisting(ctx, p, opts.Target)
+	if errors.Is(err, ErrNoWarehouse) {
+		return nil, nil // nothing has run
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +50,9 @@ func Drift(ctx context.Context, p *project.Project, opts compiler.Options) ([]Dr
 	st := stateOf(p, pl.Target)
 	if _, ok, err := c.sess.Relation(ctx, st.Audit); err != nil || !ok {
 		return nil, err // nothing has run
+	}
+	if st, err = readable(ctx, c.sess, c.ad.Dialect, st); err != nil {
+		return nil, err
 	}
 	jobs, _ := statusFilter(pl, opts)
 	_, rows, err := c.sess.Query(ctx, sqlgen.DriftStatusQuery(c.ad.Dialect, st, jobs), 0)

@@ -256,10 +256,7 @@ func StatusQueryOf(g adapters.Literals, s plan.State, jobs, partitions []string)
 		}
 		where = append(where, fmt.Sprintf("%s IN (%s)", f.col, strings.Join(lits, ", ")))
 	}
-	ranked := latestRows(g, s)
-	if useLatest(g, s) {
-		ranked = rankedRows(g, g.Qualify(s.Latest)) // a few rows per unit, not its history
-	}
+	ranked := unitRows(g, s)
 	if len(where) > 0 {
 		ranked += "\n  WHERE " + strings.Join(where, " AND ")
 	}
@@ -268,6 +265,15 @@ func StatusQueryOf(g adapters.Literals, s plan.State, jobs, partitions []string)
 ) AS latest
 WHERE idemc_rank = 1
 ORDER BY job_name, partition_key`, ranked)
+}
+
+// unitRows ranks each unit's rows, its latest first: idemc_latest's few
+// rows per unit where the state has it, else the whole audit history.
+func unitRows(g adapters.Literals, s plan.State) string {
+	if useLatest(g, s) {
+		return rankedRows(g, g.Qualify(s.Latest))
+	}
+	return latestRows(g, s)
 }
 
 // latestRows ranks every unit's audit rows, its latest first

@@ -68,7 +68,8 @@ func (g Gen) driftMedian(history string) string {
 		Indent(Indent(history)))
 }
 
-// DriftStatusQuery lists the latest finished audit row of each unit whose
+// DriftStatusQuery lists the latest finished row (idemc_latest's where the
+// state has it, as StatusQueryOf reads) of each unit whose
 // checks name a drift rule (status --drift): job, partition, status, row
 // count, run id, checks. jobs, when not nil, are the models to read.
 func DriftStatusQuery(g adapters.Literals, s plan.State, jobs []string) string {
@@ -80,5 +81,5 @@ func DriftStatusQuery(g adapters.Literals, s plan.State, jobs []string) string {
 		}
 		where += " AND job_name IN (" + strings.Join(lits, ", ") + ")"
 	}
-	return fmt.Sprintf("SELECT job_name, partition_key, status, row_count, run_id, checks FROM (\n%s\n) AS latest\nWHERE %s\nORDER BY job_name, partition_key", latestRows(g, s), where)
+	return fmt.Sprintf("SELECT job_name, partition_key, status, row_count, run_id, checks FROM (\n%s\n) AS latest\nWHERE %s\nORDER BY job_name, partition_key", unitRows(g, s), where)
 }
