@@ -56,9 +56,8 @@ START TRANSACTION;
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '2026-07-02';
 -- [latest_end] the unit's latest state, with its audit row
-INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('events', '2026-07-02', 'analytics', 'events__idemc_new', '20260703T060000.000Z-cafe0001', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', 'prod', NULL, NULL, <checks>, NULL, NULL)
-ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+UPDATE `analytics`.`idemc_latest` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'events' AND partition_key = '2026-07-02' AND dest_schema = 'analytics' AND dest_name = 'events__idemc_new' AND run_id = '20260703T060000.000Z-cafe0001';
 -- [commit] 
 COMMIT;
 -- [cleanup] the copy, left by a failed unit or replaced by the swap
@@ -130,9 +129,8 @@ SELECT 'events', CAST(max(`d`) AS CHAR), '20260703T060000.000Z-cafe0001', NULL F
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
 -- [latest_end] the unit's latest state, with its audit row
-INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('events', '', 'analytics', 'events__idemc_new', '20260703T060000.000Z-cafe0001', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', 'prod', NULL, NULL, <checks>, NULL, NULL)
-ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+UPDATE `analytics`.`idemc_latest` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'events' AND partition_key = '' AND dest_schema = 'analytics' AND dest_name = 'events__idemc_new' AND run_id = '20260703T060000.000Z-cafe0001';
 -- [commit] 
 COMMIT;
 -- [cleanup] drop the batch
@@ -175,9 +173,8 @@ DROP TABLE IF EXISTS `analytics`.`events__idemc_old`;
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
 -- [latest_end] the unit's latest state, with its audit row
-INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('events', '', 'analytics', 'events__idemc_new', '20260703T060000.000Z-cafe0001', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', 'prod', NULL, NULL, <checks>, NULL, NULL)
-ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+UPDATE `analytics`.`idemc_latest` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'events' AND partition_key = '' AND dest_schema = 'analytics' AND dest_name = 'events__idemc_new' AND run_id = '20260703T060000.000Z-cafe0001';
 -- [cleanup] release the destination's lock
 SELECT RELEASE_LOCK('idemc:analytics.events__idemc_new');
 -- [cleanup] the view, left by a failed unit

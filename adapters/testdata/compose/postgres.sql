@@ -43,10 +43,8 @@ LIMIT 5;
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '2026-07-02';
 -- [latest_end] the unit's latest state, with its audit row
-INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('events', '2026-07-02', 'analytics', 'events', '20260703T060000.000Z-cafe0001', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', 'prod', NULL, NULL, <checks>, NULL, NULL)
-ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
-WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+UPDATE "analytics"."idemc_latest" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'events' AND partition_key = '2026-07-02' AND dest_schema = 'analytics' AND dest_name = 'events' AND run_id = '20260703T060000.000Z-cafe0001';
 -- [commit] 
 COMMIT;
 
@@ -97,10 +95,8 @@ SELECT 'events', CAST(max("d") AS TEXT), '20260703T060000.000Z-cafe0001', NULL F
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
 -- [latest_end] the unit's latest state, with its audit row
-INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('events', '', 'analytics', 'events', '20260703T060000.000Z-cafe0001', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', 'prod', NULL, NULL, <checks>, NULL, NULL)
-ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
-WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+UPDATE "analytics"."idemc_latest" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'events' AND partition_key = '' AND dest_schema = 'analytics' AND dest_name = 'events' AND run_id = '20260703T060000.000Z-cafe0001';
 -- [commit] 
 COMMIT;
 
@@ -139,10 +135,8 @@ LIMIT 5;
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
 -- [latest_end] the unit's latest state, with its audit row
-INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('events', '', 'analytics', 'events', '20260703T060000.000Z-cafe0001', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', 'prod', NULL, NULL, <checks>, NULL, NULL)
-ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
-WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+UPDATE "analytics"."idemc_latest" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'events' AND partition_key = '' AND dest_schema = 'analytics' AND dest_name = 'events' AND run_id = '20260703T060000.000Z-cafe0001';
 -- [commit] 
 COMMIT;
 
@@ -175,10 +169,8 @@ LIMIT 5;
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
 -- [latest_end] the unit's latest state, with its audit row
-INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('events', '', 'analytics', 'events', '20260703T060000.000Z-cafe0001', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', 'prod', NULL, NULL, <checks>, NULL, NULL)
-ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
-WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+UPDATE "analytics"."idemc_latest" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'events' AND partition_key = '' AND dest_schema = 'analytics' AND dest_name = 'events' AND run_id = '20260703T060000.000Z-cafe0001';
 -- [commit] 
 COMMIT;
 

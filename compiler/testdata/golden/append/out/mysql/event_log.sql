@@ -27,9 +27,8 @@ SELECT `event_id`, `event_at`, `kind` FROM `event_log__idemc_stage`;
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
 -- 9. latest_end: the unit's latest state, with its audit row
-INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('event_log', '', 'analytics', 'event_log', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '1d0bc10c1a440cb8', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '7dba5263f77cc34217a6a24a', 'r:r1')
-ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+UPDATE `analytics`.`idemc_latest` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'event_log' AND partition_key = '' AND dest_schema = 'analytics' AND dest_name = 'event_log' AND run_id = 'r1';
 -- 10. cleanup: drop the batch
 DROP TEMPORARY TABLE IF EXISTS `event_log__idemc_stage`;
 -- 11. commit

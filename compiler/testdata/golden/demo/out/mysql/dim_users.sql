@@ -71,9 +71,8 @@ SELECT 'dim_users', CAST(max(`updated_at`) AS CHAR), 'r1', NULL FROM `dim_users_
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'dim_users' AND partition_key = '';
 -- 16. latest_end: the unit's latest state, with its audit row
-INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('dim_users', '', 'analytics', 'dim_users', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '573dd4e99f6c0b4d', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '1814e76b7cc89b123a67af08', 'r:r1')
-ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+UPDATE `analytics`.`idemc_latest` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'dim_users' AND partition_key = '' AND dest_schema = 'analytics' AND dest_name = 'dim_users' AND run_id = 'r1';
 -- 17. cleanup: drop the batch
 DROP TEMPORARY TABLE IF EXISTS `dim_users__idemc_stage`;
 -- 18. commit

@@ -50,9 +50,8 @@ LIMIT 5;
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-01';
 -- 12. latest_end: the unit's latest state, with its audit row
-INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('orders_daily', '2026-07-01', 'analytics', 'orders_daily', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'f2bc7f69cc0b94b9', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'ad4bb4f0c131265e9140bd06', 'r:r1')
-ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+UPDATE `analytics`.`idemc_latest` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'orders_daily' AND partition_key = '2026-07-01' AND dest_schema = 'analytics' AND dest_name = 'orders_daily' AND run_id = 'r1';
 -- 13. commit
 COMMIT;
 -- 14. cleanup: release the unit's lock
@@ -110,9 +109,8 @@ LIMIT 5;
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
 -- 12. latest_end: the unit's latest state, with its audit row
-INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('orders_daily', '2026-07-02', 'analytics', 'orders_daily', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'f2bc7f69cc0b94b9', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'ad4bb4f0c131265e9140bd06', 'r:r1')
-ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+UPDATE `analytics`.`idemc_latest` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'orders_daily' AND partition_key = '2026-07-02' AND dest_schema = 'analytics' AND dest_name = 'orders_daily' AND run_id = 'r1';
 -- 13. commit
 COMMIT;
 -- 14. cleanup: release the unit's lock
@@ -170,9 +168,8 @@ LIMIT 5;
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-03';
 -- 12. latest_end: the unit's latest state, with its audit row
-INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('orders_daily', '2026-07-03', 'analytics', 'orders_daily', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'f2bc7f69cc0b94b9', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'ad4bb4f0c131265e9140bd06', 'r:r1')
-ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+UPDATE `analytics`.`idemc_latest` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'orders_daily' AND partition_key = '2026-07-03' AND dest_schema = 'analytics' AND dest_name = 'orders_daily' AND run_id = 'r1';
 -- 13. commit
 COMMIT;
 -- 14. cleanup: release the unit's lock

@@ -31,9 +31,8 @@ SELECT `event_id`, `event_date`, `kind`, `_idemc_run_id`, `_idemc_as_of` FROM `e
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
 -- 9. latest_end: the unit's latest state, with its audit row
-INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('event_log', '', 'analytics', 'event_log', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '2a11f0722ae0b90c', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'd9578b2732573b5c47818a50', 'r:r1')
-ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+UPDATE `analytics`.`idemc_latest` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'event_log' AND partition_key = '' AND dest_schema = 'analytics' AND dest_name = 'event_log' AND run_id = 'r1';
 -- 10. cleanup: drop the batch
 DROP TEMPORARY TABLE IF EXISTS `event_log__idemc_stage`;
 -- 11. commit

@@ -44,9 +44,8 @@ HAVING count(*) > 0;
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
 -- 10. latest_end: the unit's latest state, with its audit row
-INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('events_daily', '2026-07-02', 'analytics', 'events_daily', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'ea4aceefe15b1f1e', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '69ded6cf4d4bf548b0830392', 'r:r1')
-ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+UPDATE `analytics`.`idemc_latest` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'events_daily' AND partition_key = '2026-07-02' AND dest_schema = 'analytics' AND dest_name = 'events_daily' AND run_id = 'r1';
 -- 11. commit
 COMMIT;
 -- 12. cleanup: release the unit's lock

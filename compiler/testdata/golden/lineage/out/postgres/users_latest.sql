@@ -42,9 +42,7 @@ WHEN NOT MATCHED THEN INSERT ("user_id", "name", "updated_at", "_idemc_run_id", 
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
 -- 10. latest_end: the unit's latest state, with its audit row
-INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('users_latest', '', 'analytics', 'users_latest', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '7ba69bd8df3fd65d', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'd8eb271c3872c9f410233104', 'r:r1')
-ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
-WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+UPDATE "analytics"."idemc_latest" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'users_latest' AND partition_key = '' AND dest_schema = 'analytics' AND dest_name = 'users_latest' AND run_id = 'r1';
 -- 11. commit
 COMMIT;

@@ -39,9 +39,8 @@ WHERE NOT EXISTS (SELECT 1 FROM `analytics`.`customers` AS t WHERE t.`user_id` <
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
 -- 11. latest_end: the unit's latest state, with its audit row
-INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('customers', '', 'analytics', 'customers', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'f3c9a1b4252fc970', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'ed5af1ed3e78f65e011667e8', 'r:r1')
-ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+UPDATE `analytics`.`idemc_latest` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'customers' AND partition_key = '' AND dest_schema = 'analytics' AND dest_name = 'customers' AND run_id = 'r1';
 -- 12. cleanup: drop the batch
 DROP TEMPORARY TABLE IF EXISTS `customers__idemc_stage`;
 -- 13. commit

@@ -20,8 +20,7 @@ LIMIT 5;
 UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'active_users' AND partition_key = '';
 -- 7. latest_end: the unit's latest state, with its audit row
-INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('active_users', '', 'analytics', 'active_users', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'ba2718e285f669a1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'f1ee694a017c2db4edad73c4', 'r:r1')
-ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
+UPDATE `analytics`.`idemc_latest` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'active_users' AND partition_key = '' AND dest_schema = 'analytics' AND dest_name = 'active_users' AND run_id = 'r1';
 -- 8. cleanup: release the destination's lock
 SELECT RELEASE_LOCK('idemc:analytics.active_users');

@@ -45,9 +45,7 @@ SELECT 'orders_by_seq', CAST(max("order_seq") AS TEXT), 'r1', NULL FROM "orders_
 UPDATE "analytics"."idemc_audit" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_by_seq' AND partition_key = '';
 -- 12. latest_end: the unit's latest state, with its audit row
-INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('orders_by_seq', '', 'analytics', 'orders_by_seq', 'r1', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'b11d711b70fab51c', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '05a28b45257380645634b3c7', 'r:r1')
-ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
-WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
+UPDATE "analytics"."idemc_latest" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
+WHERE job_name = 'orders_by_seq' AND partition_key = '' AND dest_schema = 'analytics' AND dest_name = 'orders_by_seq' AND run_id = 'r1';
 -- 13. commit
 COMMIT;
