@@ -101,6 +101,11 @@ func (cc *compilation) envHash() ([]byte, error) {
 			return nil, err
 		}
 	}
+	for _, s := range cc.p.Seeds { // where ref() finds a seed with a schema of its own
+		if s.Schema != "" {
+			fmt.Fprintf(h, "%s\x00%s\x00", s.Name, s.Schema)
+		}
+	}
 	for _, m := range cc.p.Macros {
 		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", m.Path, len(m.Text), m.Text)
 	}

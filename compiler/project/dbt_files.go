@@ -58,7 +58,7 @@ func (l *dbtLoad) seedSetting(sc *dbtSeedConfig, rel, key string, k, v *yaml.Nod
 		if sc == l.seeds[""] {
 			l.p.SeedSchema = s
 		} else {
-			l.warnIgnored("seed config schema for one seed", rel, k.Line, "idemc loads every seed into one schema: set +schema for all seeds")
+			sc.schema = s // appended to the target's schema, as a model's is
 		}
 	case "enabled", "quote_columns", "delimiter", "full_refresh":
 		l.warnIgnored("seed config "+key, rel, k.Line, "idemc does not use it")
@@ -175,6 +175,13 @@ func (l *dbtLoad) loadFiles() {
 // naming a column the file lacks is reported at its line.
 func (l *dbtLoad) loadSeed(rel, name, text string) *Seed {
 	s := &Seed{Name: name, Path: rel}
+	// The most specific +schema wins: the seed's properties entry, then
+	// its entry in dbt_project.yml; else every seed's (Project.SeedSchema).
+	for _, sc := range []*dbtSeedConfig{l.yml.seeds[name], l.seeds[name]} {
+		if sc != nil && sc.schema != "" && s.Schema == "" {
+			s.Schema = sc.schema
+		}
+	}
 	cfg := l.p.seedConfigs[name]
 	if cfg != nil {
 		s.ColumnTypes = cfg.types

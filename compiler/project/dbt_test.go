@@ -361,3 +361,69 @@ func TestDBTTestConfigs(t *testing.T) {
 		t.Errorf("warnings = %v", p.Warnings)
 	}
 }
+
+// TestDBTSeedSchema: +schema for one seed, in dbt_project.yml's seeds:
+// nesting or the seed's properties config, is that seed's schema (the
+// properties entry wins); the others keep every seed's +schema.
+func TestDBTSeedSchema(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string
+		want    map[string]string // seed → Seed.Schema
+		seedAll string
+	}{
+		{"none", nil, map[string]string{"a": "", "b": ""}, ""},
+		{"all seeds", map[string]string{"dbt_project.yml": "name: p\nprofile: p\nseeds:\n  +schema: raw\n"}, map[string]string{"a": "", "b": ""}, "raw"},
+		{"nested under the project", map[string]string{"dbt_project.yml": "name: p\nprofile: p\nseeds:\n  +schema: raw\n  p:\n    a:\n      +schema: one\n"}, map[string]string{"a": "one", "b": ""}, "raw"},
+		{"properties config", map[string]string{"seeds/s.yml": "version: 2\nseeds:\n  - name: b\n    config:\n      schema: two\n"}, map[string]string{"a": "", "b": "two"}, ""},
+		{"properties win", map[string]string{
+			"dbt_project.yml": "name: p\nprofile: p\nseeds:\n  p:\n    b:\n      +schema: one\n",
+			"seeds/s.yml":     "version: 2\nseeds:\n  - name: b\n    config:\n      schema: two\n",
+		}, map[string]string{"a": "", "b": "two"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"seeds/a.csv": "x\n1\n", "seeds/b.csv": "x\n2\n"}
+			for k, v := range tc.files {
+				files[k] = v
+			}
+			p, err := Load(writeDBT(t, files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range p.Seeds {
+				if s.Schema != tc.want[s.Name] {
+					t.Errorf("seed %s: schema %q, want %q", s.Name, s.Schema, tc.want[s.Name])
+				}
+			}
+			if p.SeedSchema != tc.seedAll {
+				t.Errorf("every seed's schema %q, want %q", p.SeedSchema, tc.seedAll)
+			}
+			for _, w := range p.Warnings {
+				if strings.Contains(w.Error(), "schema") {
+					t.Errorf("warning: %v", w)
+				}
+			}
+		})
+	}
+}
+
+// TestDBTSourceIdentifier: a source table's identifier is the relation
+// source() reads; a table without one is read by its name.
+func TestDBTSourceIdentifier(t *testing.T) {
+	p, err := Load(writeDBT(t, map[string]string{
+		"models/a.sql":       "select 1 as a",
+		"models/sources.yml": "version: 2\nsources:\n  - name: s\n    tables:\n      - name: orders\n        identifier: orders_v2\n      - name: users\n      - name: same\n        identifier: same\n",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := p.Sources["s"]
+	for table, want := range map[string]string{"orders": "orders_v2", "users": "users", "same": "same"} {
+		if got := src.Identifier(table); got != want {
+			t.Errorf("Identifier(%q) = %q, want %q", table, got, want)
+		}
+	}
+	if !reflect.DeepEqual(src.Tables, []string{"orders", "users", "same"}) {
+		t.Errorf("tables %v: source() names them, not their identifiers", src.Tables)
+	}
+}

@@ -89,6 +89,19 @@ type Source struct {
 	// freshness by table, recorded for docs; idemc does not check them.
 	LoadedAt  map[string]string
 	Freshness map[string]any
+	// Identifiers are the relation names of a dbt source's tables whose
+	// identifier differs from their name: source('s', 'name') reads the
+	// relation identifier (nil for most sources).
+	Identifiers map[string]string
+}
+
+// Identifier is the name of table's relation in the warehouse: its dbt
+// identifier, else the table's name.
+func (s *Source) Identifier(table string) string {
+	if id, ok := s.Identifiers[table]; ok {
+		return id
+	}
+	return table
 }
 
 // File is a text file of the project.
