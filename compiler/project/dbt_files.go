@@ -1,6 +1,7 @@
 package project
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path"
@@ -282,13 +283,13 @@ func isDBTProject(root string) bool {
 }
 
 // litEnv is what config() and properties values read: the vars, and the
-// target that IDEMC_TARGET names, else the profile's target. A model
-// whose config reads target.x is then bound to that target (the config
-// is read before --target is known): Project.TargetBound, checked when
-// compiling.
+// target the project is loaded for (LoadFor: --target), else the one
+// IDEMC_TARGET names, else the profile's target. A model whose config
+// reads target.x is then bound to that target: Project.TargetBound,
+// checked when compiling.
 func (l *dbtLoad) litEnv() litEnv {
 	return litEnv{vars: l.p.Vars, target: func(field string) (any, bool) {
-		name := os.Getenv("IDEMC_TARGET")
+		name := cmp.Or(l.target, os.Getenv("IDEMC_TARGET"))
 		if name == "" {
 			name = l.p.DefaultTarget
 		}

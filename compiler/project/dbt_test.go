@@ -298,32 +298,31 @@ func TestDBTProfiles(t *testing.T) {
 	}
 }
 
-// TestDBTConfigTarget: config() may read target.x (the second pass of a
-// dbt config): the target IDEMC_TARGET names, else the profile's, to
-// which the project is then bound.
+// TestDBTConfigTarget: config() may read target.x (the first pass of a
+// dbt render): for the target the project is loaded for (LoadFor, which
+// --target passes), else the one IDEMC_TARGET names, else the profile's;
+// the project is then bound to it.
 func TestDBTConfigTarget(t *testing.T) {
 	dir := writeDBT(t, map[string]string{
 		"profiles.yml": "p:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      path: a.duckdb\n    ci:\n      type: duckdb\n      path: b.duckdb\n      schema: ci_main\n",
 		"models/e.sql": "{{ config(schema=target.name, alias=target.schema) }}\nselect 1 as a",
 	})
-	for _, tc := range []struct{ env, schema, alias string }{{"", "dev", "main"}, {"ci", "ci", "ci_main"}} {
+	for _, tc := range []struct{ env, load, schema, alias, bound string }{
+		{"", "", "dev", "main", "dev"},
+		{"ci", "", "ci", "ci_main", "ci"},
+		{"", "ci", "ci", "ci_main", "ci"},
+		{"ci", "dev", "dev", "main", "dev"}, // --target wins over IDEMC_TARGET
+	} {
 		t.Setenv("IDEMC_TARGET", tc.env)
-		p, err := Load(dir)
+		p, err := LoadFor(dir, "", tc.load)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := modelNamed(p, "e")
-		if m.Config.Schema != tc.schema || m.Config.Alias != tc.alias || p.TargetBound != firstNonEmptyStr(tc.env, "dev") {
-			t.Errorf("IDEMC_TARGET=%q: schema %q alias %q bound to %q", tc.env, m.Config.Schema, m.Config.Alias, p.TargetBound)
+		if m.Config.Schema != tc.schema || m.Config.Alias != tc.alias || p.TargetBound != tc.bound {
+			t.Errorf("IDEMC_TARGET=%q, loaded for %q: schema %q alias %q bound to %q", tc.env, tc.load, m.Config.Schema, m.Config.Alias, p.TargetBound)
 		}
 	}
-}
-
-func firstNonEmptyStr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // TestDBTTestConfigs: data_tests: +severity in dbt_project.yml is every
