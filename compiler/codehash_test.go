@@ -79,3 +79,29 @@ func TestCodeHashStateFree(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeHashCacheOtherRender: the compile cache keeps what the render
+// that does not run read: an env var only the is_incremental() branch reads
+// is an input of a first build's cached hash too.
+func TestCodeHashCacheOtherRender(t *testing.T) {
+	dir := jinjaDir(t, map[string]string{
+		"src": incModels["src"],
+		"inc": `/* idemc
+materialized = "incremental"
+strategy = "merge"
+unique_key = ["id"]
+*/
+SELECT id FROM {{ ref("src") }}{% if is_incremental() %} WHERE id > {{ env_var("INC_FLOOR", "0") }}{% endif %}`,
+	})
+	opts := compiler.Options{State: nothingExists{}, Cache: filepath.Join(dir, "target")}
+	t.Setenv("INC_FLOOR", "1")
+	before := compileJinja(t, dir, "dev", nil, opts).Nodes["inc"].CodeHash
+	t.Setenv("INC_FLOOR", "2")
+	if after := compileJinja(t, dir, "dev", nil, opts).Nodes["inc"].CodeHash; after == before {
+		t.Errorf("the is_incremental() branch reads INC_FLOOR, which changed, but the cached code hash %s did not", after)
+	}
+	cold := compileJinja(t, dir, "dev", nil, compiler.Options{State: nothingExists{}}).Nodes["inc"].CodeHash
+	if warm := compileJinja(t, dir, "dev", nil, opts).Nodes["inc"].CodeHash; warm != cold {
+		t.Errorf("cached code hash %s, cold %s", warm, cold)
+	}
+}
