@@ -121,11 +121,43 @@ func (cc *compilation) renderAndAnalyse(parser *analyze.Parser, c *compiled) err
 	for _, w := range r.Warnings {
 		c.res.Findings = append(c.res.Findings, warnFinding(c, w))
 	}
-	c.hash = codeHash(c, r, cc.d)
+	alt, err := cc.renderOther(tpl, c, &rc, r)
+	if err != nil {
+		return err
+	}
+	if alt == nil {
+		c.hash = codeHash(c, cc.d, r)
+	} else if c.incremental {
+		c.hash = codeHash(c, cc.d, alt, r)
+	} else {
+		c.hash = codeHash(c, cc.d, r, alt)
+	}
 	if cc.cache != nil {
-		cc.cache.put(c, key)
+		cc.cache.put(c, key, alt)
 	}
 	return nil
+}
+
+// renderOther renders an incremental model whose template calls
+// is_incremental() once more, with the other answer, so that its code hash
+// covers both renders: what it runs on a first build (or after a drop or
+// with --full-refresh) and what it runs on top of its relation. The hash
+// must not depend on the warehouse: it would change between the first
+// build and the second, which would then rerun the model for nothing, and
+// `idemc plan` would tell a different story from the build that follows.
+// nil when one render is all there is (is_incremental() is not called, or
+// is always false: a view or table). Both must render: a branch that fails
+// is reported now, not on the build that first takes it.
+func (cc *compilation) renderOther(tpl *render.Template, c *compiled, rc *render.Context, r *render.Rendered) (*render.Rendered, error) {
+	if !r.UsesIncremental || c.cfg.Materialized != plan.Incremental {
+		return nil, nil
+	}
+	other := *rc
+	other.IsIncremental = !c.incremental
+	other.Log = nil // log() reports the render that runs, once
+	alt, err := cc.env.Render(tpl, c.m.Body, &other)
+	cc.opts.Work.rendered()
+	return alt, err
 }
 
 // isIncremental is what is_incremental() answers for c under opts.
@@ -219,20 +251,28 @@ func analysisSQL(c *compiled, r *render.Rendered) string {
 }
 
 // codeHash covers the SQL (with window markers, not dates) and every
-// setting that changes what is written.
-func codeHash(c *compiled, r *render.Rendered, d adapters.Literals) string {
+// setting that changes what is written. renders are the model's renders:
+// one, or for a model calling is_incremental() the render where it is
+// false, then the one where it is true (renderOther), whatever the
+// warehouse holds. A model with one render hashes as it always has.
+func codeHash(c *compiled, d adapters.Literals, renders ...*render.Rendered) string {
 	h := sha256.New()
-	h.Write([]byte(r.Expand(func(s *render.Slot) string {
-		switch s.Kind {
-		case render.Start, render.End, render.Partition, render.AsOf, render.WatermarkStart, render.WatermarkEnd:
-			return "<" + strconv.Itoa(int(s.Kind)) + ">"
-		case render.SurrogateKey:
-			return d.SurrogateKey(s.Exprs)
-		case render.AsOfText:
-			return "<" + strconv.Itoa(int(s.Kind)) + ":" + s.A + ">"
+	for i, r := range renders {
+		if i > 0 {
+			h.Write([]byte("\x00is_incremental()\x00"))
 		}
-		return s.A + "." + s.B
-	})))
+		h.Write([]byte(r.Expand(func(s *render.Slot) string {
+			switch s.Kind {
+			case render.Start, render.End, render.Partition, render.AsOf, render.WatermarkStart, render.WatermarkEnd:
+				return "<" + strconv.Itoa(int(s.Kind)) + ">"
+			case render.SurrogateKey:
+				return d.SurrogateKey(s.Exprs)
+			case render.AsOfText:
+				return "<" + strconv.Itoa(int(s.Kind)) + ":" + s.A + ">"
+			}
+			return s.A + "." + s.B
+		})))
+	}
 	fmt.Fprintf(h, "\x00%s|%s|%s|%s|%v|%v|%v|%v|%s", c.cfg.Materialized, c.strategy, c.cfg.PartitionBy, c.gran, c.cfg.UniqueKey, c.cfg.MergeUpdateColumns, c.cfg.MergeExcludeColumns, c.cfg.Watermark, d.Name())
 	c.cfg.WriteChecks(h)
 	if c.m.Lineage {

@@ -31,7 +31,7 @@ import (
 const cacheFile = "compile_cache.gob"
 
 // cacheFormat changes whenever an entry's meaning does.
-const cacheFormat = "idemc-compile-cache/2"
+const cacheFormat = "idemc-compile-cache/3"
 
 type cacheEntry struct {
 	Key         string
@@ -39,6 +39,17 @@ type cacheEntry struct {
 	Res         analyze.Result
 	Hash        string
 	Incremental bool
+	// Alt is what the other render of an is_incremental() model read
+	// (renderOther): its hash covers that render too, so the names and
+	// environment variables it read must still resolve as they did.
+	Alt *altReads
+}
+
+// altReads are the inputs of the render that does not run.
+type altReads struct {
+	Refs    []string
+	Sources [][2]string
+	EnvVars []render.EnvRead
 }
 
 type cacheData struct {
@@ -90,6 +101,11 @@ func (cc *compilation) envHash() ([]byte, error) {
 			return nil, err
 		}
 	}
+	for _, s := range cc.p.Seeds { // where ref() finds a seed with a schema of its own
+		if s.Schema != "" {
+			fmt.Fprintf(h, "%s\x00%s\x00", s.Name, s.Schema)
+		}
+	}
 	for _, m := range cc.p.Macros {
 		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", m.Path, len(m.Text), m.Text)
 	}
@@ -125,32 +141,48 @@ func (k *compileCache) get(cc *compilation, c *compiled, key string) bool {
 	if e == nil || key == "" || e.Key != key {
 		return false
 	}
-	for _, r := range e.R.Refs {
-		if !cc.rctx.Known(r) {
-			return false
-		}
-	}
-	for _, s := range e.R.Sources {
-		if !cc.rctx.KnownSource(s[0], s[1]) {
-			return false
-		}
-	}
-	for _, v := range e.R.EnvVars { // env_var() values are inputs too
-		if now, set := cc.rctx.Getenv(v.Name); now != v.Value || set != v.Set {
-			return false
-		}
+	if !k.stillReads(cc, e.R.Refs, e.R.Sources, e.R.EnvVars) ||
+		e.Alt != nil && !k.stillReads(cc, e.Alt.Refs, e.Alt.Sources, e.Alt.EnvVars) {
+		return false
 	}
 	c.tpl, c.res, c.hash, c.incremental = e.R.Rendered(), e.Res, e.Hash, e.Incremental
 	k.keep(c.m.Path, e, false)
 	return true
 }
 
-// put records c's render and analysis.
-func (k *compileCache) put(c *compiled, key string) {
-	// A render holding a secret env var's value is not written to disk.
-	if key != "" && !c.tpl.UsesSecret {
-		k.keep(c.m.Path, &cacheEntry{Key: key, R: c.tpl.Cache(), Res: c.res, Hash: c.hash, Incremental: c.incremental}, true)
+// stillReads reports whether every name a render resolved is still
+// declared and every environment variable it read has the same value.
+func (k *compileCache) stillReads(cc *compilation, refs []string, sources [][2]string, env []render.EnvRead) bool {
+	for _, r := range refs {
+		if !cc.rctx.Known(r) {
+			return false
+		}
 	}
+	for _, s := range sources {
+		if !cc.rctx.KnownSource(s[0], s[1]) {
+			return false
+		}
+	}
+	for _, v := range env { // env_var() values are inputs too
+		if now, set := cc.rctx.Getenv(v.Name); now != v.Value || set != v.Set {
+			return false
+		}
+	}
+	return true
+}
+
+// put records c's render and analysis; alt is the other render of an
+// is_incremental() model (nil for most).
+func (k *compileCache) put(c *compiled, key string, alt *render.Rendered) {
+	// A render holding a secret env var's value is not written to disk.
+	if key == "" || c.tpl.UsesSecret || alt != nil && alt.UsesSecret {
+		return
+	}
+	e := &cacheEntry{Key: key, R: c.tpl.Cache(), Res: c.res, Hash: c.hash, Incremental: c.incremental}
+	if alt != nil {
+		e.Alt = &altReads{Refs: alt.Refs, Sources: alt.Sources, EnvVars: alt.EnvVars}
+	}
+	k.keep(c.m.Path, e, true)
 }
 
 func (k *compileCache) keep(path string, e *cacheEntry, made bool) {

@@ -49,7 +49,7 @@ func (cc *compilation) relationOf(c *compiled, s *project.Check) (plan.Relation,
 	}
 	if i := strings.IndexByte(name, '.'); i > 0 {
 		if src := cc.p.Sources[name[:i]]; src != nil && contains(src.Tables, name[i+1:]) {
-			return plan.Relation{Database: src.Database, Schema: src.Schema, Name: name[i+1:]}, true
+			return plan.Relation{Database: src.Database, Schema: src.Schema, Name: src.Identifier(name[i+1:])}, true
 		}
 	}
 	cc.errs.Add(s.Pos.Path, s.Pos.Line, 0, "checks.%s: %q is neither a model, a seed nor a declared source table (source.table)", s.Kind, name)

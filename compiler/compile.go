@@ -270,8 +270,9 @@ func newCompilation(p *project.Project, opts Options) (*compilation, error) {
 		return nil, diag.List{tgt.SchemaErr.(*diag.Error)}
 	}
 	if p.TargetBound != "" && p.TargetBound != tname {
-		// A dbt config() read target.x when the project loaded.
-		return nil, diag.List{diag.Errorf(project.DBTFileName, 0, 0, "a model's config() reads target.*, which idemc reads when the project loads, for target %q; to compile for %q set IDEMC_TARGET=%s instead of --target", p.TargetBound, tname, tname)}
+		// A dbt config() read target.x when the project loaded; the
+		// commands load it for the target they compile for (LoadFor).
+		return nil, diag.List{diag.Errorf(project.DBTFileName, 0, 0, "a model's config() reads target.*, which was read for target %q when the project loaded; load the project for %q (project.LoadFor) to compile for it", p.TargetBound, tname)}
 	}
 	ad, ok := adapters.Lookup(tgt.Engine)
 	if !ok {

@@ -68,7 +68,7 @@ func (cc *compilation) expandInto(c *compiled, w *plan.Window, x *expansion) str
 			return d.Qualify(nodes[s.A].Relation)
 		case render.Source:
 			src := p.Sources[s.A]
-			return d.Qualify(plan.Relation{Database: src.Database, Schema: src.Schema, Name: s.B})
+			return d.Qualify(plan.Relation{Database: src.Database, Schema: src.Schema, Name: src.Identifier(s.B)})
 		case render.Start:
 			return d.WindowLiteral(start, gran)
 		case render.End:

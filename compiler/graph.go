@@ -72,8 +72,9 @@ func (cc *compilation) connectReads(c *compiled, seedAt map[plan.Relation]string
 	}
 	for _, s := range c.tpl.Sources {
 		src := cc.p.Sources[s[0]]
-		c.resolved = append(c.resolved, s[0]+"."+s[1]+"@"+src.Database+"."+src.Schema+"."+s[1])
-		if seed, ok := seedAt[plan.Relation{Database: src.Database, Schema: src.Schema, Name: s[1]}]; ok {
+		id := src.Identifier(s[1])
+		c.resolved = append(c.resolved, s[0]+"."+s[1]+"@"+src.Database+"."+src.Schema+"."+id)
+		if seed, ok := seedAt[plan.Relation{Database: src.Database, Schema: src.Schema, Name: id}]; ok {
 			graph.Connect(seed, c.m.Name)
 			c.dataUp = append(c.dataUp, seed)
 		} else {

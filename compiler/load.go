@@ -41,9 +41,9 @@ func (cc *compilation) addNodes() {
 	p, tgt := cc.p, cc.tgt
 	pl := &plan.Plan{Project: p.Name, Target: cc.target, Engine: tgt.Engine, AsOf: cc.opts.AsOf, Nodes: map[string]*plan.Node{}, Graph: dag.New()}
 	cc.plan = pl
-	seedSchema := schemaOf(p, p.SeedSchema, tgt.Schema)
 	for _, s := range p.Seeds {
-		pl.Nodes[s.Name] = &plan.Node{Name: s.Name, Path: s.Path, Seed: true, Relation: plan.Relation{Schema: seedSchema, Name: s.Name}}
+		sch := schemaOf(p, firstNonEmpty(s.Schema, p.SeedSchema), tgt.Schema)
+		pl.Nodes[s.Name] = &plan.Node{Name: s.Name, Path: s.Path, Seed: true, Relation: plan.Relation{Schema: sch, Name: s.Name}}
 		pl.Graph.Add(s.Name)
 	}
 	cc.models = map[string]*compiled{}

@@ -67,6 +67,9 @@ func (cc *compilation) checkNames() {
 		if over(s.Name, l.Name) {
 			report(s.Path, 1, "seed name", s.Name, l.Name, "rename the file")
 		}
+		if n := cc.plan.Nodes[s.Name]; s.Schema != "" && over(n.Relation.Schema, l.Name) {
+			report(s.Path, 1, "seed schema", n.Relation.Schema, l.Name, "set a shorter +schema for the seed")
+		}
 		if s.Table != nil {
 			for _, col := range s.Table.Columns {
 				if overCol(col.Name) {
@@ -84,7 +87,7 @@ func (cc *compilation) checkNames() {
 			report(project.FileName, src.Line, fmt.Sprintf("[sources.%s] schema", name), src.Schema, l.Name, "write the schema's name as the engine stores it")
 		}
 		for _, t := range src.Tables {
-			if over(t, l.Name) {
+			if t = src.Identifier(t); over(t, l.Name) {
 				report(project.FileName, src.Line, fmt.Sprintf("[sources.%s] table", name), t, l.Name, "write the table's name as the engine stores it")
 			}
 		}

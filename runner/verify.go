@@ -269,7 +269,16 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 	if p.SeedSchema != "" {
 		scratch.SeedSchema = scratchName(pl.Engine, p.SeedSchema)
 	}
-	// Models with their own schema setting move to scratch schemas too.
+	// Seeds and models with their own schema setting move to scratch
+	// schemas too.
+	scratch.Seeds = make([]*project.Seed, len(p.Seeds))
+	for i, s := range p.Seeds {
+		cs := *s
+		if cs.Schema != "" {
+			cs.Schema = scratchName(pl.Engine, cs.Schema)
+		}
+		scratch.Seeds[i] = &cs
+	}
 	scratch.Models = make([]*project.Model, len(p.Models))
 	for i, m := range p.Models {
 		cm := *m

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -196,8 +197,11 @@ func (c *common) windowFlags(cmd *cobra.Command) {
 // load reads the project and turns flags into compile options.
 func (c *common) load() (*project.Project, compiler.Options, error) {
 	var opts compiler.Options
-	// The load and compile caches live in target/.
-	p, err := project.LoadCached(c.projectDir, filepath.Join(c.projectDir, "target"))
+	// The load and compile caches live in target/. A dbt project is read
+	// for the target: its config() calls may read target.* (the first
+	// pass of dbt's two-pass render).
+	opts.Target = cmp.Or(c.target, os.Getenv("IDEMC_TARGET"))
+	p, err := project.LoadFor(c.projectDir, filepath.Join(c.projectDir, "target"), opts.Target)
 	if p != nil {
 		for _, w := range p.Warnings { // once per kind, not an error (a dbt project's metrics, …)
 			fmt.Fprintf(c.stderr, "warning: %v\n", w)
@@ -207,10 +211,6 @@ func (c *common) load() (*project.Project, compiler.Options, error) {
 		return nil, opts, err
 	}
 	opts.Cache = filepath.Join(p.Root, "target")
-	opts.Target = c.target
-	if opts.Target == "" {
-		opts.Target = os.Getenv("IDEMC_TARGET")
-	}
 	opts.Select, opts.Exclude = c.selectS, c.exclude
 	opts.Partition, opts.Start, opts.End = c.partition, c.start, c.end
 	opts.FullRefresh = c.fullRefresh

@@ -49,6 +49,9 @@ type dbtLoad struct {
 	// testSeverity is dbt_project.yml's data_tests: +severity, every
 	// test's default ("" for error).
 	testSeverity string
+	// target is the target config() reads target.x for (LoadFor), "" for
+	// $IDEMC_TARGET or the profile's.
+	target string
 }
 
 // dbtFolder is one nested models: block, as a folder layer of idemc's
@@ -59,14 +62,14 @@ type dbtFolder struct {
 }
 
 // loadDBT reads the dbt project at root (DESIGN §15).
-func loadDBT(root string) (*Project, error) {
+func loadDBT(root, target string) (*Project, error) {
 	var errs diag.List
 	text, err := os.ReadFile(filepath.Join(root, DBTFileName))
 	if err != nil {
 		return nil, err
 	}
 	l := &dbtLoad{p: &Project{Root: root, DBT: true, RawVars: true, Vars: map[string]any{}, Sources: map[string]*Source{}}, errs: &errs,
-		warned: map[string]bool{}, seeds: map[string]*dbtSeedConfig{}, baseConfig: dbtConfig{}, disabled: map[string]bool{}}
+		warned: map[string]bool{}, seeds: map[string]*dbtSeedConfig{}, baseConfig: dbtConfig{}, disabled: map[string]bool{}, target: target}
 	l.p.dbtFiles = []string{DBTFileName}
 	l.readProjectFile(string(text))
 	if len(errs) > 0 {

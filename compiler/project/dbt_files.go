@@ -1,6 +1,7 @@
 package project
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path"
@@ -58,7 +59,7 @@ func (l *dbtLoad) seedSetting(sc *dbtSeedConfig, rel, key string, k, v *yaml.Nod
 		if sc == l.seeds[""] {
 			l.p.SeedSchema = s
 		} else {
-			l.warnIgnored("seed config schema for one seed", rel, k.Line, "idemc loads every seed into one schema: set +schema for all seeds")
+			sc.schema = s // appended to the target's schema, as a model's is
 		}
 	case "enabled", "quote_columns", "delimiter", "full_refresh":
 		l.warnIgnored("seed config "+key, rel, k.Line, "idemc does not use it")
@@ -175,6 +176,13 @@ func (l *dbtLoad) loadFiles() {
 // naming a column the file lacks is reported at its line.
 func (l *dbtLoad) loadSeed(rel, name, text string) *Seed {
 	s := &Seed{Name: name, Path: rel}
+	// The most specific +schema wins: the seed's properties entry, then
+	// its entry in dbt_project.yml; else every seed's (Project.SeedSchema).
+	for _, sc := range []*dbtSeedConfig{l.yml.seeds[name], l.seeds[name]} {
+		if sc != nil && sc.schema != "" && s.Schema == "" {
+			s.Schema = sc.schema
+		}
+	}
 	cfg := l.p.seedConfigs[name]
 	if cfg != nil {
 		s.ColumnTypes = cfg.types
@@ -275,13 +283,13 @@ func isDBTProject(root string) bool {
 }
 
 // litEnv is what config() and properties values read: the vars, and the
-// target that IDEMC_TARGET names, else the profile's target. A model
-// whose config reads target.x is then bound to that target (the config
-// is read before --target is known): Project.TargetBound, checked when
-// compiling.
+// target the project is loaded for (LoadFor: --target), else the one
+// IDEMC_TARGET names, else the profile's target. A model whose config
+// reads target.x is then bound to that target: Project.TargetBound,
+// checked when compiling.
 func (l *dbtLoad) litEnv() litEnv {
 	return litEnv{vars: l.p.Vars, target: func(field string) (any, bool) {
-		name := os.Getenv("IDEMC_TARGET")
+		name := cmp.Or(l.target, os.Getenv("IDEMC_TARGET"))
 		if name == "" {
 			name = l.p.DefaultTarget
 		}

@@ -298,32 +298,31 @@ func TestDBTProfiles(t *testing.T) {
 	}
 }
 
-// TestDBTConfigTarget: config() may read target.x (the second pass of a
-// dbt config): the target IDEMC_TARGET names, else the profile's, to
-// which the project is then bound.
+// TestDBTConfigTarget: config() may read target.x (the first pass of a
+// dbt render): for the target the project is loaded for (LoadFor, which
+// --target passes), else the one IDEMC_TARGET names, else the profile's;
+// the project is then bound to it.
 func TestDBTConfigTarget(t *testing.T) {
 	dir := writeDBT(t, map[string]string{
 		"profiles.yml": "p:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      path: a.duckdb\n    ci:\n      type: duckdb\n      path: b.duckdb\n      schema: ci_main\n",
 		"models/e.sql": "{{ config(schema=target.name, alias=target.schema) }}\nselect 1 as a",
 	})
-	for _, tc := range []struct{ env, schema, alias string }{{"", "dev", "main"}, {"ci", "ci", "ci_main"}} {
+	for _, tc := range []struct{ env, load, schema, alias, bound string }{
+		{"", "", "dev", "main", "dev"},
+		{"ci", "", "ci", "ci_main", "ci"},
+		{"", "ci", "ci", "ci_main", "ci"},
+		{"ci", "dev", "dev", "main", "dev"}, // --target wins over IDEMC_TARGET
+	} {
 		t.Setenv("IDEMC_TARGET", tc.env)
-		p, err := Load(dir)
+		p, err := LoadFor(dir, "", tc.load)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := modelNamed(p, "e")
-		if m.Config.Schema != tc.schema || m.Config.Alias != tc.alias || p.TargetBound != firstNonEmptyStr(tc.env, "dev") {
-			t.Errorf("IDEMC_TARGET=%q: schema %q alias %q bound to %q", tc.env, m.Config.Schema, m.Config.Alias, p.TargetBound)
+		if m.Config.Schema != tc.schema || m.Config.Alias != tc.alias || p.TargetBound != tc.bound {
+			t.Errorf("IDEMC_TARGET=%q, loaded for %q: schema %q alias %q bound to %q", tc.env, tc.load, m.Config.Schema, m.Config.Alias, p.TargetBound)
 		}
 	}
-}
-
-func firstNonEmptyStr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // TestDBTTestConfigs: data_tests: +severity in dbt_project.yml is every
@@ -359,5 +358,71 @@ func TestDBTTestConfigs(t *testing.T) {
 	}
 	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0].Error(), "models/s.yml:7: test config where ignored") {
 		t.Errorf("warnings = %v", p.Warnings)
+	}
+}
+
+// TestDBTSeedSchema: +schema for one seed, in dbt_project.yml's seeds:
+// nesting or the seed's properties config, is that seed's schema (the
+// properties entry wins); the others keep every seed's +schema.
+func TestDBTSeedSchema(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string
+		want    map[string]string // seed → Seed.Schema
+		seedAll string
+	}{
+		{"none", nil, map[string]string{"a": "", "b": ""}, ""},
+		{"all seeds", map[string]string{"dbt_project.yml": "name: p\nprofile: p\nseeds:\n  +schema: raw\n"}, map[string]string{"a": "", "b": ""}, "raw"},
+		{"nested under the project", map[string]string{"dbt_project.yml": "name: p\nprofile: p\nseeds:\n  +schema: raw\n  p:\n    a:\n      +schema: one\n"}, map[string]string{"a": "one", "b": ""}, "raw"},
+		{"properties config", map[string]string{"seeds/s.yml": "version: 2\nseeds:\n  - name: b\n    config:\n      schema: two\n"}, map[string]string{"a": "", "b": "two"}, ""},
+		{"properties win", map[string]string{
+			"dbt_project.yml": "name: p\nprofile: p\nseeds:\n  p:\n    b:\n      +schema: one\n",
+			"seeds/s.yml":     "version: 2\nseeds:\n  - name: b\n    config:\n      schema: two\n",
+		}, map[string]string{"a": "", "b": "two"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"seeds/a.csv": "x\n1\n", "seeds/b.csv": "x\n2\n"}
+			for k, v := range tc.files {
+				files[k] = v
+			}
+			p, err := Load(writeDBT(t, files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range p.Seeds {
+				if s.Schema != tc.want[s.Name] {
+					t.Errorf("seed %s: schema %q, want %q", s.Name, s.Schema, tc.want[s.Name])
+				}
+			}
+			if p.SeedSchema != tc.seedAll {
+				t.Errorf("every seed's schema %q, want %q", p.SeedSchema, tc.seedAll)
+			}
+			for _, w := range p.Warnings {
+				if strings.Contains(w.Error(), "schema") {
+					t.Errorf("warning: %v", w)
+				}
+			}
+		})
+	}
+}
+
+// TestDBTSourceIdentifier: a source table's identifier is the relation
+// source() reads; a table without one is read by its name.
+func TestDBTSourceIdentifier(t *testing.T) {
+	p, err := Load(writeDBT(t, map[string]string{
+		"models/a.sql":       "select 1 as a",
+		"models/sources.yml": "version: 2\nsources:\n  - name: s\n    tables:\n      - name: orders\n        identifier: orders_v2\n      - name: users\n      - name: same\n        identifier: same\n",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := p.Sources["s"]
+	for table, want := range map[string]string{"orders": "orders_v2", "users": "users", "same": "same"} {
+		if got := src.Identifier(table); got != want {
+			t.Errorf("Identifier(%q) = %q, want %q", table, got, want)
+		}
+	}
+	if !reflect.DeepEqual(src.Tables, []string{"orders", "users", "same"}) {
+		t.Errorf("tables %v: source() names them, not their identifiers", src.Tables)
 	}
 }

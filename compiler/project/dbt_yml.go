@@ -25,10 +25,11 @@ type dbtModelProps struct {
 
 // dbtSeedConfig are a seed's settings: column_types, schema.
 type dbtSeedConfig struct {
-	pos   Pos
-	types map[string]any
-	lines map[string]int
-	file  string
+	pos    Pos
+	types  map[string]any
+	lines  map[string]int
+	file   string
+	schema string // +schema for this seed (every seed's is Project.SeedSchema)
 }
 
 // dbtIgnoredKinds are properties-file sections idemc does not run,
@@ -326,7 +327,11 @@ func (l *dbtLoad) readSourceTable(rel string, s *Source, n *yaml.Node, loadedAt 
 		}
 	})
 	if ident != "" && ident != name {
-		l.errs.Add(rel, n.Line, 0, "source %s table %s: identifier %q differs from the name, which idemc does not map yet; name the table as the warehouse does", s.Name, name, ident)
+		// {{ source('s', name) }} reads the relation named ident, as in dbt.
+		if s.Identifiers == nil {
+			s.Identifiers = map[string]string{}
+		}
+		s.Identifiers[name] = ident
 	}
 	s.Tables = append(s.Tables, name)
 	if loadedAt != "" {

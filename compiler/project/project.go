@@ -44,7 +44,8 @@ type Project struct {
 	// reported once (a dbt project's metrics, unmapped configs, …).
 	Warnings []*diag.Error
 	// TargetBound is the target a dbt model's config() read (target.x)
-	// when the project loaded; compiling for another one is refused.
+	// when the project loaded (LoadFor's); compiling this Project for
+	// another one is refused: load it for that target instead.
 	TargetBound string
 
 	seedConfigs map[string]*seedConfig // [seeds.NAME] tables, by name
@@ -89,6 +90,19 @@ type Source struct {
 	// freshness by table, recorded for docs; idemc does not check them.
 	LoadedAt  map[string]string
 	Freshness map[string]any
+	// Identifiers are the relation names of a dbt source's tables whose
+	// identifier differs from their name: source('s', 'name') reads the
+	// relation identifier (nil for most sources).
+	Identifiers map[string]string
+}
+
+// Identifier is the name of table's relation in the warehouse: its dbt
+// identifier, else the table's name.
+func (s *Source) Identifier(table string) string {
+	if id, ok := s.Identifiers[table]; ok {
+		return id
+	}
+	return table
 }
 
 // File is a text file of the project.
@@ -132,11 +146,23 @@ func LoadCached(root, cacheDir string) (*Project, error) {
 	return p, err
 }
 
+// LoadFor is LoadCached for the named target ("" for $IDEMC_TARGET, else
+// the default): a dbt model's config() may read target.name, .type,
+// .schema or .threads before its template renders, and reads them for
+// this target (the commands pass --target). A native project is the same
+// for every target.
+func LoadFor(root, cacheDir, target string) (*Project, error) {
+	if isDBTProject(root) {
+		return loadDBT(root, target)
+	}
+	return LoadCached(root, cacheDir)
+}
+
 // loadWith loads with the cache in cacheDir, as of start (for the racy
 // window); it returns the cache too, for tests to count its work.
 func loadWith(root, cacheDir string, start time.Time) (*Project, *loadCache, error) {
 	if isDBTProject(root) {
-		p, err := loadDBT(root)
+		p, err := loadDBT(root, "")
 		return p, nil, err
 	}
 	var errs diag.List

@@ -20,6 +20,9 @@ type Seed struct {
 	// ColumnTypes are the kinds declared in [seeds.NAME] column_types, by
 	// column name as written there.
 	ColumnTypes map[string]seed.Kind
+	// Schema is the seed's own schema (a dbt +schema for this seed), ""
+	// for the project's seed schema (SeedSchema).
+	Schema string
 	// Table is the parsed file; nil only when Load reported its errors.
 	Table *seed.Table
 }

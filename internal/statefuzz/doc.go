@@ -9,7 +9,10 @@
 // NULL; ref() chains up to 4 deep; not_null, unique, accepted_values,
 // min_rows and relationships checks; one project in three sets
 // lineage_columns = true in [models], and one sequence in four toggles it
-// at a random step, both drawn from a stream of their own) and 6 operations (operations.go):
+// at a random step, both drawn from a stream of their own; in one sequence
+// in two, each incremental model of the common row shape has even odds of
+// dbt's `{% if is_incremental() %}` filter on {{ this }}, one that keeps
+// every row, from a third stream) and 6 operations (operations.go):
 // edit, append or delete seed rows, retype a seed column, add or drop a
 // seed column, edit a model's SQL, revert to an earlier version of the
 // files, add/drop/retype a model column, toggle a model's schema or alias
@@ -66,6 +69,11 @@
 //     run id: instead, where every unit of a table or partitioned model
 //     succeeded in the oracle, every row idemc holds must carry a run id
 //     and the sequences' logical time.
+//   - `idemc plan`, run right before every checkpoint build, must list
+//     exactly the units the build runs (plancheck.go); in a sequence with
+//     is_incremental() filters, a plan right after a build that exited 0
+//     must list nothing (building twice is building once: a code hash
+//     that depends on the warehouse would rerun the model).
 //   - An interrupted build must exit 130, not die of the signal nor exit 1.
 //   - The run's own audit rows, once it ended by itself (audit.go): none
 //     left running, one row per unit it attempted, none for a unit it

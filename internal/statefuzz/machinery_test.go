@@ -285,6 +285,62 @@ func TestPlanDiffs(t *testing.T) {
 	}
 }
 
+// TestReplanDiffs: a plan right after a successful build must be empty;
+// a refused plan (nil) is left to the exit code comparison.
+func TestReplanDiffs(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		planned []string
+		want    bool
+	}{
+		{"nothing to run", []string{}, false},
+		{"refused", nil, false},
+		{"a model reruns", []string{"m2"}, true},
+	} {
+		if got := len(replanDiffs(tt.planned)) > 0; got != tt.want {
+			t.Errorf("%s: difference = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestIncFiltersOwnStream: the is_incremental() filters come from a
+// stream of their own: a sequence's project and operations are otherwise
+// what they were without them; some sequences have filters, only on
+// incremental models of the common row shape.
+func TestIncFiltersOwnStream(t *testing.T) {
+	with := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		p, ops, _ := Sequence(seed, 6)
+		r := newRand(seed)
+		q := Generate(r)
+		var drawn []Op
+		for _, op := range ops {
+			if op.Kind != OpLineage { // inserted from the lineage stream
+				drawn = append(drawn, op)
+			}
+		}
+		if fmt.Sprint(GenerateOps(r, q, 6)) != fmt.Sprint(drawn) {
+			t.Fatalf("seed %d: the operations changed with the filters", seed)
+		}
+		if p.IncFilters() {
+			with++
+		}
+		for i, m := range p.Models {
+			if m.IncFilter && (m.Shape == ShapeAgg || !(m.Partitioned() || m.Kind == KindMerge)) {
+				t.Errorf("seed %d: %s (%s, %s) has a filter", seed, m.Name, m.Kind, m.Shape)
+			}
+			c := *m
+			c.IncFilter = false
+			if fmt.Sprint(c) != fmt.Sprint(*q.Models[i]) {
+				t.Fatalf("seed %d: model %s changed with the filters", seed, m.Name)
+			}
+		}
+	}
+	if with == 0 || with == 40 {
+		t.Errorf("%d of 40 sequences have is_incremental() filters; want some, not all", with)
+	}
+}
+
 // TestCompareLineage: with lineage_columns on, idemc's warehouse and the
 // oracle's differ in every run id yet compare equal (the columns' names
 // and types are compared, their values are not), while a row whose stamp

@@ -33,6 +33,17 @@ func (s *sequenceRun) planned(ctx context.Context) []string {
 	return ids
 }
 
+// replanDiffs is the check of a plan made right after a build that
+// succeeded: building twice is building once, so it must list nothing. A
+// model whose code hash depends on the warehouse (is_incremental() on a
+// first build) would be listed: its hash changes once its relation exists.
+func replanDiffs(planned []string) []Difference {
+	if len(planned) == 0 {
+		return nil // nothing to run; or nil, refused: the next build's exit code comparison sees that
+	}
+	return []Difference{{What: "replan", Detail: fmt.Sprintf("idemc plan right after a build that succeeded lists %v: a second build would run them", planned)}}
+}
+
 // planDiffs compares the plan with the units the build ran (skipped ones
 // included: plan cannot foresee a failure, only what is stale).
 func planDiffs(planned []string, out Outcome) []Difference {

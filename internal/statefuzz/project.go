@@ -81,6 +81,13 @@ type Model struct {
 	Checks    Checks
 	Schema    bool // written into the alternative model schema
 	Alias     bool // written under the name <name>_a
+	// IncFilter adds dbt's `{% if is_incremental() %}` filter on
+	// {{ this }} to the WHERE clause: the render then differs between a
+	// first build and a build on top of the relation. The filter keeps
+	// every row (id > min(id) - 1000 - Bump), so rebuild equivalence
+	// holds; what it tests is that the code hash, and so the plan, does
+	// not depend on the warehouse.
+	IncFilter bool
 }
 
 // Checks are the declared checks of a model (never on views or ephemerals,
@@ -92,6 +99,16 @@ type Checks struct {
 	MinRows  int      // min_rows = N (tables only)
 	Rel      string   // relationships = { id = "<Rel>.id" }
 	Failing  bool     // min_rows = 100000 as well: fails every unit
+}
+
+// IncFilters reports whether some model has an is_incremental() filter.
+func (p *Project) IncFilters() bool {
+	for _, m := range p.Models {
+		if m.IncFilter {
+			return true
+		}
+	}
+	return false
 }
 
 // Partitioned reports whether the model is an incremental model partitioned by day.

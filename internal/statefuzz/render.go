@@ -131,13 +131,25 @@ func (m *Model) body(b *strings.Builder) {
 		if window != "" {
 			fmt.Fprintf(b, window, "a.", "a.")
 		}
+		m.incFilter(b, "a.")
 		b.WriteString("\n")
 	default:
 		fmt.Fprintf(b, "SELECT id, day, k, amount + %d AS amount, cat%s\nFROM {{ ref(%q) }}\nWHERE amount >= %d", m.Bump, m.extra("id"), m.Refs[0], m.MinAmount)
 		if window != "" {
 			fmt.Fprintf(b, window, "", "")
 		}
+		m.incFilter(b, "")
 		b.WriteString("\n")
+	}
+}
+
+// incFilter writes the is_incremental() filter (Model.IncFilter): dbt's
+// form, reading {{ this }}, true of every row (ids are positive). Bump is
+// in it, so a model edit changes both renders. A view or table never takes
+// the branch: is_incremental() is false for them.
+func (m *Model) incFilter(b *strings.Builder, prefix string) {
+	if m.IncFilter {
+		fmt.Fprintf(b, "\n{%% if is_incremental() %%}  AND %sid > (SELECT coalesce(min(id), 0) - %d FROM {{ this }}){%% endif %%}", prefix, 1000+m.Bump)
 	}
 }
 

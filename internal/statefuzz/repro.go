@@ -47,6 +47,9 @@ func (f *Failure) Repro() string {
 			fmt.Fprintln(&script, build)
 		}
 	}
+	if f.Diffs[0].What == "replan" {
+		fmt.Fprintf(&script, "exec idemc plan --as-of %s\nstdout ' 0 units to run'\n", AsOf)
+	}
 	return script.String() + files.String()
 }
 

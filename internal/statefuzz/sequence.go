@@ -58,6 +58,7 @@ func Sequence(seed uint64, nOps int) (p *Project, ops []Op, threads int) {
 	p = Generate(r)
 	var toggle int
 	p.Lineage, toggle = generateLineage(seed, nOps)
+	generateIncFilters(seed, p)
 	ops = GenerateOps(r, p, nOps)
 	if toggle >= 0 {
 		ops = slices.Insert(ops, toggle, Op{Kind: OpLineage})
@@ -147,6 +148,11 @@ func (s *sequenceRun) checkpoint(ctx context.Context, what string, args ...strin
 	diffs, text, err := s.compare(ctx, prev, out)
 	if err == nil && planned != nil {
 		diffs = append(diffs, planDiffs(planned, out)...)
+	}
+	if err == nil && what == "build" && out.Exit == 0 && s.p.IncFilters() {
+		// Only where is_incremental() filters are generated: a plan costs
+		// a process, and they are what made a rebuild rerun a model.
+		diffs = append(diffs, replanDiffs(s.planned(ctx))...)
 	}
 	return diffs, text, err
 }

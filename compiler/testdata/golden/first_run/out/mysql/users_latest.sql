@@ -7,11 +7,11 @@ FROM `raw`.`users`
 ) AS idemc_shape LIMIT 0;
 -- 2. latest_start: the unit's latest state: running (committed on its own)
 INSERT INTO `analytics`.`idemc_latest` (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('users_latest', '', 'analytics', 'users_latest', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '7848f0d93e3cb686', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '3e8c098278d9a05157dda25a', 'r:r1')
+VALUES ('users_latest', '', 'analytics', 'users_latest', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, 'd580e6f9f78a8feb', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '313fecd8dbedb9a2ed318ff7', 'r:r1')
 ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), row_count = VALUES(row_count), started_at = VALUES(started_at), ended_at = VALUES(ended_at), attempt = VALUES(attempt), code_hash = VALUES(code_hash), target = VALUES(target), as_of = VALUES(as_of), error = VALUES(error), checks = VALUES(checks), inputs = VALUES(inputs), data_version = VALUES(data_version);
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, '7848f0d93e3cb686', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '3e8c098278d9a05157dda25a', 'r:r1');
+VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, 'd580e6f9f78a8feb', 'g1', 'mysql', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '313fecd8dbedb9a2ed318ff7', 'r:r1');
 -- 4. begin
 START TRANSACTION;
 -- 5. lock: serialize writers of this unit until commit

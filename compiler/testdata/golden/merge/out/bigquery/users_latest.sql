@@ -9,7 +9,7 @@ WHERE updated_at > (SELECT max(updated_at) FROM `analytics`.`users_latest`)
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, 'a2cc3bbd7de8a8ae', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'bdddea2772b419e2f7f801c2', 'r:r1');
+VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, 'f2a7fe27d1dcf524', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '975477244b75389c1486d220', 'r:r1');
 -- 3. stage: the batch, in a staging table (expires in a day if a run dies)
 --    job stage
 CREATE OR REPLACE TABLE `analytics`.`users_latest__idemc_stage_0c53fdac`
@@ -34,7 +34,7 @@ WHEN NOT MATCHED THEN INSERT (`user_id`, `name`, `updated_at`) VALUES (s.`user_i
 -- 7. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-SELECT 'r1', 'users_latest', '', 'succeeded', (SELECT count(*) FROM `analytics`.`users_latest__idemc_stage_0c53fdac`), <started_at>, <ended_at>, <attempt>, 'a2cc3bbd7de8a8ae', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'bdddea2772b419e2f7f801c2', 'r:r1';
+SELECT 'r1', 'users_latest', '', 'succeeded', (SELECT count(*) FROM `analytics`.`users_latest__idemc_stage_0c53fdac`), <started_at>, <ended_at>, <attempt>, 'f2a7fe27d1dcf524', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '975477244b75389c1486d220', 'r:r1';
 -- 8. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;

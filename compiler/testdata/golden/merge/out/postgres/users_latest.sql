@@ -8,12 +8,12 @@ WHERE updated_at > (SELECT max(updated_at) FROM "analytics"."users_latest")
 ) AS idemc_shape LIMIT 0;
 -- 2. latest_start: the unit's latest state: running (committed on its own)
 INSERT INTO "analytics"."idemc_latest" (job_name, partition_key, dest_schema, dest_name, run_id, status, row_count, started_at, ended_at, attempt, code_hash, target, as_of, error, checks, inputs, data_version)
-VALUES ('users_latest', '', 'analytics', 'users_latest', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '36c9eca86ce0245d', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'e006a5fa5c96d2902aa604a1', 'r:r1')
+VALUES ('users_latest', '', 'analytics', 'users_latest', 'r1', 'running', NULL, <started_at>, NULL, <attempt>, '8bb08706e6edf475', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '96799e4187ca0fd5519bfe7f', 'r:r1')
 ON CONFLICT (job_name, partition_key, dest_schema, dest_name) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, row_count = excluded.row_count, started_at = excluded.started_at, ended_at = excluded.ended_at, attempt = excluded.attempt, code_hash = excluded.code_hash, target = excluded.target, as_of = excluded.as_of, error = excluded.error, checks = excluded.checks, inputs = excluded.inputs, data_version = excluded.data_version
 WHERE excluded.attempt > "idemc_latest".attempt OR (excluded.attempt = "idemc_latest".attempt AND excluded.started_at >= "idemc_latest".started_at);
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "analytics"."idemc_audit" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, '36c9eca86ce0245d', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'e006a5fa5c96d2902aa604a1', 'r:r1');
+VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, '8bb08706e6edf475', 'g1', 'postgres', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '96799e4187ca0fd5519bfe7f', 'r:r1');
 -- 4. begin
 BEGIN;
 -- 5. lock: serialize writers of this unit until commit

@@ -10,7 +10,7 @@ WHERE updated_at > (SELECT max(updated_at) FROM "ANALYTICS"."USERS_LATEST")
 ) AS idemc_shape LIMIT 0;
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, 'd9205d1a64ab7d45', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '6c1c94835636b67c3668f375', 'r:r1');
+VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, '0a29dd58e1c75730', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '18cd21e7b62c5a119a29f557', 'r:r1');
 -- 4. stage: the batch
 CREATE OR REPLACE TEMPORARY TABLE "USERS_LATEST__IDEMC_STAGE" AS
 SELECT user_id, name, updated_at

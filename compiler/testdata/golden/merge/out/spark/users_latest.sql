@@ -8,7 +8,7 @@ WHERE updated_at > (SELECT max(updated_at) FROM `analytics`.`users_latest`)
 ) AS idemc_shape LIMIT 0;
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
-VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, '7455eaaefd45fe93', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '305b07e811eede3a752ecc15', 'r:r1');
+VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, '01821055e7ed24ff', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '87cac4f4dab9cc4c076c7554', 'r:r1');
 -- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`users_latest__idemc_stage_0c53fdac` USING DELTA AS
 SELECT user_id, name, updated_at
