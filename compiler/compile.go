@@ -264,7 +264,7 @@ func newCompilation(p *project.Project, opts Options) (*compilation, error) {
 		if s := suggest.Closest(tname, sortedNames(p.Targets)); s != "" {
 			hint = fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		return nil, diag.List{diag.Errorf(project.FileName, 0, 0, "target %q is not declared%s: add [targets.%s] or use one of %s", tname, hint, tname, strings.Join(sortedNames(p.Targets), ", "))}
+		return nil, diag.List{diag.Errorf(cmp.Or(p.TargetsFile, project.FileName), 0, 0, "%s", p.UndeclaredTarget(tname, hint, sortedNames(p.Targets)))}
 	}
 	if tgt.SchemaErr != nil {
 		return nil, diag.List{tgt.SchemaErr.(*diag.Error)}

@@ -5,6 +5,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,7 +39,7 @@ func resolveTarget(p *project.Project, target string) (*adapters.Adapter, map[st
 	}
 	t, ok := p.Targets[target]
 	if !ok {
-		return nil, nil, &ErrTarget{fmt.Sprintf("target %q is not declared in %s", target, project.FileName)}
+		return nil, nil, &ErrTarget{fmt.Sprintf("target %q is not declared in %s", target, cmp.Or(p.TargetsFile, project.FileName))}
 	}
 	ad, ok := adapters.Lookup(t.Engine)
 	if !ok {

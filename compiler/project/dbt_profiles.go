@@ -82,6 +82,7 @@ func (l *dbtLoad) readProfiles() {
 	if r, err := filepath.Rel(l.p.Root, file); err == nil && !strings.HasPrefix(r, "..") {
 		rel = filepath.ToSlash(r)
 	}
+	l.p.TargetsFile = rel
 	text, err := os.ReadFile(file)
 	if err != nil {
 		l.errs.Add(rel, 0, 0, "%v", err)

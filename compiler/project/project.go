@@ -7,9 +7,11 @@ package project
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/idemc/idemc/compiler/diag"
@@ -40,6 +42,10 @@ type Project struct {
 	// seeds' schema is then a suffix of the target's, as dbt's default
 	// generate_schema_name makes it (<target schema>_<schema>).
 	DBT bool
+	// TargetsFile is where the targets are declared, for errors:
+	// project.toml, or a dbt project's profiles.yml (relative to Root
+	// when inside it).
+	TargetsFile string
 	// Warnings are things the project declares that idemc ignores, each
 	// reported once (a dbt project's metrics, unmapped configs, …).
 	Warnings []*diag.Error
@@ -52,6 +58,16 @@ type Project struct {
 	// dbtFiles are a dbt project's settings files (dbt_project.yml and
 	// the properties files), relative to the root.
 	dbtFiles []string
+}
+
+// UndeclaredTarget is the error for a target name the project does not
+// declare, with the remedy where its targets are: a [targets.NAME] table,
+// or an output of the profile in profiles.yml.
+func (p *Project) UndeclaredTarget(name, hint string, declared []string) string {
+	if p.DBT {
+		return fmt.Sprintf("target %q is not declared%s: add an output %s: under outputs: in %s, or use one of %s", name, hint, name, p.TargetsFile, strings.Join(declared, ", "))
+	}
+	return fmt.Sprintf("target %q is not declared%s: add [targets.%s] or use one of %s", name, hint, name, strings.Join(declared, ", "))
 }
 
 // SettingsFiles are the files besides models, macros, seeds and tests
