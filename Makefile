@@ -57,18 +57,24 @@ lint:
 # IDEMC_FAULT_TRIALS, IDEMC_CONC_TRIALS and IDEMC_FAULT_SEED override counts
 # and the seed; the SUMMARY lines give the outcomes. Then the differential
 # state fuzzer: IDEMC_STATE_SEQUENCES sequences (default 1000) per engine,
-# each compared with from-scratch builds after every step.
+# each compared with from-scratch builds after every step. Last, the live
+# Spark suites (make spark, below), which do not fit CI's budget.
 soak:
 	IDEMC_SOAK=1 $(GO) test -p 1 -run '^(TestFaults|TestFaultsSchema|TestConcurrent|TestTimeZones)$$' -count=1 -v -timeout 150m ./adapters/duckdb/ ./adapters/postgres/ ./adapters/mysql/
 	IDEMC_STATE_SEQUENCES=$${IDEMC_STATE_SEQUENCES:-1000} $(GO) test -run '^TestStateFuzz$$' -count=1 -v -timeout 120m ./internal/statefuzz/
+	$(MAKE) spark
 
 # spark: the live Spark Connect + Delta suites, which CI does not run (a
-# Delta commit takes seconds on a 2-core machine): starts the local server
-# (scripts/services.sh spark), then the conformance suite and the fault
-# trials (IDEMC_FAULT_TRIALS, default 20) on it.
+# Delta statement takes seconds on a loaded 2-core machine; one scenario
+# takes minutes): starts the local server (scripts/services.sh spark), then
+# the conformance suite, the fault trials (IDEMC_FAULT_TRIALS, default 20)
+# and the demo on every engine, Spark included. IDEMC_TRACE=1 prints each
+# statement's time.
 spark:
 	eval "$$(scripts/services.sh spark)" && IDEMC_REQUIRE_LIVE=1 IDEMC_FAULT_TRIALS=$${IDEMC_FAULT_TRIALS:-20} \
-		$(GO) test -p 1 -count=1 -v -timeout 240m -run '^(TestConformance|TestFaults)$$' ./adapters/spark/
+		$(GO) test -p 1 -count=1 -v -timeout 240m -run '^(TestConformance|TestFaults)$$' ./adapters/spark/ && \
+		eval "$$(scripts/services.sh postgres mariadb spark)" && IDEMC_REQUIRE_LIVE=1 \
+		$(GO) test -count=1 -v -timeout 120m -run '^TestDemoSameOnEveryEngine$$' ./cmd/idemc/
 
 # services: install (Debian packages, as root) and start PostgreSQL, MariaDB
 # and Redis on loopback; `eval "$$(scripts/services.sh)"` also exports the DSNs.

@@ -208,7 +208,11 @@ func (e *env) buildErr(asOf string, mod func(*compiler.Options)) (*runner.Result
 	if mod != nil {
 		mod(&opts)
 	}
-	return runner.Build(context.Background(), p, runner.Options{AfterStep: faultinject.FromEnv(), Compile: opts, Threads: 4})
+	ro := runner.Options{AfterStep: faultinject.FromEnv(), Compile: opts, Threads: 4}
+	if os.Getenv("IDEMC_TRACE") != "" { // per-statement times, as idemc prints them
+		ro.Trace = os.Stderr
+	}
+	return runner.Build(context.Background(), p, ro)
 }
 
 func (e *env) mustSucceed(res *runner.Result) {
@@ -233,9 +237,19 @@ func (e *env) unit(res *runner.Result, id string) *runner.UnitResult {
 	return nil
 }
 
+// traceHarness prints, with IDEMC_TRACE set, the time of a query the
+// harness ran (a connection and a session of its own each): on Spark these
+// are a visible share of a scenario's time.
+func traceHarness(start time.Time, q string) {
+	if os.Getenv("IDEMC_TRACE") != "" {
+		fmt.Fprintf(os.Stderr, "trace %-30s %-7s %8.1fms  %.100s\n", "harness", "query", float64(time.Since(start).Microseconds())/1000, q)
+	}
+}
+
 // query runs a query on the target and returns its rows as text.
 func (e *env) query(q string) [][]string {
 	e.t.Helper()
+	defer traceHarness(time.Now(), q)
 	ad, _ := adapters.Lookup(e.tgt.Engine)
 	eng, err := ad.Open(context.Background(), e.tgt.Settings(e.dir))
 	if err != nil {
