@@ -139,7 +139,13 @@ func (g Gen) LatestUpsert(s plan.State, r *plan.AuditRow, count, ended, errSQL, 
 	if !g.LatestTable() || s.Latest.Name == "" {
 		return ""
 	}
-	return "INSERT INTO " + g.Qualify(s.Latest) + " (" + latestColumns + ")\nVALUES " + g.latestRow(r, count, ended, errSQL, checks) + g.upsertTail(s)
+	return g.latestUpsert(s, r, count, ended, errSQL, checks, g.upsertTail(s))
+}
+
+// latestUpsert is LatestUpsert with its ON CONFLICT tail made (a recipe's
+// two upserts share one).
+func (g Gen) latestUpsert(s plan.State, r *plan.AuditRow, count, ended, errSQL, checks, tail string) string {
+	return "INSERT INTO " + g.Qualify(s.Latest) + " (" + latestColumns + ")\nVALUES " + g.latestRow(r, count, ended, errSQL, checks) + tail
 }
 
 // LatestRunning is LatestUpsert of a running row (AuditStart's values).
@@ -269,13 +275,14 @@ func (g Gen) withLatest(w *plan.Write, steps []plan.Step) []plan.Step {
 		return steps
 	}
 	out := make([]plan.Step, 0, len(steps)+2)
+	tail := g.upsertTail(w.State)
 	for _, s := range steps {
 		switch s.Purpose {
 		case plan.AuditStart:
 			out = append(out, plan.Step{Purpose: plan.LatestStart, Comment: "the unit's latest state: running (committed on its own)",
-				SQL: g.LatestUpsert(w.State, latestOf(w, "running"), "NULL", "NULL", "NULL", "NULL"), Deferred: s.Deferred}, s)
+				SQL: g.latestUpsert(w.State, latestOf(w, "running"), "NULL", "NULL", "NULL", "NULL", tail), Deferred: s.Deferred}, s)
 		case plan.AuditFinish:
-			q := g.LatestUpsert(w.State, latestOf(w, "succeeded"), plan.Token(plan.SlotRows), plan.Token(plan.SlotEndedAt), "NULL", plan.Token(plan.SlotChecks))
+			q := g.latestUpsert(w.State, latestOf(w, "succeeded"), plan.Token(plan.SlotRows), plan.Token(plan.SlotEndedAt), "NULL", plan.Token(plan.SlotChecks), tail)
 			out = append(out, s, plan.Step{Purpose: plan.LatestEnd, Comment: "the unit's latest state, with its audit row",
 				SQL: q, Slots: s.Slots, Deferred: s.Deferred})
 		default:
