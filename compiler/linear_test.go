@@ -2,87 +2,36 @@ package compiler_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
-	"strings"
+	"runtime"
 	"testing"
 	"time"
 
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/synth"
 	"github.com/idemc/idemc/plan"
 )
 
-// deepProject writes layers × width views, each reading three views of the
-// layer below: every model of the top layer depends on nearly every other.
+// deepProject is synth.WriteDeep in a temporary folder.
 func deepProject(t testing.TB, layers, width int) string {
 	t.Helper()
 	dir := t.TempDir()
-	write := func(name, text string) {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("project.toml", "name = \"deep\"\ndefault_target = \"local\"\n[targets.local]\nengine = \"duckdb\"\npath = \"w.duckdb\"\n")
-	for l := 0; l < layers; l++ {
-		for w := 0; w < width; w++ {
-			sql := "SELECT 1 AS x"
-			if l > 0 {
-				sql = fmt.Sprintf("SELECT a.x FROM {{ ref(\"m%d_%d\") }} AS a JOIN {{ ref(\"m%d_%d\") }} AS b ON a.x = b.x JOIN {{ ref(\"m%d_%d\") }} AS c ON a.x = c.x",
-					l-1, w, l-1, (w+1)%width, l-1, (w+2)%width)
-			}
-			write(fmt.Sprintf("models/m%d_%d.sql", l, w), "/* idemc\nmaterialized = \"view\"\n*/\n"+sql+"\n")
-		}
+	if err := synth.WriteDeep(dir, layers, width); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
 
-// fanInProject writes a wide fan-in of views: leaves views selecting a
-// constant, mids tables each reading leaves/mids of them (UNION ALL), and
-// one top table reading every mid — the shape of a mart fed by thousands of
-// staging models, where a cost per ref of a model (its refs deduplicated,
-// its inputs fingerprinted, its CTEs joined) would grow with the fan-in.
+// fanInProject is synth.WriteFanIn in a temporary folder.
 func fanInProject(t testing.TB, leaves, mids int) string {
 	t.Helper()
 	dir := t.TempDir()
-	write := func(name, text string) {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := synth.WriteFanIn(dir, leaves, mids); err != nil {
+		t.Fatal(err)
 	}
-	write("project.toml", "name = \"fanin\"\ndefault_target = \"local\"\n[targets.local]\nengine = \"duckdb\"\npath = \"w.duckdb\"\n")
-	for l := 0; l < leaves; l++ {
-		write(fmt.Sprintf("models/leaf/l%d.sql", l), fmt.Sprintf("/* idemc\nmaterialized = \"view\"\n*/\nSELECT %d AS x\n", l))
-	}
-	union := func(names []string) string {
-		var b strings.Builder
-		for i, n := range names {
-			if i > 0 {
-				b.WriteString("\nUNION ALL\n")
-			}
-			fmt.Fprintf(&b, "SELECT x FROM {{ ref(%q) }}", n)
-		}
-		return b.String()
-	}
-	per := leaves / mids
-	var top []string
-	for m := 0; m < mids; m++ {
-		var in []string
-		for l := m * per; l < (m+1)*per; l++ {
-			in = append(in, fmt.Sprintf("l%d", l))
-		}
-		write(fmt.Sprintf("models/mid/m%d.sql", m), "/* idemc\nmaterialized = \"table\"\n*/\n"+union(in)+"\n")
-		top = append(top, fmt.Sprintf("m%d", m))
-	}
-	write("models/top.sql", "/* idemc\nmaterialized = \"table\"\n*/\n"+union(top)+"\n")
 	return dir
 }
 
@@ -197,4 +146,74 @@ func TestPartitionPlanningFlatInHistory(t *testing.T) {
 	if old > recent*1.1+20 {
 		t.Errorf("a --partition compile made %.0f allocations for a model started a century ago, %.0f for one started a month ago: planning walks the history", old, recent)
 	}
+}
+
+// TestPlanningAllocsLinear measures allocations (bytes and count, not
+// time) of a compile of each shape at two sizes: per model they must stay
+// flat (within 15 %) when the project grows fourfold (a list of every
+// model's ancestors, made per model, adds ~27 % on the deep shape).
+// Graph.Visits counts the edges walks follow; this sees any other step
+// whose work per model grows with the project (a list rebuilt per unit).
+func TestPlanningAllocsLinear(t *testing.T) {
+	asOf := time.Date(2026, 7, 3, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name  string
+		write func(dir string, k int) error // k = 1, 4: the project's scale
+		top   func(k int) []string
+	}{
+		{"deep", func(dir string, k int) error { return synth.WriteDeep(dir, 5*k, 40) },
+			func(k int) []string {
+				var top []string
+				for w := 0; w < 40; w++ {
+					top = append(top, fmt.Sprintf("m%d_%d", 5*k-1, w))
+				}
+				return top
+			}},
+		{"fanin", func(dir string, k int) error { return synth.WriteFanIn(dir, 500*k, 5*k) },
+			func(int) []string { return []string{"top"} }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var bytes, count [5]float64 // per model, by scale
+			for _, k := range []int{1, 4} {
+				dir := t.TempDir()
+				if err := tc.write(dir, k); err != nil {
+					t.Fatal(err)
+				}
+				p, err := project.Load(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts := compiler.Options{Models: true, Select: tc.top(k), State: nothingExists{}, AsOf: asOf}
+				b, c := allocated(t, func() {
+					pl, err := compiler.Compile(p, opts)
+					if err != nil || len(pl.Units) != len(p.Models) {
+						t.Fatalf("%v; %d units of %d models", err, len(pl.Units), len(p.Models))
+					}
+				})
+				bytes[k], count[k] = b/float64(len(p.Models)), c/float64(len(p.Models))
+			}
+			t.Logf("per model: %.0f B in %.0f allocations, then %.0f B in %.0f at 4 times the size", bytes[1], count[1], bytes[4], count[4])
+			if bytes[4] > bytes[1]*1.15 || count[4] > count[1]*1.15 {
+				t.Errorf("per model %.0f B in %.0f allocations at 4 times the size against %.0f B in %.0f: some step of compile grows with the project per model", bytes[4], count[4], bytes[1], count[1])
+			}
+		})
+	}
+}
+
+// allocated is what fn allocates (bytes, count), the smaller of two runs
+// (the first may fill caches the second reuses).
+func allocated(t *testing.T, fn func()) (bytes, count float64) {
+	t.Helper()
+	bytes, count = math.Inf(1), math.Inf(1)
+	for range 2 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		fn()
+		runtime.ReadMemStats(&after)
+		bytes = min(bytes, float64(after.TotalAlloc-before.TotalAlloc))
+		count = min(count, float64(after.Mallocs-before.Mallocs))
+	}
+	return bytes, count
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -158,7 +159,9 @@ func FormatUnit(b *strings.Builder, u *Unit, withSQL bool) {
 		if s.Comment != "" {
 			c = ": " + s.Comment
 		}
-		fmt.Fprintf(b, "-- %d. %s%s\n", i+1, s.Purpose, c)
+		// Written piece by piece, not by fmt: every compile formats each
+		// unit's file (to hash it against target/compiled's index).
+		b.WriteString("-- " + strconv.Itoa(i+1) + ". " + string(s.Purpose) + c + "\n")
 		if n := stepNotes(&s, labels); n != "" {
 			fmt.Fprintf(b, "--    %s\n", n)
 		}
@@ -169,19 +172,24 @@ func FormatUnit(b *strings.Builder, u *Unit, withSQL bool) {
 			// Sent as a query only when the write did not report its rows.
 			fmt.Fprintf(b, "-- count: %s\n", strings.Join(strings.Fields(s.Count), " "))
 		}
-		fmt.Fprintf(b, "%s\n", Terminated(s.SQL))
+		b.WriteString(s.SQL)
+		b.WriteString(terminator(s.SQL))
+		b.WriteByte('\n')
 	}
 }
 
 // Terminated is a statement followed by its ";": on a line of its own when
 // the statement's last line has a "--" (a model that ends in a line
 // comment would swallow it, and the statement after it).
-func Terminated(sql string) string {
+func Terminated(sql string) string { return sql + terminator(sql) }
+
+// terminator is what Terminated appends to sql.
+func terminator(sql string) string {
 	last := sql[strings.LastIndexByte(sql, '\n')+1:]
 	if strings.Contains(last, "--") {
-		return sql + "\n;"
+		return "\n;"
 	}
-	return sql + ";"
+	return ";"
 }
 
 // stepNotes is what a step carries besides its SQL, for the printed plan:

@@ -87,12 +87,7 @@ func Write(dir string, n int, seed int64) error {
 	if n < 1 {
 		return fmt.Errorf("synth: need at least one model, got %d", n)
 	}
-	for _, sub := range []string{"models", "macros", "seeds", "tests", "target"} {
-		if err := os.RemoveAll(filepath.Join(dir, sub)); err != nil {
-			return err
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := resetDirs(dir); err != nil {
 		return err
 	}
 	g := &gen{rng: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)), n: n}
