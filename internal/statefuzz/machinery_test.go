@@ -308,6 +308,7 @@ func TestReplanDiffs(t *testing.T) {
 // what they were without them; some sequences have filters, only on
 // incremental models of the common row shape.
 func TestIncFiltersOwnStream(t *testing.T) {
+	t.Setenv(IncFiltersEnv, "1")
 	with := 0
 	for seed := uint64(1); seed <= 40; seed++ {
 		p, ops, _ := Sequence(seed, 6)
