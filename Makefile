@@ -61,7 +61,7 @@ lint:
 # Spark suites (make spark, below), which do not fit CI's budget.
 soak:
 	IDEMC_SOAK=1 $(GO) test -p 1 -run '^(TestFaults|TestFaultsSchema|TestConcurrent|TestTimeZones)$$' -count=1 -v -timeout 150m ./adapters/duckdb/ ./adapters/postgres/ ./adapters/mysql/
-	IDEMC_STATEFUZZ_INC_FILTERS=1 IDEMC_STATE_SEQUENCES=$${IDEMC_STATE_SEQUENCES:-1000} $(GO) test -run '^TestStateFuzz$$' -count=1 -v -timeout 120m ./internal/statefuzz/
+	IDEMC_STATE_SEQUENCES=$${IDEMC_STATE_SEQUENCES:-1000} $(GO) test -run '^TestStateFuzz$$' -count=1 -v -timeout 120m ./internal/statefuzz/
 	$(MAKE) spark
 
 # spark: the live Spark Connect + Delta suites, which CI does not run (a

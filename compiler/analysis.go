@@ -160,9 +160,14 @@ func (cc *compilation) renderOther(tpl *render.Template, c *compiled, rc *render
 	return alt, err
 }
 
-// isIncremental is what is_incremental() answers for c under opts.
+// isIncremental is what is_incremental() answers for c under opts: false
+// also when the relation is a view, or a partitioned model's relation
+// holds an unpartitioned write: the build replaces either (a changed kind,
+// Write.Replace) before the model's SQL runs, which must not read
+// {{ this }} then.
 func isIncremental(c *compiled, opts Options) bool {
-	return c.cfg.Materialized == plan.Incremental && !opts.FullRefresh && opts.State.Exists(c.rel)
+	return c.cfg.Materialized == plan.Incremental && !opts.FullRefresh && opts.State.Exists(c.rel) && !opts.State.IsView(c.rel) &&
+		!(c.cfg.PartitionBy != "" && shapeChanged(opts.State, c.m.Name))
 }
 
 // Work counts what compiles did, so tests can prove work is not repeated

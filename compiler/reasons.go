@@ -41,6 +41,11 @@ func (pl *planner) staleReason(c *compiled, key string, w *plan.Window, last Att
 	if w == nil && (c.tpl.UsesAsOf || c.tpl.UsesWindow || c.cfg.Watermark != nil) {
 		return "logical time moved (it reads as_of or a watermark)"
 	}
+	if last.CodeHash != "" && last.CodeHash == c.hash {
+		// The code is the same, so what it reads is not: a partition or
+		// relation whose version moved, or where a name resolves to.
+		return "inputs changed (an upstream's data or a relation it resolves)"
+	}
 	return "code or settings changed"
 }
 

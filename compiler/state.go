@@ -9,6 +9,10 @@ type State interface {
 	// Exists reports whether a relation exists (for is_incremental() and
 	// for "up to date", which needs the destination).
 	Exists(r plan.Relation) bool
+	// IsView reports whether an existing relation is a view: is_incremental()
+	// is false on one, as in dbt (the build replaces it by a table before
+	// the model's SQL runs, so that SQL must not read {{ this }}).
+	IsView(r plan.Relation) bool
 	// Latest returns a unit's latest attempt, whatever its status.
 	Latest(model, partition string) (Attempt, bool)
 	// Keys lists the partition keys a model has audit rows for.
@@ -36,6 +40,9 @@ type NoState struct{}
 
 // Exists is always true, so compile shows the steady-state (incremental) SQL.
 func (NoState) Exists(plan.Relation) bool { return true }
+
+// IsView is never known.
+func (NoState) IsView(plan.Relation) bool { return false }
 
 // Latest is never known.
 func (NoState) Latest(string, string) (Attempt, bool) { return Attempt{}, false }

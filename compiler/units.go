@@ -89,7 +89,7 @@ func (pl *planner) model(n string) error {
 		return nil
 	}
 	var replacer *plan.Unit
-	replace := exists && len(cands) > 0 && cands[0] != nil && pl.shapeChanged(n)
+	replace := exists && len(cands) > 0 && cands[0] != nil && shapeChanged(pl.opts.State, n)
 	for i, w := range cands {
 		if !run[i] {
 			continue
@@ -120,9 +120,9 @@ func (pl *planner) model(n string) error {
 // unpartitioned incremental model). Every partition that succeeded before
 // is then stale (overwritten), so a plain build rewrites them all into
 // the replaced relation.
-func (pl *planner) shapeChanged(model string) bool {
-	whole, ok := pl.opts.State.Latest(model, "")
-	return ok && whole.Status == "succeeded" && !pl.overwritten(model, "", whole.RunID)
+func shapeChanged(st State, model string) bool {
+	whole, ok := st.Latest(model, "")
+	return ok && whole.Status == "succeeded" && !overwritten(st, model, "", whole.RunID)
 }
 
 // stale decides which of a selected model's candidate units run, and
@@ -161,7 +161,7 @@ func (pl *planner) stale(c *compiled, cands []*plan.Window, explicit, exists boo
 		case c.external && w == nil && c.cfg.Materialized != plan.View:
 			run[i] = true
 			because(i, "reads a source idemc cannot see change: runs every time")
-		case pl.overwritten(n, key, last.RunID):
+		case overwritten(pl.opts.State, n, key, last.RunID):
 			run[i] = true
 			because(i, "overwritten since by the model's other shape (partitioned or not)")
 		}
@@ -183,13 +183,13 @@ func (pl *planner) stale(c *compiled, cands []*plan.Window, explicit, exists boo
 // shape (partitioned or not) replaced what this unit wrote: the model's
 // materialization changed and changed back, to code whose old audit row
 // would otherwise still look up to date.
-func (pl *planner) overwritten(model, key, runID string) bool {
+func overwritten(st State, model, key, runID string) bool {
 	if key != "" {
-		last, ok := pl.opts.State.Latest(model, "")
+		last, ok := st.Latest(model, "")
 		return ok && last.Status == "succeeded" && last.RunID > runID
 	}
-	for _, k := range pl.opts.State.Keys(model) {
-		if last, ok := pl.opts.State.Latest(model, k); k != "" && ok && last.Status == "succeeded" && last.RunID > runID {
+	for _, k := range st.Keys(model) {
+		if last, ok := st.Latest(model, k); k != "" && ok && last.Status == "succeeded" && last.RunID > runID {
 			return true
 		}
 	}

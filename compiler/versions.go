@@ -90,6 +90,9 @@ func (pl *planner) wholeVersion(c *compiled, cands []*plan.Window, exists bool) 
 	if !exists && !pl.plannedAny(n, cands) {
 		return "missing"
 	}
+	// Partitions this run does not write keep their state in a relation
+	// this run creates, as the next plan will see them.
+	exists = exists || pl.plannedAny(n, cands)
 	keys := map[string]bool{}
 	for _, w := range cands {
 		keys[keyOf(w)] = true
@@ -184,7 +187,11 @@ func (pl *planner) readVersion(up, key string, c *compiled) string {
 		if v, ok := pl.vers.unit[plan.UnitID(up, key)]; ok {
 			return v
 		}
-		return pl.stateVersion(up, key, pl.opts.State.Exists(uc.rel))
+		// A partition up has no unit for (before its start, say): a
+		// relation this run creates is there when it is read, as it is
+		// at the next plan, so the version must not say "missing" now
+		// and "none" then (a needless rerun of the reader).
+		return pl.stateVersion(up, key, pl.opts.State.Exists(uc.rel) || len(pl.unitsOf[up]) > 0)
 	}
 	return pl.vers.model[up]
 }

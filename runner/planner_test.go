@@ -23,7 +23,7 @@ type stateServer struct {
 	fakeServer
 	d         adapters.Dialect
 	st        plan.State
-	relations [][]string // (schema, name) of the relations that exist
+	relations [][]string // (schema, name, table_type) of the relations that exist
 	latest    [][]string // StatusQuery rows
 }
 
@@ -44,7 +44,7 @@ type stateSession struct {
 func (s *stateSession) Query(ctx context.Context, q string, limit int) ([]string, [][]string, error) {
 	switch q {
 	case s.srv.d.RelationsQuery():
-		return []string{"schema", "name"}, s.srv.relations, nil
+		return []string{"schema", "name", "table_type"}, s.srv.relations, nil
 	case sqlgen.StatusQuery(s.srv.d, s.srv.st):
 		return []string{"job_name"}, s.srv.latest, nil
 	}
@@ -116,7 +116,7 @@ func TestPlanFromState(t *testing.T) {
 		}
 		return rows
 	}
-	exists := [][]string{{"s", "daily"}, {"s", "src"}}
+	exists := [][]string{{"s", "daily", "BASE TABLE"}, {"s", "src", "BASE TABLE"}}
 	cases := []struct {
 		name      string
 		relations [][]string
@@ -129,7 +129,7 @@ func TestPlanFromState(t *testing.T) {
 		{"one abandoned", exists, append(done("2026-07-01", "2026-07-02"), row("2026-07-03", "abandoned", inputs["2026-07-03"])), []string{"2026-07-03"}},
 		{"one written with other inputs", exists, append(done("2026-07-01", "2026-07-02"), row("2026-07-03", "succeeded", "other")), []string{"2026-07-03"}},
 		{"one never recorded", exists, done("2026-07-01", "2026-07-03"), []string{"2026-07-02"}},
-		{"the table was dropped outside idemc", [][]string{{"s", "src"}}, done("2026-07-01", "2026-07-02", "2026-07-03"),
+		{"the table was dropped outside idemc", [][]string{{"s", "src", "BASE TABLE"}}, done("2026-07-01", "2026-07-02", "2026-07-03"),
 			[]string{"2026-07-01", "2026-07-02", "2026-07-03"}},
 	}
 	for _, c := range cases {

@@ -27,6 +27,9 @@ type dbState struct {
 	marks         map[string]string
 	attempts      map[[2]string]int64
 	empty         map[plan.Relation]bool
+	// views are the relations the catalog lists as views, where it says
+	// (a third column of RelationsQuery; Spark's SHOW TABLES does not).
+	views map[plan.Relation]bool
 }
 
 func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st plan.State, tables []plan.Relation) (*dbState, error) {
@@ -69,7 +72,7 @@ func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st p
 // emptyState is the state of a warehouse where nothing exists.
 func emptyState() *dbState {
 	return &dbState{relations: map[plan.Relation]bool{}, latest: map[[2]string]compiler.Attempt{}, keys: map[string][]string{}, marks: map[string]string{}, attempts: map[[2]string]int64{},
-		empty: map[plan.Relation]bool{}}
+		empty: map[plan.Relation]bool{}, views: map[plan.Relation]bool{}}
 }
 
 // readCatalog is the state of a target as far as its catalog tells:
@@ -90,7 +93,11 @@ func readCatalog(ctx context.Context, s adapters.Session, d adapters.Dialect) (*
 		return nil, err
 	}
 	for _, r := range rows {
-		out.relations[plan.Relation{Schema: strings.ToLower(r[0]), Name: strings.ToLower(r[1])}] = true
+		rel := plan.Relation{Schema: strings.ToLower(r[0]), Name: strings.ToLower(r[1])}
+		out.relations[rel] = true
+		if len(r) > 2 && strings.Contains(strings.ToUpper(r[2]), "VIEW") {
+			out.views[rel] = true
+		}
 	}
 	return out, nil
 }
@@ -148,6 +155,9 @@ func (s *dbState) nextAttempt(job, partition string) int64 {
 }
 
 func (s *dbState) Exists(r plan.Relation) bool { return s.relations[s.key(r)] }
+
+// IsView reports a relation the catalog lists as a view.
+func (s *dbState) IsView(r plan.Relation) bool { return s.views[s.key(r)] }
 
 // Empty reports a table the probe found without rows.
 func (s *dbState) Empty(r plan.Relation) bool { return s.empty[s.key(r)] }

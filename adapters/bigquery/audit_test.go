@@ -214,10 +214,10 @@ func TestReorderedTableModelPublishesByName(t *testing.T) {
 	f.tables["analytics.totals"] = []string{"amount:NUMERIC", "event_key:STRING"} // the table as it is
 	f.rows = func(sql string) ([]string, [][]string) {
 		switch {
-		case strings.Contains(sql, "table_type"):
+		case strings.Contains(sql, "table_type") && strings.Contains(sql, "WHERE"):
 			return []string{"table_type"}, [][]string{{"BASE TABLE"}}
 		case strings.Contains(sql, "INFORMATION_SCHEMA.TABLES"):
-			return []string{"table_schema", "table_name"}, [][]string{{"analytics", "totals"}}
+			return []string{"table_schema", "table_name", "table_type"}, [][]string{{"analytics", "totals", "BASE TABLE"}}
 		}
 		return []string{"x"}, nil
 	}

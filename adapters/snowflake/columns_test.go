@@ -76,10 +76,10 @@ func tableOnFake(t *testing.T, batch []string) *fakeSnowflake {
 			return batch, nil, ""
 		case strings.Contains(q, "information_schema.columns") && strings.Contains(q, "'T'"):
 			return []string{"COLUMN_NAME", "TYPE"}, [][]string{{"A", "TEXT"}, {"B", "TEXT"}}, ""
-		case strings.Contains(q, "information_schema.tables") && strings.Contains(q, "table_type"):
+		case strings.Contains(q, "information_schema.tables") && strings.Contains(q, "WHERE"):
 			return []string{"TABLE_TYPE"}, [][]string{{"BASE TABLE"}}, ""
 		case strings.Contains(q, "information_schema.tables"):
-			return []string{"TABLE_SCHEMA", "TABLE_NAME"}, [][]string{{"ANALYTICS", "T"}}, ""
+			return []string{"TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE"}, [][]string{{"ANALYTICS", "T", "BASE TABLE"}}, ""
 		}
 		return nil, nil, ""
 	}

@@ -518,9 +518,10 @@ func (g Gen) EmptyQuery(rels []plan.Relation) string {
 	return strings.Join(parts, "\nUNION ALL\n")
 }
 
-// RelationsQuery lists tables and views from information_schema.
+// RelationsQuery lists tables and views from information_schema, with
+// their kind (a view is not an incremental model's relation).
 func (g Gen) RelationsQuery() string {
-	return "SELECT table_schema, table_name FROM information_schema.tables"
+	return "SELECT table_schema, table_name, table_type FROM information_schema.tables"
 }
 
 // Rollback ends a failed transaction.

@@ -34,7 +34,7 @@ func planCmd(c *common) *cobra.Command {
 		Use:   "plan",
 		Short: "list the units a build with the same flags would run now, and why; writes nothing to the warehouse",
 		Long: "plan reads the target's state as build does and lists every unit build would run — never run, failed,\n" +
-			"code or settings changed, upstream data changed (which), destination missing, forced, logical time moved —\n" +
+			"code or settings changed, upstream data changed (which), inputs changed, destination missing, forced, logical time moved —\n" +
 			"and the units it would leave up to date. Nothing is written to the warehouse, nor to target/compiled.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

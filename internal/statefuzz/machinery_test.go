@@ -306,7 +306,7 @@ func TestReplanDiffs(t *testing.T) {
 // TestIncFiltersOwnStream: the is_incremental() filters come from a
 // stream of their own: a sequence's project and operations are otherwise
 // what they were without them; some sequences have filters, only on
-// incremental models of the common row shape.
+// models of the common row shape.
 func TestIncFiltersOwnStream(t *testing.T) {
 	t.Setenv(IncFiltersEnv, "1")
 	with := 0
@@ -327,7 +327,7 @@ func TestIncFiltersOwnStream(t *testing.T) {
 			with++
 		}
 		for i, m := range p.Models {
-			if m.IncFilter && (m.Shape == ShapeAgg || !(m.Partitioned() || m.Kind == KindMerge)) {
+			if m.IncFilter && m.Shape == ShapeAgg {
 				t.Errorf("seed %d: %s (%s, %s) has a filter", seed, m.Name, m.Kind, m.Shape)
 			}
 			c := *m

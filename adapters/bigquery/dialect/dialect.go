@@ -96,7 +96,7 @@ func (d Dialect) Begin() string { return BeginSQL }
 // (`region-<location>`.INFORMATION_SCHEMA.TABLES) when the target has a
 // location.
 func (d Dialect) RelationsQuery() string {
-	return "SELECT table_schema, table_name FROM INFORMATION_SCHEMA.TABLES"
+	return "SELECT table_schema, table_name, table_type FROM INFORMATION_SCHEMA.TABLES"
 }
 
 // sqlTypes are the API's type names (a dry run's, a table's metadata's,
