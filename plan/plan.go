@@ -226,6 +226,9 @@ func stepNotes(s *Step, labels map[string]string) string {
 			notes = append(notes, "labels "+strings.Join(keys, ","))
 		}
 	}
+	if s.Counts {
+		notes = append(notes, "answers with the rows it wrote")
+	}
 	if s.Deferred {
 		notes = append(notes, "deferred to the script's commit")
 	}

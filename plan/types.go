@@ -165,6 +165,12 @@ type Step struct {
 	// are known only then: the runner records it as deferred until the
 	// script commits (pass) or fails on its assertion (fail).
 	Deferred bool
+	// Counts: the statement answers with the number of rows it wrote, as
+	// a one-row, one-column result (DuckDB's CREATE TABLE … AS answers
+	// "Count", and reports no rows affected). The engine's Session reads
+	// that answer as the step's rows affected, and the runner counts it as
+	// an insert's, so the audit_finish's count query is not sent.
+	Counts bool
 	// Slots name the run-time values the step's SQL holds as tokens
 	// (Token): known only once the unit's write ran (the rows it wrote,
 	// when it ended, its checks' results), they are all the runner fills

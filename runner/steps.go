@@ -144,19 +144,19 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 			// the unit fails, or is retried, like any other step.
 			return &unitError{step: i + 1, purp: s.Purpose, err: err}
 		}
-		switch s.Purpose {
-		case plan.Insert, plan.Merge:
+		switch {
+		case s.Purpose == plan.Insert || s.Purpose == plan.Merge || s.Counts:
 			if res.Affected >= 0 && (w.Materialized == plan.Incremental || w.Materialized == plan.Table) {
 				written = max(written, 0) + res.Affected
 			}
-		case plan.Begin:
+		case s.Purpose == plan.Begin:
 			st.inTx = true
-		case plan.Commit:
+		case s.Purpose == plan.Commit:
 			st.inTx = false
 			if scripted && res.Affected >= 0 {
 				ur.Rows = res.Affected
 			}
-		case plan.AuditStart:
+		case s.Purpose == plan.AuditStart:
 			st.audited = true
 		}
 		if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/idemc/idemc/plan"
@@ -61,9 +62,28 @@ func (s *Session) Exec(ctx context.Context, st *plan.Step) (plan.Result, error) 
 			err = s.LockTaken(st, rows)
 		}
 		return plan.Result{Affected: -1}, err
+	case st.Counts:
+		return s.counted(ctx, st.SQL)
 	}
 	n, err := s.ExecSQL(ctx, st.SQL)
 	return plan.Result{Affected: n}, err
+}
+
+// counted runs a statement that answers with the rows it wrote
+// (plan.Step.Counts) and returns them as its rows affected (-1 when the
+// answer is not a count).
+func (s *Session) counted(ctx context.Context, q string) (plan.Result, error) {
+	_, rows, err := s.Query(ctx, q, 1)
+	if err != nil {
+		return plan.Result{}, err
+	}
+	n := int64(-1)
+	if len(rows) == 1 && len(rows[0]) == 1 {
+		if v, perr := strconv.ParseInt(rows[0][0], 10, 64); perr == nil {
+			n = v
+		}
+	}
+	return plan.Result{Affected: n}, nil
 }
 
 // ExecSQL runs one statement and returns the rows it affected (-1 unknown).

@@ -88,8 +88,10 @@ func (d Dialect) hooks() sqlgen.Hooks {
 		},
 		DropStage: func(stage string) string { return "DROP TABLE IF EXISTS " + stage },
 		Table: func(w *plan.Write) ([]plan.Step, string) {
+			// Its answer is the rows it wrote (Counts): the count query
+			// after it is sent only if an engine answers otherwise.
 			return []plan.Step{{Purpose: plan.Publish, Comment: "rebuild the table inside the transaction",
-				SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s AS\n%s", d.Qualify(w.Target), w.Select)}}, "SELECT count(*) FROM " + d.Qualify(w.Target)
+				SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s AS\n%s", d.Qualify(w.Target), w.Select), Counts: true}}, "SELECT count(*) FROM " + d.Qualify(w.Target)
 		},
 		View: func(w *plan.Write) []plan.Step {
 			return []plan.Step{{Purpose: plan.Publish, Comment: "replace the view",

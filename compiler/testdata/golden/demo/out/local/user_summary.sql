@@ -10,6 +10,7 @@ VALUES ('r1', 'user_summary', '', 'running', NULL, <started_at>, NULL, <attempt>
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. publish: rebuild the table inside the transaction
+--    answers with the rows it wrote
 CREATE OR REPLACE TABLE "main"."user_summary" AS
 WITH "__idemc_eph_valid_events" AS (
 -- Inlined as a CTE wherever it is used; never built on its own.

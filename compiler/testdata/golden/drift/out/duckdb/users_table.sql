@@ -10,6 +10,7 @@ VALUES ('r1', 'users_table', '', 'running', NULL, <started_at>, NULL, <attempt>,
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. publish: rebuild the table inside the transaction
+--    answers with the rows it wrote
 CREATE OR REPLACE TABLE "main"."users_table" AS
 SELECT user_id, name FROM "raw"."users";
 -- 5. check: check drift.row_count(window 7, ratio 0.25..4) (error)

@@ -10,6 +10,7 @@ VALUES ('r1', 'revenue', '', 'running', NULL, <started_at>, NULL, <attempt>, '67
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. publish: rebuild the table inside the transaction
+--    answers with the rows it wrote
 CREATE OR REPLACE TABLE "main"."daily_revenue_by_country_and_product_category_for_finance_rep_x6" AS
 SELECT country, sum(amount) AS amount FROM "raw"."orders" GROUP BY country;
 -- 5. audit_finish: record success with the row count, in the write's transaction

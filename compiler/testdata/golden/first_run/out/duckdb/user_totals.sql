@@ -10,6 +10,7 @@ VALUES ('r1', 'user_totals', '', 'running', NULL, <started_at>, NULL, <attempt>,
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. publish: rebuild the table inside the transaction
+--    answers with the rows it wrote
 CREATE OR REPLACE TABLE "main"."user_totals" AS
 SELECT user_id, count(*) AS orders, sum(amount) AS amount
 FROM "raw"."orders"

@@ -10,6 +10,7 @@ VALUES ('r1', 'no_lineage', '', 'running', NULL, <started_at>, NULL, <attempt>, 
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. publish: rebuild the table inside the transaction
+--    answers with the rows it wrote
 CREATE OR REPLACE TABLE "main"."no_lineage" AS
 SELECT order_id FROM "main"."orders_daily";
 -- 5. audit_finish: record success with the row count, in the write's transaction

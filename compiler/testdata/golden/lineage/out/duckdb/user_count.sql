@@ -10,6 +10,7 @@ VALUES ('r1', 'user_count', '', 'running', NULL, <started_at>, NULL, <attempt>, 
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. publish: rebuild the table inside the transaction
+--    answers with the rows it wrote
 CREATE OR REPLACE TABLE "main"."user_count" AS
 SELECT idemc_lineage.*, CAST('r1' AS VARCHAR) AS "_idemc_run_id", CAST(TIMESTAMP '2026-07-03 06:00:00' AS TIMESTAMP) AS "_idemc_as_of" FROM (
 SELECT count(*) AS users FROM "main"."users_latest"

@@ -10,6 +10,7 @@ VALUES ('r1', 'eu_countries', '', 'running', NULL, <started_at>, NULL, <attempt>
 -- 3. begin
 BEGIN TRANSACTION;
 -- 4. publish: rebuild the table inside the transaction
+--    answers with the rows it wrote
 CREATE OR REPLACE TABLE "main"."eu_countries" AS
 SELECT code, name, population FROM "raw"."countries" WHERE eu;
 -- 5. check: check unique(code) (error)
