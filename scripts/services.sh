@@ -256,6 +256,9 @@ ensure_pyspark() {
 # off (it re-plans every tiny query in extra jobs) and MERGE without
 # materializing its source (an extra job per MERGE; idemc's sources are
 # staged Delta tables, which do not change under the MERGE).
+# One shuffle partition: every table here is a few rows. (C1-only JIT and
+# the serial GC were tried in issue 12 and dropped: merge_null_keys took
+# 367 s with them at load 5-9, against 101 s without at load 6-9.)
 # IDEMC_SPARK_CONF adds --conf options (experiments).
 start_spark() {
   command -v java >/dev/null 2>&1 || ensure_packages openjdk-17-jre-headless
@@ -297,8 +300,8 @@ EOF
       --conf spark.sql.warehouse.dir="$SPARK_WAREHOUSE" \
       --conf spark.driver.extraJavaOptions=-Duser.timezone=UTC \
       --conf spark.sql.session.timeZone=UTC \
-      --conf spark.sql.shuffle.partitions=2 \
-      --conf spark.default.parallelism=2 \
+      --conf spark.sql.shuffle.partitions=1 \
+      --conf spark.default.parallelism=1 \
       --conf spark.ui.enabled=false \
       --conf spark.sql.codegen.wholeStage=false \
       --conf spark.connect.session.manager.defaultSessionTimeout=10m \

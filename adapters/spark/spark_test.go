@@ -109,9 +109,14 @@ func TestSessionVerifiesThenPublishes(t *testing.T) {
 	if err := runUnit(s, dialect.NewDialect().Recipe(testWrite("insert_overwrite"))); err != nil {
 		t.Fatal(err)
 	}
-	want := "CREATE TABLE | INSERT INTO | CREATE OR | SELECT count(*) | SELECT t.`event_key`, | SET spark.databricks.delta.write.txnAppId | SET spark.databricks.delta.write.txnVersion | INSERT INTO | RESET spark.databricks.delta.write.txnAppId | RESET spark.databricks.delta.write.txnVersion | UPDATE `analytics`.`idemc_audit` | DROP TABLE"
+	want := "CREATE TABLE | INSERT INTO | CREATE OR | SELECT count(*) | SELECT t.`event_key`, | SET spark.databricks.delta.write.txnAppId | SET spark.databricks.delta.write.txnVersion | INSERT INTO | RESET spark.databricks.delta.write.txnAppId | RESET spark.databricks.delta.write.txnVersion | INSERT INTO | DROP TABLE"
 	if got := heads(x.stmts); got != want {
 		t.Fatalf("statements:\n got %s\nwant %s", got, want)
+	}
+	// The audit is append-only: the unit's end is a row of its own, never
+	// an UPDATE of the shared audit table (Delta's UPDATEs conflict).
+	if fin := x.stmts[len(x.stmts)-2]; !strings.HasPrefix(fin, "INSERT INTO `analytics`.`idemc_audit`") || !strings.Contains(fin, "'succeeded'") {
+		t.Errorf("the unit's end must be an audit row of its own: %s", fin)
 	}
 	if !strings.Contains(x.stmts[6], "txnVersion = 3") {
 		t.Errorf("txnVersion must be the attempt: %s", x.stmts[6])

@@ -46,8 +46,8 @@ SELECT * FROM `analytics`.`events__idemc_new`;
 -- [cleanup] drop the previous relation
 DROP TABLE IF EXISTS `analytics`.`events__idemc_old`;
 -- [audit_finish] record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '2026-07-02';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '20260703T060000.000Z-cafe0001', 'events', '2026-07-02', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', NULL, 'prod', NULL, NULL, <checks>, NULL, NULL;
 -- [cleanup] drop the staging table
 DROP TABLE IF EXISTS `analytics`.`events__idemc_new__idemc_stage_cafe0001_20260702_ebf41686`;
 -- [cleanup] the copy, left by a failed unit or replaced by the swap
@@ -107,8 +107,8 @@ ON t.job_name = s.job_name
 WHEN MATCHED THEN UPDATE SET high_water = s.high_water, run_id = '20260703T060000.000Z-cafe0001', updated_at = NULL
 WHEN NOT MATCHED THEN INSERT (job_name, high_water, run_id, updated_at) VALUES (s.job_name, s.high_water, '20260703T060000.000Z-cafe0001', NULL);
 -- [audit_finish] record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '20260703T060000.000Z-cafe0001', 'events', '', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', NULL, 'prod', NULL, NULL, <checks>, NULL, NULL;
 -- [cleanup] drop the staging table
 DROP TABLE IF EXISTS `analytics`.`events__idemc_new__idemc_stage_cafe0001_ebf41686`;
 -- [cleanup] the copy, left by a failed unit or replaced by the swap
@@ -141,8 +141,8 @@ ALTER TABLE `analytics`.`events__idemc_new` RENAME TO `analytics`.`events`;
 -- [schema] drop the previous relation
 DROP VIEW IF EXISTS `analytics`.`events__idemc_old`;
 -- [audit_finish] record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '20260703T060000.000Z-cafe0001', 'events', '', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', NULL, 'prod', NULL, NULL, <checks>, NULL, NULL;
 -- [cleanup] drop the staging table
 DROP TABLE IF EXISTS `analytics`.`events__idemc_new__idemc_stage_cafe0001_ebf41686`;
 -- [cleanup] a unit that failed between the renames: put the previous relation back
@@ -174,8 +174,8 @@ ALTER VIEW `analytics`.`events__idemc_new` RENAME TO `analytics`.`events`;
 -- [schema] drop the previous relation
 DROP TABLE IF EXISTS `analytics`.`events__idemc_old`;
 -- [audit_finish] record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '20260703T060000.000Z-cafe0001', 'events', '', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', NULL, 'prod', NULL, NULL, <checks>, NULL, NULL;
 -- [cleanup] a unit that failed between the renames: put the previous relation back
 ALTER TABLE `analytics`.`events__idemc_old` RENAME TO `analytics`.`events`;
 -- [cleanup] the view, left by a failed unit

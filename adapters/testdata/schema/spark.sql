@@ -107,8 +107,8 @@ RESET spark.databricks.delta.write.txnAppId;
 -- [cleanup] 
 RESET spark.databricks.delta.write.txnVersion;
 -- [audit_finish] record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '<run_id>', 'events', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, <checks>, NULL, NULL;
 -- [cleanup] drop the staging table
 DROP TABLE IF EXISTS `analytics`.`events__idemc_stage_c2ded2c6`;
 
@@ -123,8 +123,8 @@ SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id;
 CREATE OR REPLACE TABLE `analytics`.`totals` USING DELTA AS
 SELECT * FROM `analytics`.`totals__idemc_stage_c2ded2c6`;
 -- [audit_finish] record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT '<run_id>', 'totals', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, <checks>, NULL, NULL;
 -- [cleanup] drop the staging table
 DROP TABLE IF EXISTS `analytics`.`totals__idemc_stage_c2ded2c6`;
 

@@ -23,7 +23,7 @@ RESET spark.databricks.delta.write.txnAppId;
 RESET spark.databricks.delta.write.txnVersion;
 -- 9. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`event_log__idemc_stage_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'event_log', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '891fa64d5c59e367', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '1e42fe65c551d0d751ee540b', 'r:r1';
 -- 10. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`event_log__idemc_stage_0c53fdac`;

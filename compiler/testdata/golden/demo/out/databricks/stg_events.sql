@@ -18,5 +18,5 @@ SELECT * FROM `analytics`.`stg_events` AS t
 WHERE (t.`source_system` IS NULL OR t.`source_id` IS NULL)
 LIMIT 5;
 -- 4. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'stg_events' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'stg_events', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '7971cc969513fee7', 'g1', 'databricks', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '2130b6e5f0137e9ba63b40ea', 'r:r1';

@@ -37,7 +37,7 @@ CREATE OR REPLACE TABLE `analytics`.`user_summary` USING DELTA AS
 SELECT * FROM `analytics`.`user_summary__idemc_stage_0c53fdac`;
 -- 7. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`user_summary__idemc_stage_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'user_summary' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'user_summary', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '6f015012031a4569', 'g1', 'databricks', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '3ce5459ef01d7dd9722bf5e9', 'r:r1';
 -- 8. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`user_summary__idemc_stage_0c53fdac`;

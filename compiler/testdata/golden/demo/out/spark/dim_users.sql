@@ -65,7 +65,7 @@ WHEN MATCHED THEN UPDATE SET high_water = s.high_water, run_id = 'r1', updated_a
 WHEN NOT MATCHED THEN INSERT (job_name, high_water, run_id, updated_at) VALUES (s.job_name, s.high_water, 'r1', NULL);
 -- 14. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`dim_users__idemc_stage_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'dim_users' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'dim_users', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '6ea97f7dae073806', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '7380a5c59237e5acf0fc5bf3', 'r:r1';
 -- 15. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`dim_users__idemc_stage_0c53fdac`;

@@ -20,7 +20,7 @@ CREATE OR REPLACE TABLE `analytics`.`users_table` USING DELTA AS
 SELECT * FROM `analytics`.`users_table__idemc_stage_0c53fdac`;
 -- 5. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`users_table__idemc_stage_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'users_table' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'users_table', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '12504ac6c34abbef', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'd50eda945bb0895830448a15', 'r:r1';
 -- 6. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`users_table__idemc_stage_0c53fdac`;

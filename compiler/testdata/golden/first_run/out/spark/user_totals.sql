@@ -20,7 +20,7 @@ CREATE OR REPLACE TABLE `analytics`.`user_totals` USING DELTA AS
 SELECT * FROM `analytics`.`user_totals__idemc_stage_0c53fdac`;
 -- 6. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`user_totals__idemc_stage_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'user_totals' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'user_totals', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'dd36e8ba5297e183', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '55f4c89c22ecaad6c4d76479', 'r:r1';
 -- 7. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`user_totals__idemc_stage_0c53fdac`;

@@ -45,8 +45,8 @@ RESET spark.databricks.delta.write.txnAppId;
 RESET spark.databricks.delta.write.txnVersion;
 -- 12. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`orders_daily__idemc_stage_20260701_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-01';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_daily', '2026-07-01', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '9d9d0ec1ee0dd2e1', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '18ac78bbc1a30cfe3dfad309', 'r:r1';
 -- 13. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_daily__idemc_stage_20260701_0c53fdac`;
 
@@ -97,8 +97,8 @@ RESET spark.databricks.delta.write.txnAppId;
 RESET spark.databricks.delta.write.txnVersion;
 -- 12. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_daily', '2026-07-02', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '9d9d0ec1ee0dd2e1', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '18ac78bbc1a30cfe3dfad309', 'r:r1';
 -- 13. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`;
 
@@ -149,7 +149,7 @@ RESET spark.databricks.delta.write.txnAppId;
 RESET spark.databricks.delta.write.txnVersion;
 -- 12. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`orders_daily__idemc_stage_20260703_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-03';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_daily', '2026-07-03', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '9d9d0ec1ee0dd2e1', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '18ac78bbc1a30cfe3dfad309', 'r:r1';
 -- 13. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_daily__idemc_stage_20260703_0c53fdac`;

@@ -10,7 +10,7 @@ CREATE OR REPLACE TABLE `analytics`.`no_lineage` USING DELTA AS
 SELECT * FROM `analytics`.`no_lineage__idemc_stage_0c53fdac`;
 -- 4. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`no_lineage__idemc_stage_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'no_lineage' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'no_lineage', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '1aa57239abeab96b', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '58def28b1db532f2b0731ffe', 'r:r1';
 -- 5. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`no_lineage__idemc_stage_0c53fdac`;

@@ -12,7 +12,7 @@ CREATE OR REPLACE TABLE `analytics`.`user_count` USING DELTA AS
 SELECT * FROM `analytics`.`user_count__idemc_stage_0c53fdac`;
 -- 4. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`user_count__idemc_stage_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'user_count' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'user_count', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '6fb66a5af957df98', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '5f3cc1dee7c391b3c64f90e2', 'r:r1';
 -- 5. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`user_count__idemc_stage_0c53fdac`;

@@ -37,7 +37,7 @@ RESET spark.databricks.delta.write.txnAppId;
 RESET spark.databricks.delta.write.txnVersion;
 -- 10. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`users_latest__idemc_stage_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'users_latest' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'users_latest', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'd27855a26cef7097', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'c32d35dea219483c7e252ebd', 'r:r1';
 -- 11. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`users_latest__idemc_stage_0c53fdac`;

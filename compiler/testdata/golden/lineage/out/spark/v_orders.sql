@@ -7,5 +7,5 @@ CREATE OR REPLACE VIEW `analytics`.`v_orders` AS
 -- a view writes no rows: lineage_columns from [models] skips it
 SELECT order_id, amount FROM `analytics`.`orders_daily`;
 -- 3. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'v_orders' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'v_orders', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'ec6669e7032ca115', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '61ea7c08810da3019d5a3f02', 'r:r1';

@@ -37,7 +37,7 @@ RESET spark.databricks.delta.write.txnAppId;
 RESET spark.databricks.delta.write.txnVersion;
 -- 11. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`customers__idemc_stage_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'customers', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'f51b3301794f3b2c', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '4fb2fe683548a28a81135420', 'r:r1';
 -- 12. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`customers__idemc_stage_0c53fdac`;

@@ -35,7 +35,7 @@ RESET spark.databricks.delta.write.txnAppId;
 RESET spark.databricks.delta.write.txnVersion;
 -- 10. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`events_hourly__idemc_stage_2026070213_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'events_hourly' AND partition_key = '2026-07-02T13';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'events_hourly', '2026-07-02T13', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '9137b58c42f15db2', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '622737e4d54ca722e377b998', 'r:r1';
 -- 11. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`events_hourly__idemc_stage_2026070213_0c53fdac`;

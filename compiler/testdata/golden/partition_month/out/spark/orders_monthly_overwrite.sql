@@ -35,7 +35,7 @@ RESET spark.databricks.delta.write.txnAppId;
 RESET spark.databricks.delta.write.txnVersion;
 -- 10. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`orders_monthly_overwrite__idemc_stage_202606_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'orders_monthly_overwrite' AND partition_key = '2026-06';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_monthly_overwrite', '2026-06', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '042ea62814e0cf13', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '7dc66673f9540953df8b7b2f', 'r:r1';
 -- 11. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_monthly_overwrite__idemc_stage_202606_0c53fdac`;

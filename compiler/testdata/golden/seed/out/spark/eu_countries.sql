@@ -15,7 +15,7 @@ CREATE OR REPLACE TABLE `analytics`.`eu_countries` USING DELTA AS
 SELECT * FROM `analytics`.`eu_countries__idemc_stage_0c53fdac`;
 -- 5. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`eu_countries__idemc_stage_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'eu_countries' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'eu_countries', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'eb411be2c7e4ed8c', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '149e136730677a8e88a0905a', 'r:r1';
 -- 6. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`eu_countries__idemc_stage_0c53fdac`;

@@ -10,5 +10,5 @@ SELECT * FROM `analytics`.`active_users` AS t
 WHERE (t.`user_id` IS NULL)
 LIMIT 5;
 -- 4. audit_finish: record success with the row count
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'active_users' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'active_users', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'cb0160999975776c', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'c7b76fd83e546ff15fe703e3', 'r:r1';

@@ -41,7 +41,7 @@ WHEN MATCHED THEN UPDATE SET high_water = s.high_water, run_id = 'r1', updated_a
 WHEN NOT MATCHED THEN INSERT (job_name, high_water, run_id, updated_at) VALUES (s.job_name, s.high_water, 'r1', NULL);
 -- 11. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`orders_by_seq__idemc_stage_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'orders_by_seq' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'orders_by_seq', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '45cec29b546c736c', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '2260ff1650b00b25124668c1', 'r:r1';
 -- 12. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_by_seq__idemc_stage_0c53fdac`;

@@ -41,7 +41,7 @@ WHEN MATCHED THEN UPDATE SET high_water = s.high_water, run_id = 'r1', updated_a
 WHEN NOT MATCHED THEN INSERT (job_name, high_water, run_id, updated_at) VALUES (s.job_name, s.high_water, 'r1', NULL);
 -- 11. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`users_by_time__idemc_stage_0c53fdac`
-UPDATE `analytics`.`idemc_audit` SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
-WHERE run_id = 'r1' AND job_name = 'users_by_time' AND partition_key = '';
+INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
+SELECT 'r1', 'users_by_time', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '521a7ae940f6e237', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'a17131175dede44997336c4d', 'r:r1';
 -- 12. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`users_by_time__idemc_stage_0c53fdac`;
