@@ -52,6 +52,11 @@ type Capabilities struct {
 	// UnitLock: a unit's recipe takes a lock step before its first write
 	// (PostgreSQL's advisory lock, MySQL's GET_LOCK).
 	UnitLock bool
+	// UnitClaim: a unit's recipe claims the unit as a row of the lock
+	// table (idemc_locks) before its first write, where an engine has no
+	// lock a session could hold (Snowflake, BigQuery, Spark); the runner
+	// waits while a live run holds it (plan.ClaimSpec).
+	UnitClaim bool
 	// Lock is how two runs writing one unit are serialized, for the docs.
 	Lock string
 	// SingleWriter: one process holds the whole database while it runs, so

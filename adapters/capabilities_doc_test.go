@@ -30,8 +30,12 @@ func capabilityTable() string {
 	for _, name := range adapters.Names() {
 		ad, _ := adapters.Lookup(name)
 		c := ad.Capabilities
+		lock := yes(c.UnitLock)
+		if c.UnitClaim {
+			lock = "a claimed row"
+		}
 		cells := []string{name, yes(c.TransactionalDDL), yes(c.Merge), yes(c.PartitionOverwrite), yes(c.ChecksInWrite), yes(c.Script),
-			yes(c.UnitLock), yes(c.TableInPlace), yes(c.ReplaceDefinition), yes(c.SingleWriter), strings.ReplaceAll(c.Lock, "|", "\\|")}
+			lock, yes(c.TableInPlace), yes(c.ReplaceDefinition), yes(c.SingleWriter), strings.ReplaceAll(c.Lock, "|", "\\|")}
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
 	return b.String()

@@ -47,6 +47,14 @@ type HeartbeatSQL interface {
 	HeartbeatEnd(s State, runID string, before time.Time) string
 }
 
+// ClaimSQL spells the lock table of unit claims (sqlgen/claim.go), on
+// engines whose Capabilities say UnitClaim: created, and a run's rows
+// deleted, with the run's heartbeats.
+type ClaimSQL interface {
+	ClaimDDL(s State) string
+	ClaimsEnd(s State, runID string) string
+}
+
 // RelationKinder is implemented by sessions of engines without
 // information_schema (Spark): RelationKind is "view", "table", or "" when
 // the relation (or its schema) does not exist.

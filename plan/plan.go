@@ -205,6 +205,9 @@ func stepNotes(s *Step, labels map[string]string) string {
 		if l.Release != "" {
 			n += ", released by " + l.Release
 		}
+		if c := l.Claim; c != nil {
+			n += "; claimed for run " + c.RunID + ", holder read by " + c.Holder + ", a dead holder's taken over by " + c.Takeover
+		}
 		notes = append(notes, n)
 	}
 	if j := s.Job; j != nil {

@@ -188,6 +188,26 @@ type LockSpec struct {
 	// step with the same SQL is that release on success). "" for a lock
 	// the transaction's end releases.
 	Release string
+	// Claim, when set, makes the lock a row of the lock table
+	// (idemc_locks) on an engine with no session lock to hold (Snowflake,
+	// BigQuery, Spark): the step's SQL inserts the key's row if it has
+	// none, and the runner, not the engine, reads who holds it, waits
+	// while a live run does (up to Timeout) and takes over a dead run's.
+	// Release deletes the row.
+	Claim *ClaimSpec
+}
+
+// ClaimSpec is the rest of a claimed lock (LockSpec.Claim): what the
+// runner sends besides the step's own claim.
+type ClaimSpec struct {
+	RunID string // the run the step claims the key for
+	// Holder is a query of the run holding the key: one row, its run id,
+	// or none (released meanwhile).
+	Holder string
+	// Takeover deletes the row of a dead holder, whose run id is the slot
+	// SlotHolder (rendered as a string literal), so that the claim can be
+	// made again; it deletes nothing if another run took it over first.
+	Takeover string
 }
 
 // Run-time values of a step (Step.Slots).
@@ -195,6 +215,7 @@ const (
 	SlotRows    = "rows"     // the rows the unit wrote
 	SlotEndedAt = "ended_at" // when the unit ended, a timestamp literal
 	SlotChecks  = "checks"   // the checks' results, a JSON string literal or NULL
+	SlotHolder  = "holder"   // a claim's dead holder, a string literal (ClaimSpec.Takeover)
 )
 
 // Token is how a slot appears in a step's SQL, and in a printed plan.

@@ -40,6 +40,8 @@ type fakeServer struct {
 	err  error
 	// dest is what Relation answers for the destination (nil: missing).
 	dest []plan.Column
+	// locks is the lock table of the engines with unit claims.
+	locks fakeLocks
 }
 
 func (s *fakeServer) record(q string) error {
@@ -150,6 +152,7 @@ func (s *fakeSession) run(_ context.Context, q string) (int64, error) {
 	if err := s.srv.record(q); err != nil {
 		return 0, err
 	}
+	s.srv.locks.answer(q)
 	if strings.HasPrefix(q, "SELECT RELEASE_LOCK(") {
 		s.srv.mu.Lock()
 		s.srv.held[lockArg(q)]--
@@ -161,6 +164,9 @@ func (s *fakeSession) run(_ context.Context, q string) (int64, error) {
 func (s *fakeSession) Query(_ context.Context, q string, _ int) ([]string, [][]string, error) {
 	if err := s.srv.record(q); err != nil {
 		return nil, nil, err
+	}
+	if rows, ok := s.srv.locks.answer(q); ok {
+		return []string{"run_id"}, rows, nil
 	}
 	if strings.HasPrefix(q, "SELECT GET_LOCK(") {
 		s.srv.mu.Lock()

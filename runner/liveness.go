@@ -38,6 +38,9 @@ type heartbeats struct {
 	timeout time.Duration
 	now     func() time.Time
 	alive   func(pid int) bool // reports a process of this host alive
+	// claims is the lock table of unit claims, nil when the engine's
+	// units take none (Capabilities.UnitClaim).
+	claims adapters.ClaimSQL
 }
 
 // runLiveness is the engine's RunLocks, or heartbeats for an engine that
@@ -54,8 +57,12 @@ func (r *run) runLiveness() adapters.RunLocks {
 		return nil
 	}
 	host, _ := os.Hostname()
-	return &heartbeats{eng: r.eng, sql: sql, state: r.state, host: host, every: heartbeatEvery, timeout: heartbeatTimeout,
+	hb := &heartbeats{eng: r.eng, sql: sql, state: r.state, host: host, every: heartbeatEvery, timeout: heartbeatTimeout,
 		now: time.Now, alive: processAlive}
+	if c, ok := r.d.(adapters.ClaimSQL); ok && r.ad.Capabilities.UnitClaim {
+		hb.claims = c
+	}
+	return hb
 }
 
 // HoldRun writes the run's first beat (creating the table on first use)
@@ -66,9 +73,15 @@ func (h *heartbeats) HoldRun(ctx context.Context, runID string) (func(), error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := execIdempotent(ctx, h.eng, sess, &plan.Step{SQL: h.sql.HeartbeatDDL(h.state)}); err != nil {
-		sess.Close()
-		return nil, err
+	ddl := []string{h.sql.HeartbeatDDL(h.state)}
+	if h.claims != nil {
+		ddl = append(ddl, h.claims.ClaimDDL(h.state))
+	}
+	for _, q := range ddl {
+		if err := execIdempotent(ctx, h.eng, sess, &plan.Step{SQL: q}); err != nil {
+			sess.Close()
+			return nil, err
+		}
 	}
 	beat := func(ctx context.Context) error {
 		_, err := adapters.ExecSQL(ctx, sess, h.sql.Heartbeat(h.state, runID, h.host, os.Getpid(), h.now()))
@@ -102,7 +115,11 @@ func (h *heartbeats) HoldRun(ctx context.Context, runID string) (func(), error) 
 		once.Do(func() {
 			stop()
 			wg.Wait()
-			// Best effort: a beat left behind only ages out.
+			// Best effort: a beat left behind only ages out, and a claim
+			// left behind is a dead run's, taken over by the next claim.
+			if h.claims != nil {
+				_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), sess, h.claims.ClaimsEnd(h.state, runID))
+			}
 			_, _ = adapters.ExecSQL(context.WithoutCancel(ctx), sess, h.sql.HeartbeatEnd(h.state, runID, h.now().Add(-24*time.Hour)))
 			sess.Close()
 		})

@@ -196,6 +196,8 @@ type run struct {
 
 	release func()      // releases the run lock (engines with RunLocks)
 	beats   *heartbeats // the run's liveness on engines without RunLocks
+	// claimWait, when set, replaces a unit claim's wait (tests).
+	claimWait time.Duration
 
 	tables   []plan.Relation // every seed's and table model's relation, probed for emptiness
 	runRow   *plan.RunRow    // this run's idemc_runs row

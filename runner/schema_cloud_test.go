@@ -31,6 +31,7 @@ type recorder struct {
 	killAfter    string // after a statement containing it, every statement fails
 	killed       bool
 	ran          []string
+	locks        fakeLocks
 }
 
 func (e *recorder) Session(context.Context) (adapters.Session, error) { return e, nil }
@@ -48,6 +49,9 @@ func (e *recorder) run(_ context.Context, q string) (int64, error) {
 	}
 	e.ran = append(e.ran, q)
 	e.killed = e.killAfter != "" && strings.Contains(q, e.killAfter)
+	if _, ok := e.locks.answer(q); ok {
+		return 1, nil
+	}
 	if e.failExec != "" && strings.Contains(q, e.failExec) {
 		return 0, &engineFailure{"Access Denied: " + e.failExec}
 	}
@@ -76,6 +80,9 @@ func (e *recorder) Query(_ context.Context, q string, _ int) ([]string, [][]stri
 		return nil, nil, errKilled
 	}
 	e.ran = append(e.ran, q)
+	if rows, ok := e.locks.answer(q); ok {
+		return []string{"run_id"}, rows, nil
+	}
 	fails := e.failOn != "" && strings.Contains(q, e.failOn)
 	switch {
 	case e.script && e.inTx:
@@ -251,10 +258,10 @@ func TestAsideRecipeShapes(t *testing.T) {
 	for _, c := range []struct {
 		engine, strategy, want string
 	}{
-		{"bigquery", "delete_insert", "audit_start schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish commit cleanup"},
-		{"bigquery", "insert_overwrite", "audit_start schema schema schema stage validate check publish publish cleanup audit_finish cleanup cleanup"},
-		{"spark", "delete_insert", "audit_start schema schema schema stage validate check publish publish insert cleanup cleanup publish cleanup audit_finish cleanup cleanup"},
-		{"snowflake", "delete_insert", "audit_start schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish commit cleanup cleanup"},
+		{"bigquery", "delete_insert", "audit_start lock schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish commit cleanup cleanup"},
+		{"bigquery", "insert_overwrite", "audit_start lock schema schema schema stage validate check publish publish cleanup audit_finish cleanup cleanup cleanup"},
+		{"spark", "delete_insert", "audit_start lock schema schema schema stage validate check publish publish insert cleanup cleanup publish cleanup audit_finish cleanup cleanup cleanup"},
+		{"snowflake", "delete_insert", "audit_start lock schema schema schema begin delete insert validate check commit publish cleanup begin audit_finish commit cleanup cleanup cleanup"},
 	} {
 		ad, _ := adapters.Lookup(c.engine)
 		r := &run{d: ad.Dialect, ad: ad}

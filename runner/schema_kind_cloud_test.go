@@ -46,21 +46,21 @@ func TestCloudKindSwapShapes(t *testing.T) {
 		engine, to, shape string
 		swap              []string
 	}{
-		{"bigquery", plan.Table, "audit_start schema schema schema schema begin delete insert check commit publish publish publish schema begin audit_finish commit cleanup cleanup", []string{
+		{"bigquery", plan.Table, "audit_start lock schema schema schema schema begin delete insert check commit publish publish publish schema begin audit_finish commit cleanup cleanup cleanup", []string{
 			"ALTER TABLE IF EXISTS `analytics`.`events__idemc_new` RENAME TO `events__idemc_old`",
 			"DROP VIEW IF EXISTS `analytics`.`events`",
 			"ALTER TABLE IF EXISTS `analytics`.`events__idemc_old` RENAME TO `events`"}},
-		{"bigquery", plan.View, "schema schema schema audit_start stage check publish publish schema audit_finish cleanup cleanup", []string{
+		{"bigquery", plan.View, "schema schema schema audit_start lock stage check publish publish schema audit_finish cleanup cleanup cleanup", []string{
 			"ALTER TABLE IF EXISTS `analytics`.`events` RENAME TO `events__idemc_old`",
 			"CREATE VIEW `analytics`.`events` AS\nSELECT id, d FROM raw.events"}},
-		{"bigquery", plan.Incremental, "audit_start schema schema schema schema begin delete insert validate check commit publish publish publish schema begin audit_finish commit cleanup cleanup", nil},
-		{"spark", plan.Table, "audit_start schema schema schema stage check publish publish publish schema audit_finish cleanup cleanup cleanup", []string{
+		{"bigquery", plan.Incremental, "audit_start lock schema schema schema schema begin delete insert validate check commit publish publish publish schema begin audit_finish commit cleanup cleanup cleanup", nil},
+		{"spark", plan.Table, "audit_start lock schema schema schema stage check publish publish publish schema audit_finish cleanup cleanup cleanup cleanup", []string{
 			"ALTER VIEW `analytics`.`events` RENAME TO `analytics`.`events__idemc_old`",
 			"ALTER TABLE `analytics`.`events__idemc_new` RENAME TO `analytics`.`events`"}},
-		{"spark", plan.View, "schema schema schema audit_start stage check publish publish schema audit_finish cleanup cleanup", []string{
+		{"spark", plan.View, "schema schema schema audit_start lock stage check publish publish schema audit_finish cleanup cleanup cleanup", []string{
 			"ALTER TABLE `analytics`.`events` RENAME TO `analytics`.`events__idemc_old`",
 			"ALTER VIEW `analytics`.`events__idemc_new` RENAME TO `analytics`.`events`"}},
-		{"spark", plan.Incremental, "audit_start schema schema schema schema stage validate check publish publish insert cleanup cleanup publish publish schema audit_finish cleanup cleanup cleanup", nil},
+		{"spark", plan.Incremental, "audit_start lock schema schema schema schema stage validate check publish publish insert cleanup cleanup publish publish schema audit_finish cleanup cleanup cleanup cleanup", nil},
 	} {
 		ad, _ := adapters.Lookup(c.engine)
 		r := &run{d: ad.Dialect, ad: ad}

@@ -172,14 +172,23 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 // a session lock is remembered for its release.
 func (r *run) takeLock(ctx context.Context, sess adapters.Session, u *plan.Unit, s plan.Step, i int, ur *UnitResult, st *unitState) *unitError {
 	t1 := time.Now()
-	if _, err := sess.Exec(ctx, &s); err != nil {
+	var err error
+	if s.Lock != nil && s.Lock.Claim != nil {
+		// Released whatever happens: a claim may have committed before
+		// the step failed, and deleting a row the run lacks is harmless.
+		st.held = append(st.held, s.Lock.Release)
+		err = r.takeClaim(ctx, sess, s)
+	} else {
+		_, err = sess.Exec(ctx, &s)
+		if err == nil && s.Lock != nil && s.Lock.Release != "" {
+			st.held = append(st.held, s.Lock.Release)
+		}
+	}
+	if err != nil {
 		if errors.Is(err, adapters.ErrLocked) {
 			err = fmt.Errorf("nothing was written; run it again once the other run is done: %w", err)
 		}
 		return &unitError{step: i + 1, purp: s.Purpose, err: err}
-	}
-	if s.Lock != nil && s.Lock.Release != "" {
-		st.held = append(st.held, s.Lock.Release)
 	}
 	if waited := time.Since(t1); waited > time.Second {
 		ur.Note = fmt.Sprintf("waited %.1fs for another run holding this unit", waited.Seconds())

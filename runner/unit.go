@@ -106,6 +106,9 @@ func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 	for attempt := 1; ; attempt++ {
 		ue := r.execSteps(ctx, sess, u, &w, steps, begin, ur, row, st)
 		if ue == nil {
+			// A lock whose release a composed recipe left out (a claim
+			// around Spark's swap) is released here.
+			releaseLocks(ctx, sess, st)
 			ur.Status = StatusSucceeded
 			return ur
 		}

@@ -148,9 +148,36 @@ func (r *recipe) order(caps adapters.Capabilities) {
 			r.bad("validate step %d after commit (step %d)", i, r.commit)
 		}
 	}
-	if caps.UnitLock && (r.lock < 0 || r.firstWrite >= 0 && r.lock > r.firstWrite) {
+	if (caps.UnitLock || caps.UnitClaim) && (r.lock < 0 || r.firstWrite >= 0 && r.lock > r.firstWrite) {
 		r.bad("no lock step before the first write (step %d)", r.firstWrite)
 	}
+	if caps.UnitClaim {
+		r.claim()
+	}
+}
+
+// claim checks a unit claim (Capabilities.UnitClaim): a lock step with its
+// ClaimSpec, outside any transaction (its row must commit on its own to be
+// seen), released by the recipe's last cleanup.
+func (r *recipe) claim() {
+	if r.lock < 0 {
+		return
+	}
+	l := r.steps[r.lock].Lock
+	if l == nil || l.Claim == nil || l.Release == "" || l.Timeout <= 0 {
+		r.bad("the lock step (step %d) is no claim with a release and a wait", r.lock)
+		return
+	}
+	if r.begin >= 0 && r.lock > r.begin && r.lock < r.commit {
+		r.bad("the claim (step %d) inside the transaction (steps %d-%d)", r.lock, r.begin, r.commit)
+	}
+	last := r.steps[len(r.steps)-1]
+	for i := len(r.steps) - 1; i >= 0 && r.steps[i].Purpose == plan.Cleanup; i-- {
+		if r.steps[i].SQL == l.Release {
+			return
+		}
+	}
+	r.bad("no cleanup releases the claim (the last step is %s)", last.Purpose)
 }
 
 // transaction checks a one-transaction or one-script recipe.

@@ -1,6 +1,7 @@
 package sqlgen
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/idemc/idemc/adapters"
@@ -193,7 +194,9 @@ func swapSteps(d adapters.Dialect, w *plan.Write, real []plan.Step, prelude, pub
 // and a session lock (MySQL's GET_LOCK) needs none: the copy's DDL would
 // commit it at once), and the release of a session lock, which runs last.
 func lockPrelude(real []plan.Step) (prelude, unlock []plan.Step) {
-	done := false
+	// Without a transaction (Spark) the release of a unit's claim is
+	// kept too.
+	done := !slices.ContainsFunc(real, func(s plan.Step) bool { return s.Purpose == plan.Commit })
 	for i, s := range real {
 		switch {
 		case s.Purpose == plan.LatestStart, s.Purpose == plan.AuditStart, s.Purpose == plan.Lock:
@@ -246,7 +249,33 @@ func kindSwapSteps(d adapters.Dialect, ks adapters.KindSwapper, w *plan.Write, f
 	if w.Materialized != plan.View {
 		return append(settings, swapSteps(d, w, d.Recipe(w), append(clear, prelude...), publish, dropOld, restore)...)
 	}
-	return append(settings, viewSwapSteps(d.Qualify(aside), body, clear, publish, dropOld, restore)...)
+	return append(settings, viewSwapSteps(d.Qualify(aside), destClaim(body, d.Recipe(w)), clear, publish, dropOld, restore)...)
+}
+
+// destClaim is body, a recipe for a relation aside, with the claim of the
+// destination (from real, its own recipe) in place of the aside name's:
+// runs writing the destination wait on one key, whatever they build aside.
+func destClaim(body, real []plan.Step) []plan.Step {
+	var claim *plan.Step
+	for i := range real {
+		if real[i].Purpose == plan.Lock && real[i].Lock != nil && real[i].Lock.Claim != nil {
+			claim = &real[i]
+		}
+	}
+	if claim == nil {
+		return body
+	}
+	out := make([]plan.Step, 0, len(body))
+	for _, s := range body {
+		switch {
+		case s.Purpose == plan.Lock && s.Lock != nil && s.Lock.Claim != nil:
+			s = *claim
+		case s.Purpose == plan.Cleanup && IsRelease(body, s):
+			s.SQL = claim.Lock.Release
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // viewSwapSteps is kindSwapSteps for a view: created aside from body (the

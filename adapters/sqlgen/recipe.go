@@ -67,7 +67,7 @@ type Hooks struct {
 // engine's hooks. A shape the hooks cannot build is a programming error
 // of the dialect, which dialecttest catches for every engine.
 func (g Gen) Recipe(h Hooks, w *plan.Write) []plan.Step {
-	return g.withLatest(w, g.recipe(h, w))
+	return g.withClaim(w, g.withLatest(w, g.recipe(h, w)))
 }
 
 func (g Gen) recipe(h Hooks, w *plan.Write) []plan.Step {

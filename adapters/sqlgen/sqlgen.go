@@ -75,6 +75,15 @@ type Spelling struct {
 	// TableOptions follow the column list of the tables StateDDL creates
 	// ("USING DELTA": Spark's default format may be another).
 	TableOptions string
+	// ClaimTableOptions, when set, replace TableOptions for the lock table
+	// (Spark partitions it by key: Delta checks conflicts per partition,
+	// so claims of different units do not conflict).
+	ClaimTableOptions string
+	// ClaimMatched is a unit claim's MERGE clause for a key already
+	// claimed ("" none): a no-op UPDATE, so that the engine serializes two
+	// claims of the table as it does any MERGE that updates (BigQuery's
+	// mutating DML, Snowflake's table lock) instead of letting both insert.
+	ClaimMatched string
 	// PartitionIndex indexes a partitioned destination's partition column
 	// when idemc creates it (MySQL: so that a window's DELETE and the NULL
 	// check read the window, not the table).

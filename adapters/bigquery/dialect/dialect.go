@@ -33,8 +33,11 @@ func NewDialect() Dialect {
 		},
 		BigInt: "INT64", Text: "STRING",
 		AuditAppendOnly: true, // concurrent units must not UPDATE the one audit table (issue 12)
-		TypeFamily:      sqlgen.Families(typeFamilies, true),
-		ColumnType:      columnType,
+		// A MERGE that may update is a mutating DML, which BigQuery
+		// serializes per table: two claims of one key never both insert.
+		ClaimMatched: "WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at",
+		TypeFamily:   sqlgen.Families(typeFamilies, true),
+		ColumnType:   columnType,
 	}}}
 }
 
@@ -63,8 +66,8 @@ func (d Dialect) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan
 // Capabilities of BigQuery.
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: false, Merge: true, Script: true, PartitionOverwrite: true,
-	ChecksInWrite: true, Lock: "none: conflicting script transactions abort and are retried; deterministic job ids per unit and attempt",
-	TableInPlace: true,
+	ChecksInWrite: true, Lock: "a claimed row of idemc_locks per unit (waits while a live run holds it, takes over a dead run's); deterministic job ids per unit and attempt",
+	TableInPlace: true, UnitClaim: true,
 }
 
 // quoteIdent quotes with backticks; BigQuery escapes ` and \ with a backslash.

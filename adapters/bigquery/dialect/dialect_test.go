@@ -73,11 +73,11 @@ func TestRecipeShapes(t *testing.T) {
 		w    *plan.Write
 		want string
 	}{
-		{"partition: one script", base, "prepare audit_start begin delete insert validate check audit_finish commit check"},
-		{"merge: staged, then one script", &merge, "prepare audit_start stage validate begin merge check state state audit_finish commit check cleanup"},
-		{"insert_overwrite: stage, check, publish", &overwrite, "prepare audit_start stage validate check check publish audit_finish cleanup"},
-		{"table: TRUNCATE + INSERT in one script", &table, "prepare audit_start begin delete insert check audit_finish commit check"},
-		{"view: checks on the published view", &view, "audit_start publish check check audit_finish"},
+		{"partition: one script", base, "prepare audit_start lock begin delete insert validate check audit_finish commit check cleanup"},
+		{"merge: staged, then one script", &merge, "prepare audit_start lock stage validate begin merge check state state audit_finish commit check cleanup cleanup"},
+		{"insert_overwrite: stage, check, publish", &overwrite, "prepare audit_start lock stage validate check check publish audit_finish cleanup cleanup"},
+		{"table: TRUNCATE + INSERT in one script", &table, "prepare audit_start lock begin delete insert check audit_finish commit check cleanup"},
+		{"view: checks on the published view", &view, "audit_start lock publish check check audit_finish cleanup"},
 	} {
 		if got := dialecttest.Purposes(d.Recipe(tc.w)); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)

@@ -41,6 +41,9 @@ func NewDialect() Dialect {
 		TypeFamily:            sqlgen.Families(typeFamilies, false),
 		TypeFits:              sqlgen.DecimalFits,
 		ColumnType:            columnType,
+		// An updating MERGE takes the table's lock: two claims of one key
+		// run one after the other, the second finding the first's row.
+		ClaimMatched: "WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at",
 	}}}
 }
 
@@ -69,8 +72,8 @@ func (d Dialect) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan
 // Capabilities of Snowflake.
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: false, Merge: true, PartitionOverwrite: false,
-	ChecksInWrite: true, Lock: "none needed: Snowflake's table locks serialize DML on one table (the run id is the QUERY_TAG)",
-	TableInPlace: true,
+	ChecksInWrite: true, Lock: "a claimed row of idemc_locks per unit (waits while a live run holds it, takes over a dead run's); the run id is the QUERY_TAG",
+	TableInPlace: true, UnitClaim: true,
 }
 
 // quoteIdent quotes an identifier. Snowflake stores an unquoted name in

@@ -69,11 +69,11 @@ func TestRecipeShapes(t *testing.T) {
 		w    *plan.Write
 		want string
 	}{
-		{"partition", base, "prepare prepare audit_start begin delete insert validate check check audit_finish commit cleanup"},
-		{"insert_overwrite is delete+insert", &overwrite, "prepare prepare audit_start begin delete insert validate check check audit_finish commit cleanup"},
-		{"merge", &merge, "prepare prepare audit_start stage begin validate merge check check audit_finish commit cleanup cleanup"},
-		{"table", &table, "prepare prepare audit_start begin publish check check audit_finish commit cleanup"},
-		{"view: checks on the published view", &view, "prepare audit_start publish check check audit_finish cleanup"},
+		{"partition", base, "prepare prepare audit_start lock begin delete insert validate check check audit_finish commit cleanup cleanup"},
+		{"insert_overwrite is delete+insert", &overwrite, "prepare prepare audit_start lock begin delete insert validate check check audit_finish commit cleanup cleanup"},
+		{"merge", &merge, "prepare prepare audit_start lock stage begin validate merge check check audit_finish commit cleanup cleanup cleanup"},
+		{"table", &table, "prepare prepare audit_start lock begin publish check check audit_finish commit cleanup cleanup"},
+		{"view: checks on the published view", &view, "prepare audit_start lock publish check check audit_finish cleanup cleanup"},
 	} {
 		if got := dialecttest.Purposes(d.Recipe(tc.w)); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)

@@ -26,6 +26,10 @@ func NewDialect() Dialect {
 		NullSafeEq:   func(a, b string) string { return a + " <=> " + b },
 		Text:         "STRING",
 		TableOptions: "USING DELTA", // the state tables are Delta tables, whatever the default format
+		// Delta checks a MERGE's conflicts per partition: by key, claims of
+		// one unit conflict (the loser retries and finds the row), others'
+		// do not.
+		ClaimTableOptions: "USING DELTA PARTITIONED BY (lock_key)",
 		// A unit's end is a second audit row, not an UPDATE of its running
 		// row: Delta's blind INSERTs never conflict, while every UPDATE of
 		// the shared audit table rewrites a file and conflicts with the
@@ -64,8 +68,8 @@ func (d Dialect) RetypeColumns(w *plan.Write, cols []plan.Column, changes []plan
 // Capabilities of Spark / Databricks on Delta.
 var Capabilities = adapters.Capabilities{
 	TransactionalDDL: false, Merge: true, PartitionOverwrite: true,
-	ChecksInWrite: false, Lock: "none: Delta's optimistic commits (a conflicting writer fails and is retried); idempotent txnAppId/txnVersion per unit",
-	ReplaceDefinition: true,
+	ChecksInWrite: false, Lock: "a claimed row of idemc_locks per unit (waits while a live run holds it, takes over a dead run's); idempotent txnAppId/txnVersion per unit",
+	ReplaceDefinition: true, UnitClaim: true,
 }
 
 // Rollback: Spark has no transaction to end; the runner never opens one

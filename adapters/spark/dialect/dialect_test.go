@@ -67,11 +67,11 @@ func TestRecipeShapes(t *testing.T) {
 		w    *plan.Write
 		want string
 	}{
-		{"partition: stage, verify, REPLACE WHERE", base, "prepare audit_start stage validate check publish publish insert cleanup cleanup audit_finish cleanup"},
-		{"merge: stage, verify, MERGE, mark", &merge, "prepare audit_start stage validate check publish publish merge cleanup cleanup state audit_finish cleanup"},
-		{"delete_insert by key: one MERGE", &byKey, "prepare audit_start stage validate check publish publish merge cleanup cleanup audit_finish cleanup"},
-		{"table: stage, verify, CREATE OR REPLACE", &table, "audit_start stage check publish audit_finish cleanup"},
-		{"view: checks on the published view", &view, "audit_start publish check audit_finish"},
+		{"partition: stage, verify, REPLACE WHERE", base, "prepare audit_start lock stage validate check publish publish insert cleanup cleanup audit_finish cleanup cleanup"},
+		{"merge: stage, verify, MERGE, mark", &merge, "prepare audit_start lock stage validate check publish publish merge cleanup cleanup state audit_finish cleanup cleanup"},
+		{"delete_insert by key: one MERGE", &byKey, "prepare audit_start lock stage validate check publish publish merge cleanup cleanup audit_finish cleanup cleanup"},
+		{"table: stage, verify, CREATE OR REPLACE", &table, "audit_start lock stage check publish audit_finish cleanup cleanup"},
+		{"view: checks on the published view", &view, "audit_start lock publish check audit_finish cleanup"},
 	} {
 		var ps []string
 		for _, s := range d.Recipe(tc.w) {

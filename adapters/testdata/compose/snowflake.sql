@@ -9,6 +9,12 @@ SELECT id, d, amount, note FROM raw.events
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('20260703T060000.000Z-cafe0001', 'events', '2026-07-02', 'running', NULL, NULL, NULL, 1, 'h', NULL, 'prod', NULL, NULL, NULL, NULL, NULL);
+-- [lock] claim this unit in the lock table: another live run's claim is waited for
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."EVENTS"/2026-07-02'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."EVENTS"/2026-07-02', '20260703T060000.000Z-cafe0001', CURRENT_TIMESTAMP);
 -- [schema] a previous relation left by a run that died after its swap
 DROP TABLE IF EXISTS "ANALYTICS"."EVENTS__IDEMC_OLD";
 -- [schema] the new relation, aside: the write and its checks go to it
@@ -53,6 +59,8 @@ COMMIT;
 ALTER SESSION UNSET QUERY_TAG;
 -- [cleanup] the copy, left by a failed unit or replaced by the swap
 DROP TABLE IF EXISTS "ANALYTICS"."EVENTS__IDEMC_NEW";
+-- [cleanup] release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS"/2026-07-02' AND run_id = '20260703T060000.000Z-cafe0001';
 
 -- a merge with a watermark whose model has a new column (a new column on a copy)
 -- [prepare] tag this unit's queries with the run id (QUERY_HISTORY)
@@ -65,6 +73,12 @@ SELECT id, d, amount, note FROM raw.events
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('20260703T060000.000Z-cafe0001', 'events', '', 'running', NULL, NULL, NULL, 1, 'h', NULL, 'prod', NULL, NULL, NULL, NULL, NULL);
+-- [lock] claim this unit in the lock table: another live run's claim is waited for
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."EVENTS"'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."EVENTS"', '20260703T060000.000Z-cafe0001', CURRENT_TIMESTAMP);
 -- [schema] a previous relation left by a run that died after its swap
 DROP TABLE IF EXISTS "ANALYTICS"."EVENTS__IDEMC_OLD";
 -- [schema] the new relation, aside: the write and its checks go to it
@@ -115,6 +129,8 @@ DROP TABLE IF EXISTS "EVENTS__IDEMC_NEW__IDEMC_STAGE_CAFE0001";
 ALTER SESSION UNSET QUERY_TAG;
 -- [cleanup] the copy, left by a failed unit or replaced by the swap
 DROP TABLE IF EXISTS "ANALYTICS"."EVENTS__IDEMC_NEW";
+-- [cleanup] release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS"' AND run_id = '20260703T060000.000Z-cafe0001';
 
 -- a view becomes a table (the materialization changed, swapped in)
 -- [prepare] tag this unit's queries with the run id (QUERY_HISTORY)
@@ -122,6 +138,12 @@ ALTER SESSION SET QUERY_TAG = '{"idemc_run":"20260703T060000.000Z-cafe0001","mod
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('20260703T060000.000Z-cafe0001', 'events', '', 'running', NULL, NULL, NULL, 1, 'h', NULL, 'prod', NULL, NULL, NULL, NULL, NULL);
+-- [lock] claim this unit in the lock table: another live run's claim is waited for
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."EVENTS"'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."EVENTS"', '20260703T060000.000Z-cafe0001', CURRENT_TIMESTAMP);
 -- [schema] a previous relation left by a run that died after its swap
 DROP VIEW IF EXISTS "ANALYTICS"."EVENTS__IDEMC_OLD";
 -- [schema] the new relation, aside: the write and its checks go to it
@@ -165,6 +187,8 @@ ALTER VIEW IF EXISTS "ANALYTICS"."EVENTS__IDEMC_OLD" RENAME TO "ANALYTICS"."EVEN
 ALTER SESSION UNSET QUERY_TAG;
 -- [cleanup] the copy, left by a failed unit or replaced by the swap
 DROP TABLE IF EXISTS "ANALYTICS"."EVENTS__IDEMC_NEW";
+-- [cleanup] release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS"' AND run_id = '20260703T060000.000Z-cafe0001';
 
 -- a table becomes a view (the materialization changed, swapped in)
 -- [prepare] tag this unit's queries with the run id (QUERY_HISTORY)
@@ -178,6 +202,12 @@ DROP TABLE IF EXISTS "ANALYTICS"."EVENTS__IDEMC_NEW";
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('20260703T060000.000Z-cafe0001', 'events', '', 'running', NULL, NULL, NULL, 1, 'h', NULL, 'prod', NULL, NULL, NULL, NULL, NULL);
+-- [lock] claim this unit in the lock table: another live run's claim is waited for
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."EVENTS"'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."EVENTS"', '20260703T060000.000Z-cafe0001', CURRENT_TIMESTAMP);
 -- [stage] the view, aside: its checks read it before the swap
 CREATE OR REPLACE VIEW "ANALYTICS"."EVENTS__IDEMC_NEW" AS
 SELECT id, d FROM raw.events;
@@ -194,6 +224,8 @@ DROP TABLE IF EXISTS "ANALYTICS"."EVENTS__IDEMC_OLD";
 -- [audit_finish] record success with the row count
 UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = '20260703T060000.000Z-cafe0001' AND job_name = 'events' AND partition_key = '';
+-- [cleanup] release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS"' AND run_id = '20260703T060000.000Z-cafe0001';
 -- [cleanup] untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;
 -- [cleanup] a unit that failed between the renames: put the previous relation back

@@ -7,6 +7,11 @@ SELECT id, d, amount, note FROM raw.events
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('20260703T060000.000Z-cafe0001', 'events', '2026-07-02', 'running', NULL, NULL, NULL, 1, 'h', NULL, 'prod', NULL, NULL, NULL, NULL, NULL);
+-- [lock] claim this unit in the lock table: another live run's claim is waited for
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`events`/2026-07-02'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`events`/2026-07-02', '20260703T060000.000Z-cafe0001', CURRENT_TIMESTAMP);
 -- [schema] a previous relation left by a run that died after its swap
 DROP TABLE IF EXISTS `analytics`.`events__idemc_old`;
 -- [schema] the new relation, aside: the write and its checks go to it
@@ -52,6 +57,8 @@ SELECT '20260703T060000.000Z-cafe0001', 'events', '2026-07-02', 'succeeded', <ro
 DROP TABLE IF EXISTS `analytics`.`events__idemc_new__idemc_stage_cafe0001_20260702_ebf41686`;
 -- [cleanup] the copy, left by a failed unit or replaced by the swap
 DROP TABLE IF EXISTS `analytics`.`events__idemc_new`;
+-- [cleanup] release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`events`/2026-07-02' AND run_id = '20260703T060000.000Z-cafe0001';
 
 -- a merge with a watermark whose model has a new column (a new column on a copy)
 -- [prepare] the destination, an empty Delta table, if it does not exist yet
@@ -62,6 +69,11 @@ SELECT id, d, amount, note FROM raw.events
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('20260703T060000.000Z-cafe0001', 'events', '', 'running', NULL, NULL, NULL, 1, 'h', NULL, 'prod', NULL, NULL, NULL, NULL, NULL);
+-- [lock] claim this unit in the lock table: another live run's claim is waited for
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`events`'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`events`', '20260703T060000.000Z-cafe0001', CURRENT_TIMESTAMP);
 -- [schema] a previous relation left by a run that died after its swap
 DROP TABLE IF EXISTS `analytics`.`events__idemc_old`;
 -- [schema] the new relation, aside: the write and its checks go to it
@@ -113,11 +125,18 @@ SELECT '20260703T060000.000Z-cafe0001', 'events', '', 'succeeded', <rows>, NULL,
 DROP TABLE IF EXISTS `analytics`.`events__idemc_new__idemc_stage_cafe0001_ebf41686`;
 -- [cleanup] the copy, left by a failed unit or replaced by the swap
 DROP TABLE IF EXISTS `analytics`.`events__idemc_new`;
+-- [cleanup] release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`events`' AND run_id = '20260703T060000.000Z-cafe0001';
 
 -- a view becomes a table (the materialization changed, swapped in)
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('20260703T060000.000Z-cafe0001', 'events', '', 'running', NULL, NULL, NULL, 1, 'h', NULL, 'prod', NULL, NULL, NULL, NULL, NULL);
+-- [lock] claim this unit in the lock table: another live run's claim is waited for
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`events`'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`events`', '20260703T060000.000Z-cafe0001', CURRENT_TIMESTAMP);
 -- [schema] a previous relation left by a run that died after its swap
 DROP VIEW IF EXISTS `analytics`.`events__idemc_old`;
 -- [schema] the new relation, aside: the write and its checks go to it
@@ -149,6 +168,8 @@ DROP TABLE IF EXISTS `analytics`.`events__idemc_new__idemc_stage_cafe0001_ebf416
 ALTER VIEW `analytics`.`events__idemc_old` RENAME TO `analytics`.`events`;
 -- [cleanup] the copy, left by a failed unit or replaced by the swap
 DROP TABLE IF EXISTS `analytics`.`events__idemc_new`;
+-- [cleanup] release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`events`' AND run_id = '20260703T060000.000Z-cafe0001';
 
 -- a table becomes a view (the materialization changed, swapped in)
 -- [schema] a previous relation left by a run that died after its swap
@@ -160,6 +181,11 @@ DROP TABLE IF EXISTS `analytics`.`events__idemc_new`;
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('20260703T060000.000Z-cafe0001', 'events', '', 'running', NULL, NULL, NULL, 1, 'h', NULL, 'prod', NULL, NULL, NULL, NULL, NULL);
+-- [lock] claim this unit in the lock table: another live run's claim is waited for
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`events`'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`events`', '20260703T060000.000Z-cafe0001', CURRENT_TIMESTAMP);
 -- [stage] the view, aside: its checks read it before the swap
 CREATE OR REPLACE VIEW `analytics`.`events__idemc_new` AS
 SELECT id, d FROM raw.events;
@@ -176,6 +202,8 @@ DROP TABLE IF EXISTS `analytics`.`events__idemc_old`;
 -- [audit_finish] record success with the row count
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT '20260703T060000.000Z-cafe0001', 'events', '', 'succeeded', <rows>, NULL, <ended_at>, 1, 'h', NULL, 'prod', NULL, NULL, <checks>, NULL, NULL;
+-- [cleanup] release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`events`' AND run_id = '20260703T060000.000Z-cafe0001';
 -- [cleanup] a unit that failed between the renames: put the previous relation back
 ALTER TABLE `analytics`.`events__idemc_old` RENAME TO `analytics`.`events`;
 -- [cleanup] the view, left by a failed unit

@@ -87,6 +87,12 @@ SELECT id, d, amount FROM raw.events
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('<run_id>', 'events', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
+-- [lock] claim this unit in the lock table: another live run's claim is waited for
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`events`'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`events`', '<run_id>', CURRENT_TIMESTAMP);
 -- [stage] the batch, in a staging table (expires in a day if a run dies)
 CREATE OR REPLACE TABLE `analytics`.`events__idemc_stage_c2ded2c6`
 OPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)) AS
@@ -110,6 +116,8 @@ SELECT '<run_id>', 'events', '', 'succeeded', (SELECT count(*) FROM `analytics`.
 COMMIT TRANSACTION;
 -- [cleanup] drop the staging table
 DROP TABLE IF EXISTS `analytics`.`events__idemc_stage_c2ded2c6`;
+-- [cleanup] release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`events`' AND run_id = '<run_id>';
 
 -- table model whose column types changed (recreate in the write: false)
 -- [prepare] the destination, empty, if it does not exist yet (DDL, outside the script)
@@ -120,6 +128,12 @@ SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('<run_id>', 'totals', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
+-- [lock] claim this unit in the lock table: another live run's claim is waited for
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`totals`'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`totals`', '<run_id>', CURRENT_TIMESTAMP);
 -- [begin] the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
 -- [delete] rebuild: empty the table inside the transaction (keeps its options and grants)
@@ -134,4 +148,6 @@ INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, 
 SELECT '<run_id>', 'totals', '', 'succeeded', (SELECT count(*) FROM `analytics`.`totals`), <started_at>, <ended_at>, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, <checks>, NULL, NULL;
 -- [commit] submit the buffered script; BigQuery commits it whole or not at all
 COMMIT TRANSACTION;
+-- [cleanup] release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`totals`' AND run_id = '<run_id>';
 

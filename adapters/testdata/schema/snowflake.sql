@@ -86,6 +86,12 @@ SELECT id, d, amount FROM raw.events
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('<run_id>', 'events', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
+-- [lock] claim this unit in the lock table: another live run's claim is waited for
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."EVENTS"'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."EVENTS"', '<run_id>', CURRENT_TIMESTAMP);
 -- [stage] the batch
 CREATE OR REPLACE TEMPORARY TABLE "EVENTS__IDEMC_STAGE" AS
 SELECT id, d, amount FROM raw.events;
@@ -108,6 +114,8 @@ WHERE run_id = '<run_id>' AND job_name = 'events' AND partition_key = '';
 COMMIT;
 -- [cleanup] drop the batch
 DROP TABLE IF EXISTS "EVENTS__IDEMC_STAGE";
+-- [cleanup] release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS"' AND run_id = '<run_id>';
 -- [cleanup] untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;
 
@@ -122,6 +130,12 @@ SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('<run_id>', 'totals', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
+-- [lock] claim this unit in the lock table: another live run's claim is waited for
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."TOTALS"'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."TOTALS"', '<run_id>', CURRENT_TIMESTAMP);
 -- [begin] 
 BEGIN TRANSACTION;
 -- [publish] replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)
@@ -134,6 +148,8 @@ UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, e
 WHERE run_id = '<run_id>' AND job_name = 'totals' AND partition_key = '';
 -- [commit] 
 COMMIT;
+-- [cleanup] release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."TOTALS"' AND run_id = '<run_id>';
 -- [cleanup] untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;
 

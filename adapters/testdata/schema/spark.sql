@@ -87,6 +87,11 @@ SELECT id, d, amount FROM raw.events
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('<run_id>', 'events', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
+-- [lock] claim this unit in the lock table: another live run's claim is waited for
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`events`'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`events`', '<run_id>', CURRENT_TIMESTAMP);
 -- [stage] materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`events__idemc_stage_c2ded2c6` USING DELTA AS
 SELECT id, d, amount FROM raw.events;
@@ -111,11 +116,18 @@ INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, 
 SELECT '<run_id>', 'events', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, <checks>, NULL, NULL;
 -- [cleanup] drop the staging table
 DROP TABLE IF EXISTS `analytics`.`events__idemc_stage_c2ded2c6`;
+-- [cleanup] release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`events`' AND run_id = '<run_id>';
 
 -- table model whose column types changed (recreate in the write: false)
 -- [audit_start] record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('<run_id>', 'totals', '', 'running', NULL, <started_at>, NULL, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, NULL, NULL, NULL);
+-- [lock] claim this unit in the lock table: another live run's claim is waited for
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`totals`'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`totals`', '<run_id>', CURRENT_TIMESTAMP);
 -- [stage] materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`totals__idemc_stage_c2ded2c6` USING DELTA AS
 SELECT user_id, count(*) AS n FROM raw.events GROUP BY user_id;
@@ -127,4 +139,6 @@ INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, 
 SELECT '<run_id>', 'totals', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '<code_hash>', NULL, '<target>', NULL, NULL, <checks>, NULL, NULL;
 -- [cleanup] drop the staging table
 DROP TABLE IF EXISTS `analytics`.`totals__idemc_stage_c2ded2c6`;
+-- [cleanup] release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`totals`' AND run_id = '<run_id>';
 

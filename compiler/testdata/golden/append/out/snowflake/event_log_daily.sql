@@ -11,9 +11,16 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'event_log_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '90b2866badd89024', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'df7b31667beda936d4feac90', 'r:r1');
--- 4. begin
+-- 4. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock "ANALYTICS"."EVENT_LOG_DAILY"/2026-07-02, waiting at most 10m0s, released by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENT_LOG_DAILY"/2026-07-02' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENT_LOG_DAILY"/2026-07-02' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENT_LOG_DAILY"/2026-07-02' AND run_id = <holder>
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."EVENT_LOG_DAILY"/2026-07-02'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."EVENT_LOG_DAILY"/2026-07-02', 'r1', CURRENT_TIMESTAMP);
+-- 5. begin
 BEGIN TRANSACTION;
--- 5. insert: append the batch (allow_append: a rerun adds the rows again)
+-- 6. insert: append the batch (allow_append: a rerun adds the rows again)
 INSERT INTO "ANALYTICS"."EVENT_LOG_DAILY" ("EVENT_ID", "EVENT_DATE", "KIND")
 SELECT "EVENT_ID", "EVENT_DATE", "KIND" FROM (
 SELECT * FROM (
@@ -23,15 +30,17 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE ("EVENT_DATE" >= DATE '2026-07-02' AND "EVENT_DATE" < DATE '2026-07-03') OR "EVENT_DATE" IS NULL
 ) AS idemc_batch;
--- 6. validate: a NULL event_date would land in no partition
+-- 7. validate: a NULL event_date would land in no partition
 SELECT count(*) AS n FROM "ANALYTICS"."EVENT_LOG_DAILY"
 WHERE "EVENT_DATE" IS NULL
 HAVING count(*) > 0;
--- 7. audit_finish: record success with the row count, in the write's transaction
+-- 8. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "ANALYTICS"."EVENT_LOG_DAILY" AS t WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03'
 UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'event_log_daily' AND partition_key = '2026-07-02';
--- 8. commit
+-- 9. commit
 COMMIT;
--- 9. cleanup: untag the pooled session
+-- 10. cleanup: release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENT_LOG_DAILY"/2026-07-02' AND run_id = 'r1';
+-- 11. cleanup: untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;

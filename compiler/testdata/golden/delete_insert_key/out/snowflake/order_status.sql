@@ -10,36 +10,45 @@ FROM "RAW"."ORDERS"
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'order_status', '', 'running', NULL, <started_at>, NULL, <attempt>, '9321fa0bf3e42f8e', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '5055b5c9b1020aba676759bb', 'r:r1');
--- 4. stage: the batch
+-- 4. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock "ANALYTICS"."ORDER_STATUS", waiting at most 10m0s, released by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."ORDER_STATUS"' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."ORDER_STATUS"' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."ORDER_STATUS"' AND run_id = <holder>
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."ORDER_STATUS"'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."ORDER_STATUS"', 'r1', CURRENT_TIMESTAMP);
+-- 5. stage: the batch
 CREATE OR REPLACE TEMPORARY TABLE "ORDER_STATUS__IDEMC_STAGE" AS
 SELECT source_system, order_id, status, amount
 FROM "RAW"."ORDERS";
--- 5. begin
+-- 6. begin
 BEGIN TRANSACTION;
--- 6. validate: refuse a batch that repeats a key before writing anything
+-- 7. validate: refuse a batch that repeats a key before writing anything
 SELECT "SOURCE_SYSTEM", "ORDER_ID", count(*) AS n FROM "ORDER_STATUS__IDEMC_STAGE"
 GROUP BY "SOURCE_SYSTEM", "ORDER_ID"
 HAVING count(*) > 1
 LIMIT 5;
--- 7. delete: delete the batch's keys (null-safe)
+-- 8. delete: delete the batch's keys (null-safe)
 DELETE FROM "ANALYTICS"."ORDER_STATUS" t
 WHERE EXISTS (SELECT 1 FROM "ORDER_STATUS__IDEMC_STAGE" AS s WHERE EQUAL_NULL(t."SOURCE_SYSTEM", s."SOURCE_SYSTEM") AND EQUAL_NULL(t."ORDER_ID", s."ORDER_ID"));
--- 8. insert: write the batch
+-- 9. insert: write the batch
 INSERT INTO "ANALYTICS"."ORDER_STATUS" ("SOURCE_SYSTEM", "ORDER_ID", "STATUS", "AMOUNT")
 SELECT "SOURCE_SYSTEM", "ORDER_ID", "STATUS", "AMOUNT" FROM "ORDER_STATUS__IDEMC_STAGE";
--- 9. check: check unique(source_system, order_id) (error)
+-- 10. check: check unique(source_system, order_id) (error)
 SELECT t."SOURCE_SYSTEM", t."ORDER_ID", count(*) AS n FROM "ANALYTICS"."ORDER_STATUS" AS t
 WHERE EXISTS (SELECT 1 FROM "ORDER_STATUS__IDEMC_STAGE" AS s WHERE EQUAL_NULL(t."SOURCE_SYSTEM", s."SOURCE_SYSTEM") AND EQUAL_NULL(t."ORDER_ID", s."ORDER_ID"))
 GROUP BY t."SOURCE_SYSTEM", t."ORDER_ID"
 HAVING count(*) > 1
 LIMIT 5;
--- 10. audit_finish: record success with the row count, in the write's transaction
+-- 11. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "ORDER_STATUS__IDEMC_STAGE"
 UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'order_status' AND partition_key = '';
--- 11. commit
+-- 12. commit
 COMMIT;
--- 12. cleanup: drop the batch
+-- 13. cleanup: drop the batch
 DROP TABLE IF EXISTS "ORDER_STATUS__IDEMC_STAGE";
--- 13. cleanup: untag the pooled session
+-- 14. cleanup: release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."ORDER_STATUS"' AND run_id = 'r1';
+-- 15. cleanup: untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;

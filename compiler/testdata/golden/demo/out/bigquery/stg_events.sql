@@ -3,7 +3,14 @@
 --    labels idemc_attempt=0,idemc_model=stg_events,idemc_run=r1
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'stg_events', '', 'running', NULL, <started_at>, NULL, <attempt>, '3302493049971f05', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f3ebbcd8e67651d7251922bc', 'r:r1');
--- 2. publish: replace the view (DDL: not allowed inside a transaction; a failing check leaves the new view, marked failed)
+-- 2. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock `analytics`.`stg_events`, waiting at most 10m0s, released by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`stg_events`' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`stg_events`' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`stg_events`' AND run_id = <holder>
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`stg_events`'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`stg_events`', 'r1', CURRENT_TIMESTAMP);
+-- 3. publish: replace the view (DDL: not allowed inside a transaction; a failing check leaves the new view, marked failed)
 CREATE OR REPLACE VIEW `analytics`.`stg_events` AS
 -- The latest version of every event; late rows arrive with a later loaded_at.
 SELECT source_system, source_id, event_version, event_date, user_id, amount, loaded_at
@@ -14,10 +21,12 @@ FROM (
   FROM `raw`.`staging_events` AS e
 ) AS versions
 WHERE version_rank = 1;
--- 3. check: check not_null(source_system, source_id) (error) over the whole view
+-- 4. check: check not_null(source_system, source_id) (error) over the whole view
 SELECT * FROM `analytics`.`stg_events` AS t
 WHERE (t.`source_system` IS NULL OR t.`source_id` IS NULL)
 LIMIT 5;
--- 4. audit_finish: record success with the row count
+-- 5. audit_finish: record success with the row count
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT 'r1', 'stg_events', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '3302493049971f05', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'f3ebbcd8e67651d7251922bc', 'r:r1';
+-- 6. cleanup: release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`stg_events`' AND run_id = 'r1';

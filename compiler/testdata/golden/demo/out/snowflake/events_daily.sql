@@ -16,12 +16,19 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'events_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'b2eae3e82c774551', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '92fa263d419af978f7f0e86b', 'r:r1');
--- 4. begin
+-- 4. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock "ANALYTICS"."EVENTS_DAILY"/2026-07-02, waiting at most 10m0s, released by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS_DAILY"/2026-07-02' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS_DAILY"/2026-07-02' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS_DAILY"/2026-07-02' AND run_id = <holder>
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."EVENTS_DAILY"/2026-07-02'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."EVENTS_DAILY"/2026-07-02', 'r1', CURRENT_TIMESTAMP);
+-- 5. begin
 BEGIN TRANSACTION;
--- 5. delete: replace the partition window 2026-07-02
+-- 6. delete: replace the partition window 2026-07-02
 DELETE FROM "ANALYTICS"."EVENTS_DAILY" t
 WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03';
--- 6. insert: write the partition
+-- 7. insert: write the partition
 INSERT INTO "ANALYTICS"."EVENTS_DAILY" ("EVENT_KEY", "EVENT_DATE", "USER_ID", "AMOUNT_CENTS", "SOURCE_SYSTEM")
 SELECT "EVENT_KEY", "EVENT_DATE", "USER_ID", "AMOUNT_CENTS", "SOURCE_SYSTEM" FROM (
 SELECT * FROM (
@@ -36,40 +43,42 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE ("EVENT_DATE" >= DATE '2026-07-02' AND "EVENT_DATE" < DATE '2026-07-03') OR "EVENT_DATE" IS NULL
 ) AS idemc_batch;
--- 7. validate: a NULL event_date would land in no partition
+-- 8. validate: a NULL event_date would land in no partition
 SELECT count(*) AS n FROM "ANALYTICS"."EVENTS_DAILY"
 WHERE "EVENT_DATE" IS NULL
 HAVING count(*) > 0;
--- 8. check: check expect(sum(amount_cents) >= 0) (error)
+-- 9. check: check expect(sum(amount_cents) >= 0) (error)
 SELECT ok FROM (SELECT (sum(amount_cents) >= 0) AS ok, count(*) AS n FROM "ANALYTICS"."EVENTS_DAILY" AS t
 WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03') AS c
 WHERE n > 0 AND NOT coalesce(ok, FALSE);
--- 9. check: check min_rows(1) (warn)
+-- 10. check: check min_rows(1) (warn)
 SELECT n FROM (SELECT count(*) AS n FROM "ANALYTICS"."EVENTS_DAILY" AS t
 WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03') AS c
 WHERE n < 1;
--- 10. check: check not_null(event_key, event_date, user_id) (error)
+-- 11. check: check not_null(event_key, event_date, user_id) (error)
 SELECT * FROM "ANALYTICS"."EVENTS_DAILY" AS t
 WHERE (t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03') AND (t."EVENT_KEY" IS NULL OR t."EVENT_DATE" IS NULL OR t."USER_ID" IS NULL)
 LIMIT 5;
--- 11. check: check row_count_matches(stg_events) (error)
+-- 12. check: check row_count_matches(stg_events) (error)
 SELECT w.n AS written, s.n AS source FROM
 (SELECT count(*) AS n FROM "ANALYTICS"."EVENTS_DAILY" AS t
 WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03') AS w,
 (SELECT count(*) AS n FROM "ANALYTICS"."STG_EVENTS" AS src
 WHERE src."EVENT_DATE" >= DATE '2026-07-02' AND src."EVENT_DATE" < DATE '2026-07-03') AS s
 WHERE w.n <> s.n;
--- 12. check: check unique(event_key) (error)
+-- 13. check: check unique(event_key) (error)
 SELECT t."EVENT_KEY", count(*) AS n FROM "ANALYTICS"."EVENTS_DAILY" AS t
 WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03'
 GROUP BY t."EVENT_KEY"
 HAVING count(*) > 1
 LIMIT 5;
--- 13. audit_finish: record success with the row count, in the write's transaction
+-- 14. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "ANALYTICS"."EVENTS_DAILY" AS t WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03'
 UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
--- 14. commit
+-- 15. commit
 COMMIT;
--- 15. cleanup: untag the pooled session
+-- 16. cleanup: release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS_DAILY"/2026-07-02' AND run_id = 'r1';
+-- 17. cleanup: untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;

@@ -10,12 +10,19 @@ WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'dd53f1f30facb0dc', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '835e74aa04840ab7198ab617', 'r:r1');
--- 4. begin
+-- 4. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock "ANALYTICS"."ORDERS_DAILY"/2026-07-02, waiting at most 10m0s, released by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."ORDERS_DAILY"/2026-07-02' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."ORDERS_DAILY"/2026-07-02' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."ORDERS_DAILY"/2026-07-02' AND run_id = <holder>
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."ORDERS_DAILY"/2026-07-02'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."ORDERS_DAILY"/2026-07-02', 'r1', CURRENT_TIMESTAMP);
+-- 5. begin
 BEGIN TRANSACTION;
--- 5. delete: replace the partition window 2026-07-02
+-- 6. delete: replace the partition window 2026-07-02
 DELETE FROM "ANALYTICS"."ORDERS_DAILY" t
 WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03';
--- 6. insert: write the partition
+-- 7. insert: write the partition
 INSERT INTO "ANALYTICS"."ORDERS_DAILY" ("ORDER_ID", "ORDER_DATE", "AMOUNT")
 SELECT "ORDER_ID", "ORDER_DATE", "AMOUNT" FROM (
 SELECT * FROM (
@@ -24,15 +31,15 @@ WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE ("ORDER_DATE" >= DATE '2026-07-02' AND "ORDER_DATE" < DATE '2026-07-03') OR "ORDER_DATE" IS NULL
 ) AS idemc_batch;
--- 7. validate: a NULL order_date would land in no partition
+-- 8. validate: a NULL order_date would land in no partition
 SELECT count(*) AS n FROM "ANALYTICS"."ORDERS_DAILY"
 WHERE "ORDER_DATE" IS NULL
 HAVING count(*) > 0;
--- 8. check: check drift.zero_rows (error)
+-- 9. check: check drift.zero_rows (error)
 SELECT n AS row_count FROM (SELECT count(*) AS n FROM "ANALYTICS"."ORDERS_DAILY" AS t
 WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03') AS c
 WHERE n = 0;
--- 9. check: check drift.row_count(window 7, ratio 0.25..4) (warn)
+-- 10. check: check drift.row_count(window 7, ratio 0.25..4) (warn)
 SELECT c.n AS row_count, h.median AS median, CASE WHEN h.median > 0 THEN c.n / h.median END AS ratio FROM
 (SELECT count(*) AS n FROM "ANALYTICS"."ORDERS_DAILY" AS t
 WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03') AS c,
@@ -51,11 +58,13 @@ WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03'
   WHERE s.latest = 1
 ) AS l) AS h
 WHERE h.k >= 3 AND (c.n < 0.25 * h.median OR c.n > 4 * h.median);
--- 10. audit_finish: record success with the row count, in the write's transaction
+-- 11. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "ANALYTICS"."ORDERS_DAILY" AS t WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03'
 UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
--- 11. commit
+-- 12. commit
 COMMIT;
--- 12. cleanup: untag the pooled session
+-- 13. cleanup: release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."ORDERS_DAILY"/2026-07-02' AND run_id = 'r1';
+-- 14. cleanup: untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;

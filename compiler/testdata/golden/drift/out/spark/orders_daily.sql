@@ -8,22 +8,28 @@ WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'a8efd44b11365782', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'f6081fa317ee299b8407b793', 'r:r1');
--- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+-- 3. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock `analytics`.`orders_daily`/2026-07-02, waiting at most 10m0s, released by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-02' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-02' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-02' AND run_id = <holder>
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`orders_daily`/2026-07-02'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`orders_daily`/2026-07-02', 'r1', CURRENT_TIMESTAMP);
+-- 4. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac` USING DELTA AS
 SELECT * FROM (
 SELECT order_id, order_date, amount FROM `raw`.`orders`
 WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE (`order_date` >= DATE '2026-07-02' AND `order_date` < DATE '2026-07-03') OR `order_date` IS NULL;
--- 4. validate: a NULL order_date would land in no partition
+-- 5. validate: a NULL order_date would land in no partition
 SELECT count(*) AS n FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`
 WHERE `order_date` IS NULL
 HAVING count(*) > 0;
--- 5. check: check drift.zero_rows (error) on the staged batch, before publishing
+-- 6. check: check drift.zero_rows (error) on the staged batch, before publishing
 SELECT n AS row_count FROM (SELECT count(*) AS n FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac` AS t
 WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03') AS c
 WHERE n = 0;
--- 6. check: check drift.row_count(window 7, ratio 0.25..4) (warn) on the staged batch, before publishing
+-- 7. check: check drift.row_count(window 7, ratio 0.25..4) (warn) on the staged batch, before publishing
 SELECT c.n AS row_count, h.median AS median, CASE WHEN h.median > 0 THEN c.n / h.median END AS ratio FROM
 (SELECT count(*) AS n FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac` AS t
 WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03') AS c,
@@ -42,21 +48,23 @@ WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03'
   WHERE s.latest = 1
 ) AS l) AS h
 WHERE h.k >= 3 AND (c.n < 0.25 * h.median OR c.n > 4 * h.median);
--- 7. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+-- 8. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
 SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.orders_daily:2026-07-02;
--- 8. publish
+-- 9. publish
 SET spark.databricks.delta.write.txnVersion = 1;
--- 9. insert: replace the partition window 2026-07-02 in one Delta commit
+-- 10. insert: replace the partition window 2026-07-02 in one Delta commit
 INSERT INTO `analytics`.`orders_daily`
 REPLACE WHERE `order_date` >= DATE '2026-07-02' AND `order_date` < DATE '2026-07-03'
 SELECT `order_id`, `order_date`, `amount` FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`;
--- 10. cleanup: forget the idempotent-write id
+-- 11. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;
--- 11. cleanup
+-- 12. cleanup
 RESET spark.databricks.delta.write.txnVersion;
--- 12. audit_finish: record success with the row count
+-- 13. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT 'r1', 'orders_daily', '2026-07-02', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'a8efd44b11365782', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'f6081fa317ee299b8407b793', 'r:r1';
--- 13. cleanup: drop the staging table
+-- 14. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`;
+-- 15. cleanup: release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-02' AND run_id = 'r1';

@@ -8,32 +8,40 @@ FROM `raw`.`users`
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, '01821055e7ed24ff', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '87cac4f4dab9cc4c076c7554', 'r:r1');
--- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+-- 3. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock `analytics`.`users_latest`, waiting at most 10m0s, released by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`users_latest`' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`users_latest`' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`users_latest`' AND run_id = <holder>
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`users_latest`'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`users_latest`', 'r1', CURRENT_TIMESTAMP);
+-- 4. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`users_latest__idemc_stage_0c53fdac` USING DELTA AS
 SELECT user_id, name, updated_at
 FROM `raw`.`users`;
--- 4. validate: refuse a batch that repeats a key before writing anything
+-- 5. validate: refuse a batch that repeats a key before writing anything
 SELECT `user_id`, count(*) AS n FROM `analytics`.`users_latest__idemc_stage_0c53fdac`
 GROUP BY `user_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+-- 6. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
 SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.users_latest;
--- 6. publish
+-- 7. publish
 SET spark.databricks.delta.write.txnVersion = 1;
--- 7. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit
+-- 8. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit
 MERGE INTO `analytics`.`users_latest` AS t
 USING `analytics`.`users_latest__idemc_stage_0c53fdac` AS s
 ON t.`user_id` <=> s.`user_id`
 WHEN MATCHED THEN UPDATE SET `name` = s.`name`, `updated_at` = s.`updated_at`
 WHEN NOT MATCHED THEN INSERT (`user_id`, `name`, `updated_at`) VALUES (s.`user_id`, s.`name`, s.`updated_at`);
--- 8. cleanup: forget the idempotent-write id
+-- 9. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;
--- 9. cleanup
+-- 10. cleanup
 RESET spark.databricks.delta.write.txnVersion;
--- 10. audit_finish: record success with the row count
+-- 11. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`users_latest__idemc_stage_0c53fdac`
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT 'r1', 'users_latest', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '01821055e7ed24ff', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '87cac4f4dab9cc4c076c7554', 'r:r1';
--- 11. cleanup: drop the staging table
+-- 12. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`users_latest__idemc_stage_0c53fdac`;
+-- 13. cleanup: release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`users_latest`' AND run_id = 'r1';

@@ -9,7 +9,13 @@ WHERE order_date >= DATE '2026-07-01' AND order_date < DATE '2026-07-02'
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_daily', '2026-07-01', 'running', NULL, <started_at>, NULL, <attempt>, '9d9d0ec1ee0dd2e1', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '18ac78bbc1a30cfe3dfad309', 'r:r1');
--- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+-- 3. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock `analytics`.`orders_daily`/2026-07-01, waiting at most 10m0s, released by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-01' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-01' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-01' AND run_id = <holder>
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`orders_daily`/2026-07-01'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`orders_daily`/2026-07-01', 'r1', CURRENT_TIMESTAMP);
+-- 4. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`orders_daily__idemc_stage_20260701_0c53fdac` USING DELTA AS
 SELECT * FROM (
 SELECT order_id, order_date, user_id, amount
@@ -17,38 +23,40 @@ FROM `raw`.`orders`
 WHERE order_date >= DATE '2026-07-01' AND order_date < DATE '2026-07-02'
 ) AS idemc_batch
 WHERE (`order_date` >= DATE '2026-07-01' AND `order_date` < DATE '2026-07-02') OR `order_date` IS NULL;
--- 4. validate: a NULL order_date would land in no partition
+-- 5. validate: a NULL order_date would land in no partition
 SELECT count(*) AS n FROM `analytics`.`orders_daily__idemc_stage_20260701_0c53fdac`
 WHERE `order_date` IS NULL
 HAVING count(*) > 0;
--- 5. check: check not_null(order_id, order_date) (error) on the staged batch, before publishing
+-- 6. check: check not_null(order_id, order_date) (error) on the staged batch, before publishing
 SELECT * FROM `analytics`.`orders_daily__idemc_stage_20260701_0c53fdac` AS t
 WHERE (t.`order_date` >= DATE '2026-07-01' AND t.`order_date` < DATE '2026-07-02') AND (t.`order_id` IS NULL OR t.`order_date` IS NULL)
 LIMIT 5;
--- 6. check: check unique(order_id) (error) on the staged batch, before publishing
+-- 7. check: check unique(order_id) (error) on the staged batch, before publishing
 SELECT t.`order_id`, count(*) AS n FROM `analytics`.`orders_daily__idemc_stage_20260701_0c53fdac` AS t
 WHERE t.`order_date` >= DATE '2026-07-01' AND t.`order_date` < DATE '2026-07-02'
 GROUP BY t.`order_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 7. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+-- 8. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
 SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.orders_daily:2026-07-01;
--- 8. publish
+-- 9. publish
 SET spark.databricks.delta.write.txnVersion = 1;
--- 9. insert: replace the partition window 2026-07-01 in one Delta commit
+-- 10. insert: replace the partition window 2026-07-01 in one Delta commit
 INSERT INTO `analytics`.`orders_daily`
 REPLACE WHERE `order_date` >= DATE '2026-07-01' AND `order_date` < DATE '2026-07-02'
 SELECT `order_id`, `order_date`, `user_id`, `amount` FROM `analytics`.`orders_daily__idemc_stage_20260701_0c53fdac`;
--- 10. cleanup: forget the idempotent-write id
+-- 11. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;
--- 11. cleanup
+-- 12. cleanup
 RESET spark.databricks.delta.write.txnVersion;
--- 12. audit_finish: record success with the row count
+-- 13. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`orders_daily__idemc_stage_20260701_0c53fdac`
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT 'r1', 'orders_daily', '2026-07-01', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '9d9d0ec1ee0dd2e1', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '18ac78bbc1a30cfe3dfad309', 'r:r1';
--- 13. cleanup: drop the staging table
+-- 14. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_daily__idemc_stage_20260701_0c53fdac`;
+-- 15. cleanup: release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-01' AND run_id = 'r1';
 
 -- unit orders_daily  partition 2026-07-02  (incremental delete_insert)
 -- 1. prepare: the destination, an empty Delta table, if it does not exist yet
@@ -61,7 +69,13 @@ WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '9d9d0ec1ee0dd2e1', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '18ac78bbc1a30cfe3dfad309', 'r:r1');
--- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+-- 3. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock `analytics`.`orders_daily`/2026-07-02, waiting at most 10m0s, released by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-02' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-02' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-02' AND run_id = <holder>
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`orders_daily`/2026-07-02'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`orders_daily`/2026-07-02', 'r1', CURRENT_TIMESTAMP);
+-- 4. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac` USING DELTA AS
 SELECT * FROM (
 SELECT order_id, order_date, user_id, amount
@@ -69,38 +83,40 @@ FROM `raw`.`orders`
 WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE (`order_date` >= DATE '2026-07-02' AND `order_date` < DATE '2026-07-03') OR `order_date` IS NULL;
--- 4. validate: a NULL order_date would land in no partition
+-- 5. validate: a NULL order_date would land in no partition
 SELECT count(*) AS n FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`
 WHERE `order_date` IS NULL
 HAVING count(*) > 0;
--- 5. check: check not_null(order_id, order_date) (error) on the staged batch, before publishing
+-- 6. check: check not_null(order_id, order_date) (error) on the staged batch, before publishing
 SELECT * FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac` AS t
 WHERE (t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03') AND (t.`order_id` IS NULL OR t.`order_date` IS NULL)
 LIMIT 5;
--- 6. check: check unique(order_id) (error) on the staged batch, before publishing
+-- 7. check: check unique(order_id) (error) on the staged batch, before publishing
 SELECT t.`order_id`, count(*) AS n FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac` AS t
 WHERE t.`order_date` >= DATE '2026-07-02' AND t.`order_date` < DATE '2026-07-03'
 GROUP BY t.`order_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 7. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+-- 8. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
 SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.orders_daily:2026-07-02;
--- 8. publish
+-- 9. publish
 SET spark.databricks.delta.write.txnVersion = 1;
--- 9. insert: replace the partition window 2026-07-02 in one Delta commit
+-- 10. insert: replace the partition window 2026-07-02 in one Delta commit
 INSERT INTO `analytics`.`orders_daily`
 REPLACE WHERE `order_date` >= DATE '2026-07-02' AND `order_date` < DATE '2026-07-03'
 SELECT `order_id`, `order_date`, `user_id`, `amount` FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`;
--- 10. cleanup: forget the idempotent-write id
+-- 11. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;
--- 11. cleanup
+-- 12. cleanup
 RESET spark.databricks.delta.write.txnVersion;
--- 12. audit_finish: record success with the row count
+-- 13. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT 'r1', 'orders_daily', '2026-07-02', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '9d9d0ec1ee0dd2e1', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '18ac78bbc1a30cfe3dfad309', 'r:r1';
--- 13. cleanup: drop the staging table
+-- 14. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_daily__idemc_stage_20260702_0c53fdac`;
+-- 15. cleanup: release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-02' AND run_id = 'r1';
 
 -- unit orders_daily  partition 2026-07-03  (incremental delete_insert)
 -- 1. prepare: the destination, an empty Delta table, if it does not exist yet
@@ -113,7 +129,13 @@ WHERE order_date >= DATE '2026-07-03' AND order_date < DATE '2026-07-04'
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_daily', '2026-07-03', 'running', NULL, <started_at>, NULL, <attempt>, '9d9d0ec1ee0dd2e1', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '18ac78bbc1a30cfe3dfad309', 'r:r1');
--- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+-- 3. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock `analytics`.`orders_daily`/2026-07-03, waiting at most 10m0s, released by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-03' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-03' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-03' AND run_id = <holder>
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`orders_daily`/2026-07-03'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`orders_daily`/2026-07-03', 'r1', CURRENT_TIMESTAMP);
+-- 4. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`orders_daily__idemc_stage_20260703_0c53fdac` USING DELTA AS
 SELECT * FROM (
 SELECT order_id, order_date, user_id, amount
@@ -121,35 +143,37 @@ FROM `raw`.`orders`
 WHERE order_date >= DATE '2026-07-03' AND order_date < DATE '2026-07-04'
 ) AS idemc_batch
 WHERE (`order_date` >= DATE '2026-07-03' AND `order_date` < DATE '2026-07-04') OR `order_date` IS NULL;
--- 4. validate: a NULL order_date would land in no partition
+-- 5. validate: a NULL order_date would land in no partition
 SELECT count(*) AS n FROM `analytics`.`orders_daily__idemc_stage_20260703_0c53fdac`
 WHERE `order_date` IS NULL
 HAVING count(*) > 0;
--- 5. check: check not_null(order_id, order_date) (error) on the staged batch, before publishing
+-- 6. check: check not_null(order_id, order_date) (error) on the staged batch, before publishing
 SELECT * FROM `analytics`.`orders_daily__idemc_stage_20260703_0c53fdac` AS t
 WHERE (t.`order_date` >= DATE '2026-07-03' AND t.`order_date` < DATE '2026-07-04') AND (t.`order_id` IS NULL OR t.`order_date` IS NULL)
 LIMIT 5;
--- 6. check: check unique(order_id) (error) on the staged batch, before publishing
+-- 7. check: check unique(order_id) (error) on the staged batch, before publishing
 SELECT t.`order_id`, count(*) AS n FROM `analytics`.`orders_daily__idemc_stage_20260703_0c53fdac` AS t
 WHERE t.`order_date` >= DATE '2026-07-03' AND t.`order_date` < DATE '2026-07-04'
 GROUP BY t.`order_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 7. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+-- 8. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
 SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.orders_daily:2026-07-03;
--- 8. publish
+-- 9. publish
 SET spark.databricks.delta.write.txnVersion = 1;
--- 9. insert: replace the partition window 2026-07-03 in one Delta commit
+-- 10. insert: replace the partition window 2026-07-03 in one Delta commit
 INSERT INTO `analytics`.`orders_daily`
 REPLACE WHERE `order_date` >= DATE '2026-07-03' AND `order_date` < DATE '2026-07-04'
 SELECT `order_id`, `order_date`, `user_id`, `amount` FROM `analytics`.`orders_daily__idemc_stage_20260703_0c53fdac`;
--- 10. cleanup: forget the idempotent-write id
+-- 11. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;
--- 11. cleanup
+-- 12. cleanup
 RESET spark.databricks.delta.write.txnVersion;
--- 12. audit_finish: record success with the row count
+-- 13. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`orders_daily__idemc_stage_20260703_0c53fdac`
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT 'r1', 'orders_daily', '2026-07-03', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '9d9d0ec1ee0dd2e1', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '18ac78bbc1a30cfe3dfad309', 'r:r1';
--- 13. cleanup: drop the staging table
+-- 14. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_daily__idemc_stage_20260703_0c53fdac`;
+-- 15. cleanup: release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_daily`/2026-07-03' AND run_id = 'r1';

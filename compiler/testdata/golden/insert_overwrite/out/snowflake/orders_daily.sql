@@ -11,12 +11,19 @@ WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, '75ee25c12c352443', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'bf8f091ddf94fa9051f5467a', 'r:r1');
--- 4. begin
+-- 4. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock "ANALYTICS"."ORDERS_DAILY"/2026-07-02, waiting at most 10m0s, released by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."ORDERS_DAILY"/2026-07-02' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."ORDERS_DAILY"/2026-07-02' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."ORDERS_DAILY"/2026-07-02' AND run_id = <holder>
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."ORDERS_DAILY"/2026-07-02'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."ORDERS_DAILY"/2026-07-02', 'r1', CURRENT_TIMESTAMP);
+-- 5. begin
 BEGIN TRANSACTION;
--- 5. delete: replace the partition window 2026-07-02 (insert_overwrite is delete + insert on this engine)
+-- 6. delete: replace the partition window 2026-07-02 (insert_overwrite is delete + insert on this engine)
 DELETE FROM "ANALYTICS"."ORDERS_DAILY" t
 WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03';
--- 6. insert: write the partition
+-- 7. insert: write the partition
 INSERT INTO "ANALYTICS"."ORDERS_DAILY" ("ORDER_ID", "ORDER_DATE", "USER_ID", "AMOUNT")
 SELECT "ORDER_ID", "ORDER_DATE", "USER_ID", "AMOUNT" FROM (
 SELECT * FROM (
@@ -26,19 +33,21 @@ WHERE order_date >= DATE '2026-07-02' AND order_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE ("ORDER_DATE" >= DATE '2026-07-02' AND "ORDER_DATE" < DATE '2026-07-03') OR "ORDER_DATE" IS NULL
 ) AS idemc_batch;
--- 7. validate: a NULL order_date would land in no partition
+-- 8. validate: a NULL order_date would land in no partition
 SELECT count(*) AS n FROM "ANALYTICS"."ORDERS_DAILY"
 WHERE "ORDER_DATE" IS NULL
 HAVING count(*) > 0;
--- 8. check: check not_null(order_id) (error)
+-- 9. check: check not_null(order_id) (error)
 SELECT * FROM "ANALYTICS"."ORDERS_DAILY" AS t
 WHERE (t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03') AND (t."ORDER_ID" IS NULL)
 LIMIT 5;
--- 9. audit_finish: record success with the row count, in the write's transaction
+-- 10. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "ANALYTICS"."ORDERS_DAILY" AS t WHERE t."ORDER_DATE" >= DATE '2026-07-02' AND t."ORDER_DATE" < DATE '2026-07-03'
 UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'orders_daily' AND partition_key = '2026-07-02';
--- 10. commit
+-- 11. commit
 COMMIT;
--- 11. cleanup: untag the pooled session
+-- 12. cleanup: release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."ORDERS_DAILY"/2026-07-02' AND run_id = 'r1';
+-- 13. cleanup: untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;

@@ -3,10 +3,19 @@
 --    labels idemc_attempt=0,idemc_model=v_orders,idemc_run=r1
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'v_orders', '', 'running', NULL, <started_at>, NULL, <attempt>, 'd5c457dc7318fd2e', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '9eb253b9195058d0dfc151f4', 'r:r1');
--- 2. publish: replace the view (DDL: not allowed inside a transaction; a failing check leaves the new view, marked failed)
+-- 2. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock `analytics`.`v_orders`, waiting at most 10m0s, released by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`v_orders`' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`v_orders`' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`v_orders`' AND run_id = <holder>
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`v_orders`'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`v_orders`', 'r1', CURRENT_TIMESTAMP);
+-- 3. publish: replace the view (DDL: not allowed inside a transaction; a failing check leaves the new view, marked failed)
 CREATE OR REPLACE VIEW `analytics`.`v_orders` AS
 -- a view writes no rows: lineage_columns from [models] skips it
 SELECT order_id, amount FROM `analytics`.`orders_daily`;
--- 3. audit_finish: record success with the row count
+-- 4. audit_finish: record success with the row count
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT 'r1', 'v_orders', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'd5c457dc7318fd2e', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '9eb253b9195058d0dfc151f4', 'r:r1';
+-- 5. cleanup: release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`v_orders`' AND run_id = 'r1';

@@ -11,23 +11,32 @@ SELECT event_id, event_date, kind FROM "RAW"."EVENTS"
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'event_log', '', 'running', NULL, <started_at>, NULL, <attempt>, 'cb5f449059f8fa73', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '4e474c0b956058c576e0a499', 'r:r1');
--- 4. stage: the batch
+-- 4. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock "ANALYTICS"."EVENT_LOG", waiting at most 10m0s, released by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENT_LOG"' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENT_LOG"' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENT_LOG"' AND run_id = <holder>
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."EVENT_LOG"'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."EVENT_LOG"', 'r1', CURRENT_TIMESTAMP);
+-- 5. stage: the batch
 CREATE OR REPLACE TEMPORARY TABLE "EVENT_LOG__IDEMC_STAGE" AS
 SELECT idemc_lineage.*, CAST('r1' AS VARCHAR) AS "_IDEMC_RUN_ID", CAST('2026-07-03 06:00:00'::TIMESTAMP_NTZ AS TIMESTAMP_NTZ) AS "_IDEMC_AS_OF" FROM (
 SELECT event_id, event_date, kind FROM "RAW"."EVENTS"
 ) AS idemc_lineage;
--- 5. begin
+-- 6. begin
 BEGIN TRANSACTION;
--- 6. insert: append the batch (allow_append: a rerun adds the rows again)
+-- 7. insert: append the batch (allow_append: a rerun adds the rows again)
 INSERT INTO "ANALYTICS"."EVENT_LOG" ("EVENT_ID", "EVENT_DATE", "KIND", "_IDEMC_RUN_ID", "_IDEMC_AS_OF")
 SELECT "EVENT_ID", "EVENT_DATE", "KIND", "_IDEMC_RUN_ID", "_IDEMC_AS_OF" FROM "EVENT_LOG__IDEMC_STAGE";
--- 7. audit_finish: record success with the row count, in the write's transaction
+-- 8. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "EVENT_LOG__IDEMC_STAGE"
 UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'event_log' AND partition_key = '';
--- 8. commit
+-- 9. commit
 COMMIT;
--- 9. cleanup: drop the batch
+-- 10. cleanup: drop the batch
 DROP TABLE IF EXISTS "EVENT_LOG__IDEMC_STAGE";
--- 10. cleanup: untag the pooled session
+-- 11. cleanup: release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENT_LOG"' AND run_id = 'r1';
+-- 12. cleanup: untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;

@@ -13,12 +13,19 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'events_daily', '2026-07-02', 'running', NULL, <started_at>, NULL, <attempt>, 'e6301d36b6cd34f2', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'f09eb2bf4259e121ea103672', 'r:r1');
--- 4. begin
+-- 4. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock "ANALYTICS"."EVENTS_DAILY"/2026-07-02, waiting at most 10m0s, released by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS_DAILY"/2026-07-02' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS_DAILY"/2026-07-02' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS_DAILY"/2026-07-02' AND run_id = <holder>
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."EVENTS_DAILY"/2026-07-02'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."EVENTS_DAILY"/2026-07-02', 'r1', CURRENT_TIMESTAMP);
+-- 5. begin
 BEGIN TRANSACTION;
--- 5. delete: replace the partition window 2026-07-02
+-- 6. delete: replace the partition window 2026-07-02
 DELETE FROM "ANALYTICS"."EVENTS_DAILY" t
 WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03';
--- 6. insert: write the partition
+-- 7. insert: write the partition
 INSERT INTO "ANALYTICS"."EVENTS_DAILY" ("EVENT_ID", "EVENT_DATE", "KIND", "_IDEMC_RUN_ID", "_IDEMC_AS_OF")
 SELECT "EVENT_ID", "EVENT_DATE", "KIND", "_IDEMC_RUN_ID", "_IDEMC_AS_OF" FROM (
 SELECT * FROM (
@@ -30,15 +37,17 @@ WHERE event_date >= DATE '2026-07-02' AND event_date < DATE '2026-07-03'
 ) AS idemc_batch
 WHERE ("EVENT_DATE" >= DATE '2026-07-02' AND "EVENT_DATE" < DATE '2026-07-03') OR "EVENT_DATE" IS NULL
 ) AS idemc_batch;
--- 7. validate: a NULL event_date would land in no partition
+-- 8. validate: a NULL event_date would land in no partition
 SELECT count(*) AS n FROM "ANALYTICS"."EVENTS_DAILY"
 WHERE "EVENT_DATE" IS NULL
 HAVING count(*) > 0;
--- 8. audit_finish: record success with the row count, in the write's transaction
+-- 9. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "ANALYTICS"."EVENTS_DAILY" AS t WHERE t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03'
 UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_daily' AND partition_key = '2026-07-02';
--- 9. commit
+-- 10. commit
 COMMIT;
--- 10. cleanup: untag the pooled session
+-- 11. cleanup: release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS_DAILY"/2026-07-02' AND run_id = 'r1';
+-- 12. cleanup: untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;

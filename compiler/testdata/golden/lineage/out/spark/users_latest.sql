@@ -10,34 +10,42 @@ FROM `raw`.`users`
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'users_latest', '', 'running', NULL, <started_at>, NULL, <attempt>, 'd27855a26cef7097', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'c32d35dea219483c7e252ebd', 'r:r1');
--- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+-- 3. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock `analytics`.`users_latest`, waiting at most 10m0s, released by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`users_latest`' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`users_latest`' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`users_latest`' AND run_id = <holder>
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`users_latest`'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`users_latest`', 'r1', CURRENT_TIMESTAMP);
+-- 4. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`users_latest__idemc_stage_0c53fdac` USING DELTA AS
 SELECT idemc_lineage.*, CAST('r1' AS STRING) AS `_idemc_run_id`, CAST(TIMESTAMP '2026-07-03 06:00:00' AS TIMESTAMP) AS `_idemc_as_of` FROM (
 SELECT user_id, name, updated_at
 FROM `raw`.`users`
 ) AS idemc_lineage;
--- 4. validate: refuse a batch that repeats a key before writing anything
+-- 5. validate: refuse a batch that repeats a key before writing anything
 SELECT `user_id`, count(*) AS n FROM `analytics`.`users_latest__idemc_stage_0c53fdac`
 GROUP BY `user_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+-- 6. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
 SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.users_latest;
--- 6. publish
+-- 7. publish
 SET spark.databricks.delta.write.txnVersion = 1;
--- 7. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit
+-- 8. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit
 MERGE INTO `analytics`.`users_latest` AS t
 USING `analytics`.`users_latest__idemc_stage_0c53fdac` AS s
 ON t.`user_id` <=> s.`user_id`
 WHEN MATCHED THEN UPDATE SET `name` = s.`name`, `_idemc_run_id` = s.`_idemc_run_id`, `_idemc_as_of` = s.`_idemc_as_of`
 WHEN NOT MATCHED THEN INSERT (`user_id`, `name`, `updated_at`, `_idemc_run_id`, `_idemc_as_of`) VALUES (s.`user_id`, s.`name`, s.`updated_at`, s.`_idemc_run_id`, s.`_idemc_as_of`);
--- 8. cleanup: forget the idempotent-write id
+-- 9. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;
--- 9. cleanup
+-- 10. cleanup
 RESET spark.databricks.delta.write.txnVersion;
--- 10. audit_finish: record success with the row count
+-- 11. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`users_latest__idemc_stage_0c53fdac`
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT 'r1', 'users_latest', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, 'd27855a26cef7097', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'c32d35dea219483c7e252ebd', 'r:r1';
--- 11. cleanup: drop the staging table
+-- 12. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`users_latest__idemc_stage_0c53fdac`;
+-- 13. cleanup: release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`users_latest`' AND run_id = 'r1';

@@ -10,30 +10,39 @@ FROM "RAW"."USERS"
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'customers', '', 'running', NULL, <started_at>, NULL, <attempt>, '134dcff70b80829e', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, 'e6271f6df1e29216b361a085', 'r:r1');
--- 4. stage: the batch
+-- 4. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock "ANALYTICS"."CUSTOMERS", waiting at most 10m0s, released by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."CUSTOMERS"' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."CUSTOMERS"' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."CUSTOMERS"' AND run_id = <holder>
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."CUSTOMERS"'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."CUSTOMERS"', 'r1', CURRENT_TIMESTAMP);
+-- 5. stage: the batch
 CREATE OR REPLACE TEMPORARY TABLE "CUSTOMERS__IDEMC_STAGE" AS
 SELECT user_id, name, country, created_at
 FROM "RAW"."USERS";
--- 5. begin
+-- 6. begin
 BEGIN TRANSACTION;
--- 6. validate: refuse a batch that repeats a key before writing anything
+-- 7. validate: refuse a batch that repeats a key before writing anything
 SELECT "USER_ID", count(*) AS n FROM "CUSTOMERS__IDEMC_STAGE"
 GROUP BY "USER_ID"
 HAVING count(*) > 1
 LIMIT 5;
--- 7. merge: update matched keys, insert new ones (null-safe)
+-- 8. merge: update matched keys, insert new ones (null-safe)
 MERGE INTO "ANALYTICS"."CUSTOMERS" AS t
 USING "CUSTOMERS__IDEMC_STAGE" AS s
 ON EQUAL_NULL(t."USER_ID", s."USER_ID")
 WHEN MATCHED THEN UPDATE SET "NAME" = s."NAME", "COUNTRY" = s."COUNTRY"
 WHEN NOT MATCHED THEN INSERT ("USER_ID", "NAME", "COUNTRY", "CREATED_AT") VALUES (s."USER_ID", s."NAME", s."COUNTRY", s."CREATED_AT");
--- 8. audit_finish: record success with the row count, in the write's transaction
+-- 9. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "CUSTOMERS__IDEMC_STAGE"
 UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'customers' AND partition_key = '';
--- 9. commit
+-- 10. commit
 COMMIT;
--- 10. cleanup: drop the batch
+-- 11. cleanup: drop the batch
 DROP TABLE IF EXISTS "CUSTOMERS__IDEMC_STAGE";
--- 11. cleanup: untag the pooled session
+-- 12. cleanup: release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."CUSTOMERS"' AND run_id = 'r1';
+-- 13. cleanup: untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;

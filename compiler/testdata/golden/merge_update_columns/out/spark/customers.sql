@@ -8,32 +8,40 @@ FROM `raw`.`users`
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'customers', '', 'running', NULL, <started_at>, NULL, <attempt>, '5f664ca49321b36b', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '3df3ff9190f5dcfeb238350e', 'r:r1');
--- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+-- 3. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock `analytics`.`customers`, waiting at most 10m0s, released by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`customers`' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`customers`' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`customers`' AND run_id = <holder>
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`customers`'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`customers`', 'r1', CURRENT_TIMESTAMP);
+-- 4. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`customers__idemc_stage_0c53fdac` USING DELTA AS
 SELECT user_id, name, country, created_at
 FROM `raw`.`users`;
--- 4. validate: refuse a batch that repeats a key before writing anything
+-- 5. validate: refuse a batch that repeats a key before writing anything
 SELECT `user_id`, count(*) AS n FROM `analytics`.`customers__idemc_stage_0c53fdac`
 GROUP BY `user_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+-- 6. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
 SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.customers;
--- 6. publish
+-- 7. publish
 SET spark.databricks.delta.write.txnVersion = 1;
--- 7. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit
+-- 8. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit
 MERGE INTO `analytics`.`customers` AS t
 USING `analytics`.`customers__idemc_stage_0c53fdac` AS s
 ON t.`user_id` <=> s.`user_id`
 WHEN MATCHED THEN UPDATE SET `name` = s.`name`, `country` = s.`country`
 WHEN NOT MATCHED THEN INSERT (`user_id`, `name`, `country`, `created_at`) VALUES (s.`user_id`, s.`name`, s.`country`, s.`created_at`);
--- 8. cleanup: forget the idempotent-write id
+-- 9. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;
--- 9. cleanup
+-- 10. cleanup
 RESET spark.databricks.delta.write.txnVersion;
--- 10. audit_finish: record success with the row count
+-- 11. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`customers__idemc_stage_0c53fdac`
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT 'r1', 'customers', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '5f664ca49321b36b', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '3df3ff9190f5dcfeb238350e', 'r:r1';
--- 11. cleanup: drop the staging table
+-- 12. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`customers__idemc_stage_0c53fdac`;
+-- 13. cleanup: release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`customers`' AND run_id = 'r1';

@@ -11,13 +11,20 @@ WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'events_hourly', '2026-07-02T13', 'running', NULL, <started_at>, NULL, <attempt>, '8c179e81177e2704', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, 'a5d0d9c39a3902c12bd200e5', 'r:r1');
--- 3. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
+-- 3. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock `analytics`.`events_hourly`/2026-07-02T13, waiting at most 10m0s, released by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`events_hourly`/2026-07-02T13' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`events_hourly`/2026-07-02T13' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`events_hourly`/2026-07-02T13' AND run_id = <holder>
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`events_hourly`/2026-07-02T13'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`events_hourly`/2026-07-02T13', 'r1', CURRENT_TIMESTAMP);
+-- 4. begin: the Session buffers the statements up to COMMIT TRANSACTION and submits them as one script job
 BEGIN TRANSACTION;
--- 4. delete: replace the partition window 2026-07-02T13
+-- 5. delete: replace the partition window 2026-07-02T13
 --    deferred to the script's commit
 DELETE FROM `analytics`.`events_hourly` AS t
 WHERE t.`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND t.`event_at` < TIMESTAMP '2026-07-02 14:00:00';
--- 5. insert: write the partition
+-- 6. insert: write the partition
 --    deferred to the script's commit
 INSERT INTO `analytics`.`events_hourly` (`event_id`, `event_at`, `kind`)
 SELECT `event_id`, `event_at`, `kind` FROM (
@@ -28,17 +35,19 @@ WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026
 ) AS idemc_batch
 WHERE (`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND `event_at` < TIMESTAMP '2026-07-02 14:00:00') OR `event_at` IS NULL
 ) AS idemc_batch;
--- 6. validate: check not_null(event_at) (error) as an ASSERT inside the script: a failure rolls it back
+-- 7. validate: check not_null(event_at) (error) as an ASSERT inside the script: a failure rolls it back
 --    deferred to the script's commit
 ASSERT NOT EXISTS (
 SELECT count(*) AS n FROM `analytics`.`events_hourly`
 WHERE `event_at` IS NULL
 HAVING count(*) > 0
 ) AS 'idemc check not_null(event_at)';
--- 7. audit_finish: record success and the row count, counted inside the script transaction
+-- 8. audit_finish: record success and the row count, counted inside the script transaction
 --    deferred to the script's commit
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT 'r1', 'events_hourly', '2026-07-02T13', 'succeeded', (SELECT count(*) FROM `analytics`.`events_hourly` AS t WHERE t.`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND t.`event_at` < TIMESTAMP '2026-07-02 14:00:00'), <started_at>, <ended_at>, <attempt>, '8c179e81177e2704', 'g1', 'bigquery', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, 'a5d0d9c39a3902c12bd200e5', 'r:r1';
--- 8. commit: submit the buffered script; BigQuery commits it whole or not at all
+-- 9. commit: submit the buffered script; BigQuery commits it whole or not at all
 --    job script
 COMMIT TRANSACTION;
+-- 10. cleanup: release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`events_hourly`/2026-07-02T13' AND run_id = 'r1';

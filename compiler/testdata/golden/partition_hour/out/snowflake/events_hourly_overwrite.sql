@@ -11,12 +11,19 @@ WHERE event_at >= '2026-07-02 13:00:00'::TIMESTAMP_NTZ AND event_at < '2026-07-0
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'events_hourly_overwrite', '2026-07-02T13', 'running', NULL, <started_at>, NULL, <attempt>, '570af73a2b72a424', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '8694a3c14bf7c0d985aa0872', 'r:r1');
--- 4. begin
+-- 4. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock "ANALYTICS"."EVENTS_HOURLY_OVERWRITE"/2026-07-02T13, waiting at most 10m0s, released by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS_HOURLY_OVERWRITE"/2026-07-02T13' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS_HOURLY_OVERWRITE"/2026-07-02T13' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS_HOURLY_OVERWRITE"/2026-07-02T13' AND run_id = <holder>
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."EVENTS_HOURLY_OVERWRITE"/2026-07-02T13'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."EVENTS_HOURLY_OVERWRITE"/2026-07-02T13', 'r1', CURRENT_TIMESTAMP);
+-- 5. begin
 BEGIN TRANSACTION;
--- 5. delete: replace the partition window 2026-07-02T13 (insert_overwrite is delete + insert on this engine)
+-- 6. delete: replace the partition window 2026-07-02T13 (insert_overwrite is delete + insert on this engine)
 DELETE FROM "ANALYTICS"."EVENTS_HOURLY_OVERWRITE" t
 WHERE t."EVENT_AT" >= '2026-07-02 13:00:00'::TIMESTAMP_NTZ AND t."EVENT_AT" < '2026-07-02 14:00:00'::TIMESTAMP_NTZ;
--- 6. insert: write the partition
+-- 7. insert: write the partition
 INSERT INTO "ANALYTICS"."EVENTS_HOURLY_OVERWRITE" ("EVENT_ID", "EVENT_AT", "KIND")
 SELECT "EVENT_ID", "EVENT_AT", "KIND" FROM (
 SELECT * FROM (
@@ -26,15 +33,17 @@ WHERE event_at >= '2026-07-02 13:00:00'::TIMESTAMP_NTZ AND event_at < '2026-07-0
 ) AS idemc_batch
 WHERE ("EVENT_AT" >= '2026-07-02 13:00:00'::TIMESTAMP_NTZ AND "EVENT_AT" < '2026-07-02 14:00:00'::TIMESTAMP_NTZ) OR "EVENT_AT" IS NULL
 ) AS idemc_batch;
--- 7. validate: a NULL event_at would land in no partition
+-- 8. validate: a NULL event_at would land in no partition
 SELECT count(*) AS n FROM "ANALYTICS"."EVENTS_HOURLY_OVERWRITE"
 WHERE "EVENT_AT" IS NULL
 HAVING count(*) > 0;
--- 8. audit_finish: record success with the row count, in the write's transaction
+-- 9. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "ANALYTICS"."EVENTS_HOURLY_OVERWRITE" AS t WHERE t."EVENT_AT" >= '2026-07-02 13:00:00'::TIMESTAMP_NTZ AND t."EVENT_AT" < '2026-07-02 14:00:00'::TIMESTAMP_NTZ
 UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'events_hourly_overwrite' AND partition_key = '2026-07-02T13';
--- 9. commit
+-- 10. commit
 COMMIT;
--- 10. cleanup: untag the pooled session
+-- 11. cleanup: release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EVENTS_HOURLY_OVERWRITE"/2026-07-02T13' AND run_id = 'r1';
+-- 12. cleanup: untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;

@@ -9,7 +9,13 @@ WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'events_hourly_overwrite', '2026-07-02T13', 'running', NULL, <started_at>, NULL, <attempt>, '717d7386d669e4f3', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '1870ae64a0b75a9a16e449b5', 'r:r1');
--- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+-- 3. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock `analytics`.`events_hourly_overwrite`/2026-07-02T13, waiting at most 10m0s, released by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`events_hourly_overwrite`/2026-07-02T13' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`events_hourly_overwrite`/2026-07-02T13' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`events_hourly_overwrite`/2026-07-02T13' AND run_id = <holder>
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`events_hourly_overwrite`/2026-07-02T13'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`events_hourly_overwrite`/2026-07-02T13', 'r1', CURRENT_TIMESTAMP);
+-- 4. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`events_hourly_overwrite__idemc_stage_2026070213_0c53fdac` USING DELTA AS
 SELECT * FROM (
 SELECT event_id, event_at, kind
@@ -17,25 +23,27 @@ FROM `raw`.`events`
 WHERE event_at >= TIMESTAMP '2026-07-02 13:00:00' AND event_at < TIMESTAMP '2026-07-02 14:00:00'
 ) AS idemc_batch
 WHERE (`event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND `event_at` < TIMESTAMP '2026-07-02 14:00:00') OR `event_at` IS NULL;
--- 4. validate: a NULL event_at would land in no partition
+-- 5. validate: a NULL event_at would land in no partition
 SELECT count(*) AS n FROM `analytics`.`events_hourly_overwrite__idemc_stage_2026070213_0c53fdac`
 WHERE `event_at` IS NULL
 HAVING count(*) > 0;
--- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+-- 6. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
 SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.events_hourly_overwrite:2026-07-02T13;
--- 6. publish
+-- 7. publish
 SET spark.databricks.delta.write.txnVersion = 1;
--- 7. insert: replace the partition window 2026-07-02T13 in one Delta commit (Delta's native partition overwrite)
+-- 8. insert: replace the partition window 2026-07-02T13 in one Delta commit (Delta's native partition overwrite)
 INSERT INTO `analytics`.`events_hourly_overwrite`
 REPLACE WHERE `event_at` >= TIMESTAMP '2026-07-02 13:00:00' AND `event_at` < TIMESTAMP '2026-07-02 14:00:00'
 SELECT `event_id`, `event_at`, `kind` FROM `analytics`.`events_hourly_overwrite__idemc_stage_2026070213_0c53fdac`;
--- 8. cleanup: forget the idempotent-write id
+-- 9. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;
--- 9. cleanup
+-- 10. cleanup
 RESET spark.databricks.delta.write.txnVersion;
--- 10. audit_finish: record success with the row count
+-- 11. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`events_hourly_overwrite__idemc_stage_2026070213_0c53fdac`
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT 'r1', 'events_hourly_overwrite', '2026-07-02T13', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '717d7386d669e4f3', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '1870ae64a0b75a9a16e449b5', 'r:r1';
--- 11. cleanup: drop the staging table
+-- 12. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`events_hourly_overwrite__idemc_stage_2026070213_0c53fdac`;
+-- 13. cleanup: release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`events_hourly_overwrite`/2026-07-02T13' AND run_id = 'r1';

@@ -9,23 +9,32 @@ SELECT code, name, population FROM "RAW"."COUNTRIES" WHERE eu
 -- 3. audit_start: record the unit as running (committed on its own)
 INSERT INTO "ANALYTICS"."IDEMC_AUDIT" (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'eu_countries', '', 'running', NULL, <started_at>, NULL, <attempt>, '91810d4b7e57469a', 'g1', 'snowflake', '2026-07-03 06:00:00'::TIMESTAMP_NTZ, NULL, NULL, '65d92919ec6ca2b6d5ec5624', 'r:r1');
--- 4. begin
+-- 4. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock "ANALYTICS"."EU_COUNTRIES", waiting at most 10m0s, released by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EU_COUNTRIES"' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EU_COUNTRIES"' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EU_COUNTRIES"' AND run_id = <holder>
+MERGE INTO "ANALYTICS"."IDEMC_LOCKS" AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '"ANALYTICS"."EU_COUNTRIES"'
+WHEN MATCHED THEN UPDATE SET claimed_at = t.claimed_at
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('"ANALYTICS"."EU_COUNTRIES"', 'r1', CURRENT_TIMESTAMP);
+-- 5. begin
 BEGIN TRANSACTION;
--- 5. publish: replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)
+-- 6. publish: replace every row inside the transaction (INSERT OVERWRITE is DML: it rolls back with the checks)
 INSERT OVERWRITE INTO "ANALYTICS"."EU_COUNTRIES" ("CODE", "NAME", "POPULATION")
 SELECT "CODE", "NAME", "POPULATION" FROM (
 SELECT code, name, population FROM "RAW"."COUNTRIES" WHERE eu
 ) AS idemc_batch;
--- 6. check: check unique(code) (error)
+-- 7. check: check unique(code) (error)
 SELECT t."CODE", count(*) AS n FROM "ANALYTICS"."EU_COUNTRIES" AS t
 GROUP BY t."CODE"
 HAVING count(*) > 1
 LIMIT 5;
--- 7. audit_finish: record success with the row count, in the write's transaction
+-- 8. audit_finish: record success with the row count, in the write's transaction
 -- count: SELECT count(*) FROM "ANALYTICS"."EU_COUNTRIES"
 UPDATE "ANALYTICS"."IDEMC_AUDIT" SET status = 'succeeded', row_count = <rows>, ended_at = <ended_at>, error = NULL, checks = <checks>
 WHERE run_id = 'r1' AND job_name = 'eu_countries' AND partition_key = '';
--- 8. commit
+-- 9. commit
 COMMIT;
--- 9. cleanup: untag the pooled session
+-- 10. cleanup: release the unit's claim
+DELETE FROM "ANALYTICS"."IDEMC_LOCKS" WHERE lock_key = '"ANALYTICS"."EU_COUNTRIES"' AND run_id = 'r1';
+-- 11. cleanup: untag the pooled session
 ALTER SESSION UNSET QUERY_TAG;

@@ -9,39 +9,47 @@ WHERE order_seq > 41 AND order_seq <= 9223372036854775807
 -- 2. audit_start: record the unit as running (committed on its own)
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 VALUES ('r1', 'orders_by_seq', '', 'running', NULL, <started_at>, NULL, <attempt>, '45cec29b546c736c', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, NULL, '2260ff1650b00b25124668c1', 'r:r1');
--- 3. stage: materialize the batch in a staging Delta table: what is checked is what is published
+-- 3. lock: claim this unit in the lock table: another live run's claim is waited for
+--    lock `analytics`.`orders_by_seq`, waiting at most 10m0s, released by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_by_seq`' AND run_id = 'r1'; claimed for run r1, holder read by SELECT run_id FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_by_seq`' ORDER BY claimed_at, run_id LIMIT 1, a dead holder's taken over by DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_by_seq`' AND run_id = <holder>
+MERGE INTO `analytics`.`idemc_locks` AS t
+USING (SELECT 1 AS one) AS s
+ON t.lock_key = '`analytics`.`orders_by_seq`'
+WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`orders_by_seq`', 'r1', CURRENT_TIMESTAMP);
+-- 4. stage: materialize the batch in a staging Delta table: what is checked is what is published
 CREATE OR REPLACE TABLE `analytics`.`orders_by_seq__idemc_stage_0c53fdac` USING DELTA AS
 SELECT order_id, order_seq, amount
 FROM `raw`.`orders`
 WHERE order_seq > 41 AND order_seq <= 9223372036854775807;
--- 4. validate: refuse a batch that repeats a key before writing anything
+-- 5. validate: refuse a batch that repeats a key before writing anything
 SELECT `order_id`, count(*) AS n FROM `analytics`.`orders_by_seq__idemc_stage_0c53fdac`
 GROUP BY `order_id`
 HAVING count(*) > 1
 LIMIT 5;
--- 5. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
+-- 6. publish: make the publish idempotent: Delta skips a commit it has already made for this unit and attempt
 SET spark.databricks.delta.write.txnAppId = idemc:r1:analytics.orders_by_seq;
--- 6. publish
+-- 7. publish
 SET spark.databricks.delta.write.txnVersion = 1;
--- 7. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit
+-- 8. merge: update matched keys, insert new ones (null-safe <=>), in one Delta commit
 MERGE INTO `analytics`.`orders_by_seq` AS t
 USING `analytics`.`orders_by_seq__idemc_stage_0c53fdac` AS s
 ON t.`order_id` <=> s.`order_id`
 WHEN MATCHED THEN UPDATE SET `order_seq` = s.`order_seq`, `amount` = s.`amount`
 WHEN NOT MATCHED THEN INSERT (`order_id`, `order_seq`, `amount`) VALUES (s.`order_id`, s.`order_seq`, s.`amount`);
--- 8. cleanup: forget the idempotent-write id
+-- 9. cleanup: forget the idempotent-write id
 RESET spark.databricks.delta.write.txnAppId;
--- 9. cleanup
+-- 10. cleanup
 RESET spark.databricks.delta.write.txnVersion;
--- 10. state: record the batch's maximum order_seq (an empty batch keeps the old mark)
+-- 11. state: record the batch's maximum order_seq (an empty batch keeps the old mark)
 MERGE INTO `analytics`.`idemc_state` AS t
 USING (SELECT 'orders_by_seq' AS job_name, CAST(max(`order_seq`) AS STRING) AS high_water FROM `analytics`.`orders_by_seq__idemc_stage_0c53fdac` HAVING max(`order_seq`) IS NOT NULL) AS s
 ON t.job_name = s.job_name
 WHEN MATCHED THEN UPDATE SET high_water = s.high_water, run_id = 'r1', updated_at = NULL
 WHEN NOT MATCHED THEN INSERT (job_name, high_water, run_id, updated_at) VALUES (s.job_name, s.high_water, 'r1', NULL);
--- 11. audit_finish: record success with the row count
+-- 12. audit_finish: record success with the row count
 -- count: SELECT count(*) FROM `analytics`.`orders_by_seq__idemc_stage_0c53fdac`
 INSERT INTO `analytics`.`idemc_audit` (run_id, job_name, partition_key, status, row_count, started_at, ended_at, attempt, code_hash, git_commit, target, as_of, error, checks, inputs, data_version)
 SELECT 'r1', 'orders_by_seq', '', 'succeeded', <rows>, <started_at>, <ended_at>, <attempt>, '45cec29b546c736c', 'g1', 'spark', TIMESTAMP '2026-07-03 06:00:00', NULL, <checks>, '2260ff1650b00b25124668c1', 'r:r1';
--- 12. cleanup: drop the staging table
+-- 13. cleanup: drop the staging table
 DROP TABLE IF EXISTS `analytics`.`orders_by_seq__idemc_stage_0c53fdac`;
+-- 14. cleanup: release the unit's claim
+DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = '`analytics`.`orders_by_seq`' AND run_id = 'r1';

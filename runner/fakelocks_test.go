@@ -1,0 +1,90 @@
+package runner
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// fakeLocks is a fake engine's lock table (idemc_locks, sqlgen/claim.go):
+// it answers the unit claims, holder reads and deletes of the engines
+// without session locks as the engine would, so that a fake run's claim
+// finds itself the holder (or, in the claim tests, another run).
+type fakeLocks struct {
+	mu   sync.Mutex
+	rows map[string]string // lock_key → run_id
+}
+
+var (
+	claimKeyRe = regexp.MustCompile(`lock_key = '((?:[^'\\]|\\.|'')*)'`)
+	claimRunRe = regexp.MustCompile(`run_id = '((?:[^'\\]|\\.|'')*)'`)
+	claimValRe = regexp.MustCompile(`VALUES \('(?:[^'\\]|\\.|'')*', '((?:[^'\\]|\\.|'')*)'`)
+)
+
+func isLockTable(q string) bool { return strings.Contains(strings.ToLower(q), "idemc_locks") }
+
+// answer runs q if it is a statement or query on the lock table: handled
+// says so, and rows are a holder read's answer.
+func (f *fakeLocks) answer(q string) (rows [][]string, handled bool) {
+	if !isLockTable(q) {
+		return nil, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.rows == nil {
+		f.rows = map[string]string{}
+	}
+	key, run := submatch(claimKeyRe, q), submatch(claimRunRe, q)
+	switch t := strings.TrimSpace(q); {
+	case strings.HasPrefix(t, "MERGE INTO"):
+		if _, ok := f.rows[key]; !ok {
+			f.rows[key] = submatch(claimValRe, q)
+		}
+	case strings.HasPrefix(t, "SELECT run_id"):
+		if holder, ok := f.rows[key]; ok {
+			return [][]string{{holder}}, true
+		}
+	case strings.HasPrefix(t, "DELETE FROM") && key != "":
+		if f.rows[key] == run {
+			delete(f.rows, key)
+		}
+	case strings.HasPrefix(t, "DELETE FROM"):
+		for k, r := range f.rows {
+			if r == run {
+				delete(f.rows, k)
+			}
+		}
+	}
+	return nil, true
+}
+
+// holder is the run holding key ("" none).
+func (f *fakeLocks) holder(key string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.rows[key]
+}
+
+// set makes run the holder of key.
+func (f *fakeLocks) set(key, run string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.rows == nil {
+		f.rows = map[string]string{}
+	}
+	f.rows[key] = run
+}
+
+// len is the number of claimed keys.
+func (f *fakeLocks) len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.rows)
+}
+
+func submatch(re *regexp.Regexp, q string) string {
+	if m := re.FindStringSubmatch(q); m != nil {
+		return m[1]
+	}
+	return ""
+}
