@@ -59,7 +59,7 @@ func (s *beatSession) Query(_ context.Context, q string, _ int) ([]string, [][]s
 	switch {
 	case strings.Contains(q, "DISTINCT run_id"):
 		return []string{"run_id"}, s.e.running, nil
-	case strings.Contains(q, "idemc_heartbeats"):
+	case strings.Contains(strings.ToLower(q), "idemc_heartbeats"):
 		for run, rows := range s.e.beatsFor {
 			if strings.Contains(q, "'"+run+"'") {
 				return []string{"host", "pid"}, rows, nil
