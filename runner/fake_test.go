@@ -14,6 +14,7 @@ import (
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/fakelocks"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -41,7 +42,7 @@ type fakeServer struct {
 	// dest is what Relation answers for the destination (nil: missing).
 	dest []plan.Column
 	// locks is the lock table of the engines with unit claims.
-	locks fakeLocks
+	locks fakelocks.Table
 }
 
 func (s *fakeServer) record(q string) error {
@@ -152,7 +153,7 @@ func (s *fakeSession) run(_ context.Context, q string) (int64, error) {
 	if err := s.srv.record(q); err != nil {
 		return 0, err
 	}
-	s.srv.locks.answer(q)
+	s.srv.locks.Answer(q)
 	if strings.HasPrefix(q, "SELECT RELEASE_LOCK(") {
 		s.srv.mu.Lock()
 		s.srv.held[lockArg(q)]--
@@ -165,7 +166,7 @@ func (s *fakeSession) Query(_ context.Context, q string, _ int) ([]string, [][]s
 	if err := s.srv.record(q); err != nil {
 		return nil, nil, err
 	}
-	if rows, ok := s.srv.locks.answer(q); ok {
+	if rows, ok := s.srv.locks.Answer(q); ok {
 		return []string{"run_id"}, rows, nil
 	}
 	if strings.HasPrefix(q, "SELECT GET_LOCK(") {

@@ -12,6 +12,7 @@ import (
 	bqdialect "github.com/idemc/idemc/adapters/bigquery/dialect"
 	_ "github.com/idemc/idemc/adapters/spark" // registers the dialect
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/fakelocks"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -31,7 +32,7 @@ type recorder struct {
 	killAfter    string // after a statement containing it, every statement fails
 	killed       bool
 	ran          []string
-	locks        fakeLocks
+	locks        fakelocks.Table
 }
 
 func (e *recorder) Session(context.Context) (adapters.Session, error) { return e, nil }
@@ -49,7 +50,7 @@ func (e *recorder) run(_ context.Context, q string) (int64, error) {
 	}
 	e.ran = append(e.ran, q)
 	e.killed = e.killAfter != "" && strings.Contains(q, e.killAfter)
-	if _, ok := e.locks.answer(q); ok {
+	if _, ok := e.locks.Answer(q); ok {
 		return 1, nil
 	}
 	if e.failExec != "" && strings.Contains(q, e.failExec) {
@@ -80,7 +81,7 @@ func (e *recorder) Query(_ context.Context, q string, _ int) ([]string, [][]stri
 		return nil, nil, errKilled
 	}
 	e.ran = append(e.ran, q)
-	if rows, ok := e.locks.answer(q); ok {
+	if rows, ok := e.locks.Answer(q); ok {
 		return []string{"run_id"}, rows, nil
 	}
 	fails := e.failOn != "" && strings.Contains(q, e.failOn)

@@ -17,6 +17,7 @@ import (
 	bqdialect "github.com/idemc/idemc/adapters/bigquery/dialect"
 	_ "github.com/idemc/idemc/adapters/snowflake" // registers the dialect
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/internal/fakelocks"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -41,7 +42,7 @@ type kindCatalog struct {
 	refuse  string   // a statement containing it fails (not a kill)
 	script  []string // BigQuery: the buffered script, nil outside one
 	ran     []string // every statement and query sent
-	locks   fakeLocks
+	locks   fakelocks.Table
 }
 
 var errKilled = errors.New("the process was killed")
@@ -153,7 +154,7 @@ func (c *kindCatalog) run(_ context.Context, q string) (int64, error) {
 		return 0, err
 	}
 	c.ran = append(c.ran, q)
-	if _, ok := c.locks.answer(q); ok {
+	if _, ok := c.locks.Answer(q); ok {
 		return 1, nil
 	}
 	if c.refuse != "" && strings.Contains(q, c.refuse) {
@@ -209,7 +210,7 @@ func (c *kindCatalog) Query(_ context.Context, q string, _ int) ([]string, [][]s
 		return nil, nil, err
 	}
 	c.ran = append(c.ran, q)
-	if rows, ok := c.locks.answer(q); ok {
+	if rows, ok := c.locks.Answer(q); ok {
 		return []string{"run_id"}, rows, nil
 	}
 	if c.script != nil { // an ASSERT of the script: the verdict comes at COMMIT

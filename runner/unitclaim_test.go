@@ -65,19 +65,19 @@ func TestUnitClaim(t *testing.T) {
 			r, u, key := claimRun(t, c.engine, srv, other, hook)
 			r.claimWait = c.wait
 			if c.holder != "" {
-				srv.locks.set(key, c.holder)
+				srv.locks.Set(key, c.holder)
 			}
 			if c.releaseAfter > 0 {
 				go func() {
 					time.Sleep(c.releaseAfter)
-					srv.locks.answer(r.d.(adapters.ClaimSQL).ClaimsEnd(r.state, c.holder))
+					srv.locks.Answer(r.d.(adapters.ClaimSQL).ClaimsEnd(r.state, c.holder))
 				}()
 			}
 			ur := r.runUnit(context.Background(), u)
 			if ur.Status != c.want || !strings.Contains(ur.Error, c.errHas) || !strings.Contains(ur.Note, c.noteHas) {
 				t.Fatalf("unit %s (error %q, note %q), want %s with %q, note %q", ur.Status, ur.Error, ur.Note, c.want, c.errHas, c.noteHas)
 			}
-			switch got := srv.locks.holder(key); {
+			switch got := srv.locks.Holder(key); {
 			case c.want == StatusFailed && c.holder != "" && got != c.holder:
 				t.Errorf("the live holder's claim is %q after the unit, want %q", got, c.holder)
 			case (c.want != StatusFailed || c.holder == "") && got != "":

@@ -98,6 +98,10 @@ func kinds(jobs []*fakeJob) string {
 			out[i] = "QUERY"
 		case strings.HasPrefix(q, "DROP"):
 			out[i] = "DROP"
+		case strings.HasPrefix(q, "MERGE INTO `ANALYTICS`.`IDEMC_LOCKS`"):
+			out[i] = "CLAIM"
+		case strings.HasPrefix(q, "DELETE FROM `ANALYTICS`.`IDEMC_LOCKS`"):
+			out[i] = "RELEASE"
 		default:
 			out[i] = q
 		}
@@ -113,10 +117,10 @@ func TestScriptTransactionIsOneJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobs := f.submitted()
-	if got, want := kinds(jobs), "CREATE | AUDIT START | SCRIPT | QUERY"; got != want {
+	if got, want := kinds(jobs), "CREATE | AUDIT START | CLAIM | SCRIPT | QUERY | RELEASE"; got != want {
 		t.Fatalf("jobs:\n got %s\nwant %s", got, want)
 	}
-	script := jobs[2]
+	script := jobs[3]
 	// The whole write is one script: BEGIN TRANSACTION; DELETE; INSERT;
 	// ASSERTs; the audit's final row, inserted (append-only: an UPDATE of
 	// the shared audit table conflicts with other units'); COMMIT.
@@ -148,7 +152,7 @@ func TestScriptTransactionIsOneJob(t *testing.T) {
 		}
 	}
 	// The warn check runs after COMMIT, on the committed region.
-	if q := jobs[3].SQL; !strings.Contains(q, "WHERE n < 1") {
+	if q := jobs[4].SQL; !strings.Contains(q, "WHERE n < 1") {
 		t.Errorf("last job should be the warn check: %s", q)
 	}
 	// The same unit and attempt derive the same id in another session
@@ -176,7 +180,7 @@ func TestFailingAssertRollsBackTheScript(t *testing.T) {
 	}
 	// Nothing after the failed script: ROLLBACK discards the buffer (the
 	// script already rolled back as a whole), and no warn check runs.
-	if got, want := kinds(f.submitted()), "CREATE | AUDIT START | SCRIPT"; got != want {
+	if got, want := kinds(f.submitted()), "CREATE | AUDIT START | CLAIM | SCRIPT | RELEASE"; got != want {
 		t.Fatalf("jobs:\n got %s\nwant %s", got, want)
 	}
 	if s.(*Session).inTx {
@@ -206,10 +210,10 @@ func TestInsertOverwriteWritesThePartitionWithWriteTruncate(t *testing.T) {
 				t.Fatal(err)
 			}
 			jobs := f.submitted()
-			if got, want := kinds(jobs), "CREATE | AUDIT START | STAGE | QUERY | QUERY | QUERY | PUBLISH | AUDIT FINISH | DROP"; got != want {
+			if got, want := kinds(jobs), "CREATE | AUDIT START | CLAIM | STAGE | QUERY | QUERY | QUERY | PUBLISH | AUDIT FINISH | DROP | RELEASE"; got != want {
 				t.Fatalf("jobs:\n got %s\nwant %s", got, want)
 			}
-			pub := jobs[6]
+			pub := jobs[7]
 			dst, _ := pub.Config["destinationTable"].(map[string]any)
 			if dst["projectId"] != "proj" || dst["datasetId"] != "analytics" || dst["tableId"] != "events_daily"+tc.decorator {
 				t.Errorf("destination %v, want proj.analytics.events_daily%s", dst, tc.decorator)
@@ -217,8 +221,8 @@ func TestInsertOverwriteWritesThePartitionWithWriteTruncate(t *testing.T) {
 			if pub.Config["writeDisposition"] != "WRITE_TRUNCATE" || pub.Config["createDisposition"] != "CREATE_NEVER" {
 				t.Errorf("dispositions %v / %v", pub.Config["writeDisposition"], pub.Config["createDisposition"])
 			}
-			if !strings.Contains(pub.ID, "_publish_") || !strings.Contains(jobs[2].ID, "_stage_") {
-				t.Errorf("write jobs need derived ids: stage %q, publish %q", jobs[2].ID, pub.ID)
+			if !strings.Contains(pub.ID, "_publish_") || !strings.Contains(jobs[3].ID, "_stage_") {
+				t.Errorf("write jobs need derived ids: stage %q, publish %q", jobs[3].ID, pub.ID)
 			}
 			stage := dialect.StageRelation(w).Name
 			if !strings.HasPrefix(stage, "events_daily__idemc_stage_"+strings.TrimPrefix(tc.decorator, "$")+"_") {
@@ -254,7 +258,7 @@ func TestInsertOverwriteFailingCheckPublishesNothing(t *testing.T) {
 	if strings.Contains(got, "PUBLISH") || strings.Contains(got, "AUDIT FINISH") {
 		t.Fatalf("a failed check on the stage must publish nothing: %s", got)
 	}
-	if !strings.HasSuffix(got, "DROP") {
+	if !strings.HasSuffix(got, "DROP | RELEASE") {
 		t.Errorf("the staging table is dropped after a failure: %s", got)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"google.golang.org/api/option"
+
+	"github.com/idemc/idemc/internal/fakelocks"
 )
 
 // fakeBigQuery answers the REST calls of cloud.google.com/go/bigquery that
@@ -37,6 +39,8 @@ type fakeBigQuery struct {
 	// affected, when set, is the rows a script's DML statement affects
 	// (its child job's numDmlAffectedRows; else 3).
 	affected func(stmt string) int64
+	// locks is the lock table of unit claims, answered as BigQuery would.
+	locks fakelocks.Table
 }
 
 // children lists a script job's child jobs as BigQuery does: one per
@@ -233,7 +237,9 @@ func (f *fakeBigQuery) insert(w http.ResponseWriter, r *http.Request, project st
 	if f.fail != nil {
 		j.Err = f.fail(sql)
 	}
-	if f.rows != nil && j.Err == "" {
+	if rows, ok := f.locks.Answer(sql); ok && j.Err == "" {
+		j.Cols, j.Rows = []string{"run_id"}, rows
+	} else if f.rows != nil && j.Err == "" {
 		j.Cols, j.Rows = f.rows(sql)
 	}
 	f.jobs = append(f.jobs, j)

@@ -1,4 +1,8 @@
-package runner
+// Package fakelocks is the lock table of unit claims (idemc_locks,
+// adapters/sqlgen/claim.go) for the fake engines of tests: it answers the
+// claims, holder reads and deletes as an engine would, so that a fake
+// run's claim finds itself the holder, or a test's other run.
+package fakelocks
 
 import (
 	"regexp"
@@ -6,11 +10,8 @@ import (
 	"sync"
 )
 
-// fakeLocks is a fake engine's lock table (idemc_locks, sqlgen/claim.go):
-// it answers the unit claims, holder reads and deletes of the engines
-// without session locks as the engine would, so that a fake run's claim
-// finds itself the holder (or, in the claim tests, another run).
-type fakeLocks struct {
+// Table is a fake engine's lock table; its zero value is empty.
+type Table struct {
 	mu   sync.Mutex
 	rows map[string]string // lock_key → run_id
 }
@@ -21,12 +22,13 @@ var (
 	claimValRe = regexp.MustCompile(`VALUES \('(?:[^'\\]|\\.|'')*', '((?:[^'\\]|\\.|'')*)'`)
 )
 
-func isLockTable(q string) bool { return strings.Contains(strings.ToLower(q), "idemc_locks") }
+// IsLockTable reports a statement or query on the lock table.
+func IsLockTable(q string) bool { return strings.Contains(strings.ToLower(q), "idemc_locks") }
 
-// answer runs q if it is a statement or query on the lock table: handled
+// Answer runs q if it is a statement or query on the lock table: handled
 // says so, and rows are a holder read's answer.
-func (f *fakeLocks) answer(q string) (rows [][]string, handled bool) {
-	if !isLockTable(q) {
+func (f *Table) Answer(q string) (rows [][]string, handled bool) {
+	if !IsLockTable(q) {
 		return nil, false
 	}
 	f.mu.Lock()
@@ -58,15 +60,15 @@ func (f *fakeLocks) answer(q string) (rows [][]string, handled bool) {
 	return nil, true
 }
 
-// holder is the run holding key ("" none).
-func (f *fakeLocks) holder(key string) string {
+// Holder is the run holding key ("" none).
+func (f *Table) Holder(key string) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.rows[key]
 }
 
-// set makes run the holder of key.
-func (f *fakeLocks) set(key, run string) {
+// Set makes run the holder of key.
+func (f *Table) Set(key, run string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.rows == nil {
@@ -75,8 +77,8 @@ func (f *fakeLocks) set(key, run string) {
 	f.rows[key] = run
 }
 
-// len is the number of claimed keys.
-func (f *fakeLocks) len() int {
+// Len is the number of claimed keys.
+func (f *Table) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.rows)
