@@ -110,6 +110,12 @@ func heads(stmts []stmt) []string {
 
 func head(q string) string {
 	up := strings.ToUpper(q)
+	switch {
+	case strings.HasPrefix(up, "MERGE INTO \"ANALYTICS\".\"IDEMC_LOCKS\""):
+		return "CLAIM"
+	case strings.HasPrefix(up, "DELETE FROM \"ANALYTICS\".\"IDEMC_LOCKS\""):
+		return "RELEASE"
+	}
 	for _, p := range []string{"ALTER SESSION SET QUERY_TAG", "ALTER SESSION UNSET QUERY_TAG", "CREATE TABLE IF NOT EXISTS", "CREATE OR REPLACE TEMPORARY TABLE",
 		"INSERT OVERWRITE", "INSERT INTO \"ANALYTICS\".\"IDEMC_AUDIT\"", "INSERT", "BEGIN TRANSACTION", "DELETE", "MERGE", "UPDATE \"ANALYTICS\".\"IDEMC_AUDIT\"",
 		"SELECT", "COMMIT", "ROLLBACK", "DROP TABLE"} {
@@ -162,8 +168,8 @@ func TestEnginePartitionReplaceOneSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := f.statements()
-	want := []string{"ALTER SESSION SET QUERY_TAG", "CREATE TABLE IF NOT EXISTS", "AUDIT START", "BEGIN TRANSACTION", "DELETE", "INSERT",
-		"SELECT", "SELECT", "SELECT", "AUDIT FINISH", "COMMIT", "ALTER SESSION UNSET QUERY_TAG"}
+	want := []string{"ALTER SESSION SET QUERY_TAG", "CREATE TABLE IF NOT EXISTS", "AUDIT START", "CLAIM", "BEGIN TRANSACTION", "DELETE", "INSERT",
+		"SELECT", "SELECT", "SELECT", "AUDIT FINISH", "COMMIT", "RELEASE", "ALTER SESSION UNSET QUERY_TAG"}
 	if strings.Join(heads(got), " | ") != strings.Join(want, " | ") {
 		t.Fatalf("statement order:\n got %s\nwant %s", strings.Join(heads(got), " | "), strings.Join(want, " | "))
 	}
@@ -175,7 +181,7 @@ func TestEnginePartitionReplaceOneSession(t *testing.T) {
 			t.Errorf("statement without the run's QUERY_TAG (%q): %s", st.Tag, st.SQL)
 		}
 	}
-	if del := got[4].SQL; !strings.Contains(del, `DELETE FROM "ANALYTICS"."EVENTS_DAILY" t`) || !strings.Contains(del, `t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03'`) {
+	if del := got[5].SQL; !strings.Contains(del, `DELETE FROM "ANALYTICS"."EVENTS_DAILY" t`) || !strings.Contains(del, `t."EVENT_DATE" >= DATE '2026-07-02' AND t."EVENT_DATE" < DATE '2026-07-03'`) {
 		t.Errorf("delete of the window: %s", del)
 	}
 }
@@ -220,7 +226,7 @@ func TestEngineRollbackAfterFailingCheck(t *testing.T) {
 	if strings.Contains(joined, "COMMIT") || strings.Contains(joined, "AUDIT FINISH") {
 		t.Fatalf("a failed check must not commit: %s", joined)
 	}
-	if !strings.Contains(joined, "BEGIN TRANSACTION | DELETE | INSERT | SELECT | SELECT | ROLLBACK | ALTER SESSION UNSET QUERY_TAG") {
+	if !strings.Contains(joined, "BEGIN TRANSACTION | DELETE | INSERT | SELECT | SELECT | ROLLBACK | RELEASE | ALTER SESSION UNSET QUERY_TAG") {
 		t.Fatalf("want BEGIN … failing check, ROLLBACK, untag; got %s", joined)
 	}
 	oneSession(t, got)
@@ -242,13 +248,13 @@ func TestEngineMergeStagesBeforeBegin(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := f.statements()
-	want := "ALTER SESSION SET QUERY_TAG | CREATE TABLE IF NOT EXISTS | AUDIT START | CREATE OR REPLACE TEMPORARY TABLE | BEGIN TRANSACTION | SELECT | MERGE | AUDIT FINISH | COMMIT | DROP TABLE | ALTER SESSION UNSET QUERY_TAG"
+	want := "ALTER SESSION SET QUERY_TAG | CREATE TABLE IF NOT EXISTS | AUDIT START | CLAIM | CREATE OR REPLACE TEMPORARY TABLE | BEGIN TRANSACTION | SELECT | MERGE | AUDIT FINISH | COMMIT | DROP TABLE | RELEASE | ALTER SESSION UNSET QUERY_TAG"
 	if j := strings.Join(heads(got), " | "); j != want {
 		t.Fatalf("statement order:\n got %s\nwant %s", j, want)
 	}
 	noDDLInTransaction(t, got)
 	oneSession(t, got)
-	if m := got[6].SQL; !strings.Contains(m, `ON EQUAL_NULL(t."USER_ID", s."USER_ID")`) {
+	if m := got[7].SQL; !strings.Contains(m, `ON EQUAL_NULL(t."USER_ID", s."USER_ID")`) {
 		t.Errorf("merge must match keys null-safely: %s", m)
 	}
 }
@@ -269,7 +275,7 @@ func TestEngineFullRebuildInsertOverwrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := f.statements()
-	want := "ALTER SESSION SET QUERY_TAG | CREATE TABLE IF NOT EXISTS | AUDIT START | BEGIN TRANSACTION | INSERT OVERWRITE | SELECT | AUDIT FINISH | COMMIT | ALTER SESSION UNSET QUERY_TAG"
+	want := "ALTER SESSION SET QUERY_TAG | CREATE TABLE IF NOT EXISTS | AUDIT START | CLAIM | BEGIN TRANSACTION | INSERT OVERWRITE | SELECT | AUDIT FINISH | COMMIT | RELEASE | ALTER SESSION UNSET QUERY_TAG"
 	if j := strings.Join(heads(got), " | "); j != want {
 		t.Fatalf("statement order:\n got %s\nwant %s", j, want)
 	}

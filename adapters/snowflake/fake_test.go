@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/idemc/idemc/internal/fakelocks"
 )
 
 // fakeSnowflake answers the REST calls gosnowflake makes (login-request,
@@ -28,6 +30,8 @@ type fakeSnowflake struct {
 	// answer, when set, returns the rows of a query (nil: no rows) or an
 	// error message.
 	answer func(sql string) (cols []string, rows [][]string, errMsg string)
+	// locks is the lock table of unit claims, answered as Snowflake would.
+	locks fakelocks.Table
 }
 
 type stmt struct {
@@ -89,6 +93,9 @@ func newFakeSnowflake(t *testing.T) *fakeSnowflake {
 			f.stmts = append(f.stmts, stmt{Session: tok, SQL: q, Tag: tags[tok], Binds: binds})
 			answer := f.answer
 			f.mu.Unlock()
+			if rows, ok := f.locks.Answer(q); ok {
+				answer = func(string) ([]string, [][]string, string) { return []string{"RUN_ID"}, rows, "" }
+			}
 			writeJSON(w, queryResponse(q, answer))
 		case "/session":
 			writeJSON(w, map[string]any{"success": true})

@@ -109,17 +109,17 @@ func TestSessionVerifiesThenPublishes(t *testing.T) {
 	if err := runUnit(s, dialect.NewDialect().Recipe(testWrite("insert_overwrite"))); err != nil {
 		t.Fatal(err)
 	}
-	want := "CREATE TABLE | INSERT INTO | CREATE OR | SELECT count(*) | SELECT t.`event_key`, | SET spark.databricks.delta.write.txnAppId | SET spark.databricks.delta.write.txnVersion | INSERT INTO | RESET spark.databricks.delta.write.txnAppId | RESET spark.databricks.delta.write.txnVersion | INSERT INTO | DROP TABLE"
+	want := "CREATE TABLE | INSERT INTO | MERGE INTO | CREATE OR | SELECT count(*) | SELECT t.`event_key`, | SET spark.databricks.delta.write.txnAppId | SET spark.databricks.delta.write.txnVersion | INSERT INTO | RESET spark.databricks.delta.write.txnAppId | RESET spark.databricks.delta.write.txnVersion | INSERT INTO | DROP TABLE | DELETE FROM"
 	if got := heads(x.stmts); got != want {
 		t.Fatalf("statements:\n got %s\nwant %s", got, want)
 	}
 	// The audit is append-only: the unit's end is a row of its own, never
 	// an UPDATE of the shared audit table (Delta's UPDATEs conflict).
-	if fin := x.stmts[len(x.stmts)-2]; !strings.HasPrefix(fin, "INSERT INTO `analytics`.`idemc_audit`") || !strings.Contains(fin, "'succeeded'") {
+	if fin := x.stmts[len(x.stmts)-3]; !strings.HasPrefix(fin, "INSERT INTO `analytics`.`idemc_audit`") || !strings.Contains(fin, "'succeeded'") {
 		t.Errorf("the unit's end must be an audit row of its own: %s", fin)
 	}
-	if !strings.Contains(x.stmts[6], "txnVersion = 3") {
-		t.Errorf("txnVersion must be the attempt: %s", x.stmts[6])
+	if !strings.Contains(x.stmts[7], "txnVersion = 3") {
+		t.Errorf("txnVersion must be the attempt: %s", x.stmts[7])
 	}
 }
 
@@ -140,8 +140,12 @@ func TestSessionFailingCheckPublishesNothing(t *testing.T) {
 			t.Fatalf("published or finished after a failed check: %s", q)
 		}
 	}
-	if last := x.stmts[len(x.stmts)-1]; !strings.HasPrefix(last, "DROP TABLE IF EXISTS") {
+	// The stage is dropped, and the unit's claim released last.
+	if last := x.stmts[len(x.stmts)-2]; !strings.HasPrefix(last, "DROP TABLE IF EXISTS") {
 		t.Errorf("the stage is dropped after a failure: %s", last)
+	}
+	if last := x.stmts[len(x.stmts)-1]; !strings.HasPrefix(last, "DELETE FROM `analytics`.`idemc_locks` WHERE lock_key") {
+		t.Errorf("the claim is released after a failure: %s", last)
 	}
 	if n, err := adapters.ExecSQL(context.Background(), s, dialect.NewDialect().Rollback()); n != 0 || err != nil {
 		t.Errorf("rollback is a no-op on Spark: %d %v", n, err)
