@@ -1,0 +1,48 @@
+package dialect
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/plan"
+)
+
+// TestClaimSQL: the unit claim's statements (sqlgen/claim.go) as this
+// engine spells them (no update: Delta finds two claims of one key partition in conflict), and the claim step's spec, which the runner
+// completes.
+func TestClaimSQL(t *testing.T) {
+	d := NewDialect()
+	st := plan.StateIn("analytics")
+	for _, tc := range []struct{ name, got, want string }{
+		{"lock table", d.ClaimDDL(st), "CREATE TABLE IF NOT EXISTS `analytics`.`idemc_locks` (\n  lock_key STRING NOT NULL,\n  run_id STRING NOT NULL,\n  claimed_at TIMESTAMP\n) USING DELTA PARTITIONED BY (lock_key)"},
+		{"claim", d.Claim(st, "k'1", "r1"), "MERGE INTO `analytics`.`idemc_locks` AS t\nUSING (SELECT 1 AS one) AS s\nON t.lock_key = 'k\\'1'\nWHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('k\\'1', 'r1', CURRENT_TIMESTAMP)"},
+		{"holder", d.ClaimHolder(st, "k'1"), "SELECT run_id FROM `analytics`.`idemc_locks` WHERE lock_key = 'k\\'1' ORDER BY claimed_at, run_id LIMIT 1"},
+		{"release", d.ClaimRelease(st, "k'1", "'r1'"), "DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = 'k\\'1' AND run_id = 'r1'"},
+		{"run end", d.ClaimsEnd(st, "r1"), "DELETE FROM `analytics`.`idemc_locks` WHERE run_id = 'r1'"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, tc.got, tc.want)
+		}
+	}
+	w := testWrite("delete_insert")
+	var claim *plan.Step
+	steps := d.Recipe(w)
+	for i := range steps {
+		if steps[i].Purpose == plan.Lock {
+			claim = &steps[i]
+		}
+	}
+	if claim == nil || claim.Lock == nil || claim.Lock.Claim == nil {
+		t.Fatalf("no claim step in the recipe")
+	}
+	l, c := claim.Lock, claim.Lock.Claim
+	released := false
+	for _, s := range steps[len(steps)-2:] {
+		released = released || s.Purpose == plan.Cleanup && s.SQL == l.Release
+	}
+	if l.Key != "`analytics`.`events_daily`/2026-07-02" || l.Timeout != sqlgen.DefaultClaimWait || c.RunID != w.Audit.RunID || !released ||
+		!strings.Contains(c.Takeover, "run_id = "+plan.Token(plan.SlotHolder)) || !strings.HasPrefix(c.Holder, "SELECT run_id") {
+		t.Errorf("claim step: key %s, wait %s, %+v, release %s (at the end: %v)", l.Key, l.Timeout, *c, l.Release, released)
+	}
+}
