@@ -248,13 +248,37 @@ type Session struct {
 	// failed: a statement failed, so session settings (a txnAppId) may be
 	// left set: the session is not reused.
 	failed bool
+	// txn: the Delta idempotent-write id is set on the session. Delta
+	// applies it to every write until it is reset, and skips, silently,
+	// a write of an (app id, version) the table has seen: a publish that
+	// failed must not leave it set for what the unit runs next (its
+	// claim's release and, on a retry, its new claim, which Delta would
+	// then skip, leaving the unit waiting for a claim nobody holds).
+	txn bool
 }
 
-// exec runs one statement, noting a failure.
+// txnConf is the prefix of the session settings of Delta's idempotent
+// writes (txnAppId, txnVersion).
+const txnConf = "spark.databricks.delta.write.txn"
+
+// exec runs one statement, noting a failure; a failed statement while the
+// idempotent-write id is set resets it.
 func (s *Session) exec(ctx context.Context, q string) error {
+	t := strings.TrimSpace(q)
+	switch {
+	case strings.HasPrefix(t, "SET "+txnConf):
+		s.txn = true
+	case strings.HasPrefix(t, "RESET "+txnConf+"AppId"):
+		s.txn = false
+	}
 	err := s.x.exec(ctx, q)
 	if err != nil {
 		s.failed = true
+		if s.txn {
+			s.txn = false
+			_ = s.x.exec(context.WithoutCancel(ctx), "RESET "+txnConf+"AppId")
+			_ = s.x.exec(context.WithoutCancel(ctx), "RESET "+txnConf+"Version")
+		}
 	}
 	return err
 }

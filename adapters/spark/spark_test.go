@@ -295,3 +295,54 @@ func TestRelationKind(t *testing.T) {
 		t.Errorf("in a missing schema: %q %v, want none", got, err)
 	}
 }
+
+// TestFailedPublishResetsTxnAppID: a publish that fails (a Delta conflict
+// the runner retries) must not leave the idempotent-write id set on the
+// session. Delta applies it to every later write and skips a second
+// write of one (app id, version) to a table, silently: the claim's
+// release would record it on the lock table and the retry's new claim
+// would be skipped, leaving the unit waiting for a claim nobody holds
+// (found live: rerun_same_state waited until the test timed out).
+func TestFailedPublishResetsTxnAppID(t *testing.T) {
+	x := &fakeExecutor{fail: func(q string) error {
+		if strings.Contains(q, "REPLACE WHERE") {
+			return errors.New("io.delta.exceptions.ConcurrentAppendException: Files were added")
+		}
+		return nil
+	}}
+	s := &Session{x: x, d: dialect.NewDialect()}
+	steps := dialect.NewDialect().Recipe(testWrite("delete_insert"))
+	ctx := context.Background()
+	var published bool
+	for i := range steps {
+		if _, err := s.Exec(ctx, &steps[i]); err != nil {
+			published = strings.Contains(steps[i].SQL, "REPLACE WHERE")
+			break
+		}
+	}
+	if !published {
+		t.Fatalf("the publish did not fail as arranged: %s", heads(x.stmts))
+	}
+	// What the runner sends next on a retry: the release of the claim.
+	release := "DELETE FROM `analytics`.`idemc_locks` WHERE lock_key = 'k' AND run_id = 'r'"
+	if _, err := s.Exec(ctx, &plan.Step{Purpose: plan.Cleanup, SQL: release}); err != nil {
+		t.Fatal(err)
+	}
+	set := false
+	for _, q := range x.stmts {
+		switch {
+		case strings.HasPrefix(q, "SET spark.databricks.delta.write.txnAppId"):
+			set = true
+		case strings.HasPrefix(q, "RESET spark.databricks.delta.write.txnAppId"):
+			set = false
+		case q == release && set:
+			t.Fatalf("the claim's release ran with the txnAppId still set: %s", heads(x.stmts))
+		}
+	}
+	if !strings.Contains(heads(x.stmts), "RESET spark.databricks.delta.write.txnVersion") {
+		t.Errorf("txnVersion not reset after the failed publish: %s", heads(x.stmts))
+	}
+	if !s.failed {
+		t.Error("a session that saw an error must not be reused")
+	}
+}
