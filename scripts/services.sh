@@ -259,6 +259,12 @@ ensure_pyspark() {
 # One shuffle partition: every table here is a few rows. (C1-only JIT and
 # the serial GC were tried in issue 12 and dropped: merge_null_keys took
 # 367 s with them at load 5-9, against 101 s without at load 6-9.)
+# Memory: a test suite creates and drops hundreds of Delta tables, and
+# Delta keeps each table's log and cached snapshot: with 1 GB of heap the
+# server ran out of memory after about 20 minutes of scenarios (and then
+# answered "No active or default Spark session"). 3 GB, at most 64 tables'
+# logs cached for 5 minutes, and a JVM that exits on running out of memory
+# instead of limping on (the next start of this script restarts it).
 # IDEMC_SPARK_CONF adds --conf options (experiments).
 start_spark() {
   command -v java >/dev/null 2>&1 || ensure_packages openjdk-17-jre-headless
@@ -290,7 +296,7 @@ EOF
     : >"$LOG_DIR/spark.log"
     SPARK_HOME=$home SPARK_CONF_DIR=$SPARK_HOME_DIR/conf SPARK_LOCAL_IP=127.0.0.1 setsid nohup "$home/bin/spark-submit" \
       --class org.apache.spark.sql.connect.service.SparkConnectServer \
-      --name idemc-spark-connect --master 'local[2]' --driver-memory 1g \
+      --name idemc-spark-connect --master 'local[2]' --driver-memory 3g \
       --packages "io.delta:delta-spark_2.13:$DELTA_VERSION,io.delta:delta-storage:$DELTA_VERSION" \
       --conf "spark.jars.ivy=$SPARK_HOME_DIR/ivy" \
       --conf spark.connect.grpc.binding.address=127.0.0.1 \
@@ -298,7 +304,6 @@ EOF
       --conf spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension \
       --conf spark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog \
       --conf spark.sql.warehouse.dir="$SPARK_WAREHOUSE" \
-      --conf spark.driver.extraJavaOptions=-Duser.timezone=UTC \
       --conf spark.sql.session.timeZone=UTC \
       --conf spark.sql.shuffle.partitions=1 \
       --conf spark.default.parallelism=1 \
@@ -308,6 +313,9 @@ EOF
       --conf spark.databricks.delta.snapshotPartitions=1 \
       --conf spark.sql.adaptive.enabled=false \
       --conf spark.databricks.delta.merge.materializeSource=none \
+      --conf spark.databricks.delta.delta.log.cacheSize=64 \
+      --conf spark.databricks.delta.delta.log.cacheRetentionMinutes=5 \
+      --conf spark.driver.extraJavaOptions='-Duser.timezone=UTC -XX:+ExitOnOutOfMemoryError' \
       $IDEMC_SPARK_CONF \
       spark-internal >"$LOG_DIR/spark.log" 2>&1 </dev/null &
     echo $! >"$LOG_DIR/spark.pid" # (spark-submit execs the JVM: kill this pid to stop it)

@@ -351,7 +351,7 @@ func (s *Session) Columns(ctx context.Context, q string) ([]plan.Column, error) 
 // (nor its schema: SHOW TABLES IN a missing schema fails with
 // SCHEMA_NOT_FOUND).
 func (s *Session) Relation(ctx context.Context, r plan.Relation) ([]plan.Column, bool, error) {
-	_, _, rows, err := s.x.query(ctx, fmt.Sprintf("SHOW TABLES IN %s LIKE %s", s.d.Quote(r.Schema), s.d.String(r.Name)))
+	_, _, rows, err := s.x.query(ctx, fmt.Sprintf("SHOW TABLES%s LIKE %s", s.in(r), s.d.String(r.Name)))
 	if schemaNotFound(err) {
 		return nil, false, nil
 	}
@@ -421,12 +421,8 @@ var _ adapters.RelationLister = (*Session)(nil)
 // information_schema to read table_type from.
 func (s *Session) RelationKind(ctx context.Context, r plan.Relation) (string, error) {
 	like := " LIKE " + s.d.String(r.Name)
-	in := s.d.Quote(r.Schema)
-	if r.Database != "" {
-		in = s.d.Quote(r.Database) + "." + in
-	}
-	for _, k := range []struct{ show, kind string }{{"SHOW VIEWS IN ", "view"}, {"SHOW TABLES IN ", "table"}} {
-		_, _, rows, err := s.x.query(ctx, k.show+in+like)
+	for _, k := range []struct{ show, kind string }{{"SHOW VIEWS", "view"}, {"SHOW TABLES", "table"}} {
+		_, _, rows, err := s.x.query(ctx, k.show+s.in(r)+like)
 		if schemaNotFound(err) {
 			return "", nil
 		}
@@ -442,6 +438,19 @@ func (s *Session) RelationKind(ctx context.Context, r plan.Relation) (string, er
 		}
 	}
 	return "", nil
+}
+
+// in is the " IN schema" of a SHOW statement about r: none for a relation
+// without a schema, which lives in the session's current schema (a
+// target without `schema`; `IN ``` fails).
+func (s *Session) in(r plan.Relation) string {
+	if r.Schema == "" {
+		return ""
+	}
+	if r.Database != "" {
+		return " IN " + s.d.Quote(r.Database) + "." + s.d.Quote(r.Schema)
+	}
+	return " IN " + s.d.Quote(r.Schema)
 }
 
 // connectExecutor runs SQL through Spark Connect.
@@ -476,9 +485,13 @@ func (c *connectExecutor) query(ctx context.Context, q string) ([]string, []stri
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	dts := make([]sparktypes.DataType, len(schema.Fields))
+	for i, f := range schema.Fields {
+		dts[i] = f.DataType
+	}
 	out := make([][]any, len(rows))
 	for i, r := range rows {
-		out[i] = r.Values()
+		out[i] = goRow(r.Values(), dts)
 	}
 	return cols, types, out, nil
 }

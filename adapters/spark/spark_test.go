@@ -296,6 +296,29 @@ func TestRelationKind(t *testing.T) {
 	}
 }
 
+// TestRelationInCurrentSchema: a relation without a schema (a target
+// without `schema`) is looked up in the session's current schema; `SHOW
+// TABLES IN ``` failed, so the state never found it and every build
+// rebuilt it (the conformance suite's default_schema scenario, live).
+func TestRelationInCurrentSchema(t *testing.T) {
+	x := &fakeExecutor{rows: func(q string) [][]any {
+		if q == "SHOW TABLES LIKE 't'" {
+			return [][]any{{"default", "t", false}}
+		}
+		return nil
+	}}
+	s := &Session{x: x, d: dialect.NewDialect()}
+	if _, ok, err := s.Relation(context.Background(), plan.Relation{Name: "t"}); !ok || err != nil {
+		t.Errorf("Relation: %v %v; statements %q", ok, err, x.stmts)
+	}
+	if got, _, err := adapters.SessionKind(context.Background(), s, plan.Relation{Name: "t"}); got != "table" || err != nil {
+		t.Errorf("kind: %q %v; statements %q", got, err, x.stmts)
+	}
+	if q := dialect.NewDialect().DefaultSchemaQuery(); q != "SELECT current_schema()" {
+		t.Errorf("the state needs the current schema: %q", q)
+	}
+}
+
 // TestFailedPublishResetsTxnAppID: a publish that fails (a Delta conflict
 // the runner retries) must not leave the idempotent-write id set on the
 // session. Delta applies it to every later write and skips a second

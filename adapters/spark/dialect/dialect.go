@@ -35,6 +35,12 @@ func NewDialect() Dialect {
 		// the shared audit table rewrites a file and conflicts with the
 		// model's other units (the largest single cost measured live).
 		AuditAppendOnly: true,
+		// Where a target without `schema` writes: the state's listing
+		// finds its tables there (current_schema() since Spark 3.4).
+		CurrentSchema: "current_schema()",
+		// Spark reads '0x…' as no number (ANSI mode fails the cast):
+		// verify's fingerprints convert the hex digits with conv.
+		HexToInt: func(h string) string { return "CAST(conv(" + h + ", 16, 10) AS BIGINT)" },
 		// Spark reads '' as two adjacent literals; escape with a backslash.
 		StringLit: func(s string) string {
 			return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\r", `\r`).Replace(s) + "'"
@@ -184,8 +190,13 @@ func appendByInputs(w *plan.Write) bool {
 func (d Dialect) Recipe(w *plan.Write) []plan.Step {
 	return d.Gen.Recipe(sqlgen.Hooks{
 		View: func(w *plan.Write) []plan.Step {
+			// WITH SCHEMA EVOLUTION (Spark 4.0, Databricks): the view
+			// follows its upstreams' columns and types, as its query
+			// would. Spark's default binds the types it was created
+			// with and casts to them: after an upstream column changed
+			// type, the view failed on every read (CAST_INVALID_INPUT).
 			return []plan.Step{{Purpose: plan.Publish, Comment: "replace the view (no transaction: a failing check leaves the new view, marked failed)",
-				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s", d.Qualify(w.Target), w.Select)}}
+				SQL: fmt.Sprintf("CREATE OR REPLACE VIEW %s WITH SCHEMA EVOLUTION AS\n%s", d.Qualify(w.Target), w.Select)}}
 		},
 		Prepare: func(w *plan.Write) plan.Step {
 			return plan.Step{Purpose: plan.Prepare, Comment: "the destination, an empty Delta table, if it does not exist yet",

@@ -27,6 +27,8 @@ func TestDialectSQL(t *testing.T) {
 		{"timestamp", d.Timestamp(time.Date(2026, 7, 2, 13, 0, 0, 0, time.UTC)), "TIMESTAMP '2026-07-02 13:00:00'"},
 		{"null-safe key match", d.KeyMatch([]string{"k"}, "t", "s"), "t.`k` <=> s.`k`"},
 		{"surrogate key", d.SurrogateKey([]string{"a"}), "md5(CASE WHEN a IS NULL THEN '~' ELSE concat(CAST(char_length(CAST(a AS STRING)) AS STRING), ':', CAST(a AS STRING)) END)"},
+		{"fingerprint (verify): hex digits through conv, not a '0x' cast", d.Fingerprint(plan.Relation{Schema: "a", Name: "t"}, "", []string{"k"}),
+			"SELECT count(*) AS n, coalesce(sum(CAST(conv(substr(md5(coalesce(CAST(t.`k` AS STRING), '~')), 1, 8), 16, 10) AS BIGINT)), 0) AS h FROM `a`.`t` AS t"},
 		{"stage name", StageRelation(w).Name, fmt.Sprintf("events_daily__idemc_stage_20260702_%08x", sqlgen.Hash32("r1"))},
 		{"unique check reads the stage", d.StageCheck(w.Checks[0], &plan.Write{Target: StageRelation(w), Window: w.Window, PartitionBy: w.PartitionBy, Materialized: plan.Incremental}),
 			"SELECT t.`event_key`, count(*) AS n FROM " + stage + " AS t\nWHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'\nGROUP BY t.`event_key`\nHAVING count(*) > 1\nLIMIT 5"},
@@ -82,6 +84,13 @@ func TestRecipeShapes(t *testing.T) {
 		}
 		if got := strings.Join(ps, " "); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+	// A view follows its upstreams' column types (found live: a view
+	// bound to BIGINT failed every read once the column became STRING).
+	for _, s := range d.Recipe(&view) {
+		if s.Purpose == plan.Publish && !strings.HasPrefix(s.SQL, "CREATE OR REPLACE VIEW `analytics`.`events_daily` WITH SCHEMA EVOLUTION AS\n") {
+			t.Errorf("a view must evolve with its upstreams' schema: %s", s.SQL)
 		}
 	}
 	for _, s := range d.Recipe(&byKey) {

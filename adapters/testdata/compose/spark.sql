@@ -187,7 +187,7 @@ USING (SELECT 1 AS one) AS s
 ON t.lock_key = '`analytics`.`events`'
 WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`events`', '20260703T060000.000Z-cafe0001', CURRENT_TIMESTAMP);
 -- [stage] the view, aside: its checks read it before the swap
-CREATE OR REPLACE VIEW `analytics`.`events__idemc_new` AS
+CREATE OR REPLACE VIEW `analytics`.`events__idemc_new` WITH SCHEMA EVOLUTION AS
 SELECT id, d FROM raw.events;
 -- [check] check not_null(id) (error) over the whole view
 SELECT * FROM `analytics`.`events__idemc_new` AS t

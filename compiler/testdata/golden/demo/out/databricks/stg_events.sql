@@ -9,7 +9,7 @@ USING (SELECT 1 AS one) AS s
 ON t.lock_key = '`analytics`.`stg_events`'
 WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`stg_events`', 'r1', CURRENT_TIMESTAMP);
 -- 3. publish: replace the view (no transaction: a failing check leaves the new view, marked failed)
-CREATE OR REPLACE VIEW `analytics`.`stg_events` AS
+CREATE OR REPLACE VIEW `analytics`.`stg_events` WITH SCHEMA EVOLUTION AS
 -- The latest version of every event; late rows arrive with a later loaded_at.
 SELECT source_system, source_id, event_version, event_date, user_id, amount, loaded_at
 FROM (

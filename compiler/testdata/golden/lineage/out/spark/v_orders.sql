@@ -9,7 +9,7 @@ USING (SELECT 1 AS one) AS s
 ON t.lock_key = '`analytics`.`v_orders`'
 WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`v_orders`', 'r1', CURRENT_TIMESTAMP);
 -- 3. publish: replace the view (no transaction: a failing check leaves the new view, marked failed)
-CREATE OR REPLACE VIEW `analytics`.`v_orders` AS
+CREATE OR REPLACE VIEW `analytics`.`v_orders` WITH SCHEMA EVOLUTION AS
 -- a view writes no rows: lineage_columns from [models] skips it
 SELECT order_id, amount FROM `analytics`.`orders_daily`;
 -- 4. audit_finish: record success with the row count

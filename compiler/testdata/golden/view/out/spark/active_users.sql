@@ -9,7 +9,7 @@ USING (SELECT 1 AS one) AS s
 ON t.lock_key = '`analytics`.`active_users`'
 WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`.`active_users`', 'r1', CURRENT_TIMESTAMP);
 -- 3. publish: replace the view (no transaction: a failing check leaves the new view, marked failed)
-CREATE OR REPLACE VIEW `analytics`.`active_users` AS
+CREATE OR REPLACE VIEW `analytics`.`active_users` WITH SCHEMA EVOLUTION AS
 SELECT user_id, name, country FROM `raw`.`users` WHERE active;
 -- 4. check: check not_null(user_id) (error) over the whole view
 SELECT * FROM `analytics`.`active_users` AS t
