@@ -62,6 +62,11 @@ func connConfig(settings map[string]string) (*pgx.ConnConfig, error) {
 	// TIMESTAMP window literals compared with a timestamptz column, and
 	// DATE bounds of day windows, are then UTC instants.
 	cfg.RuntimeParams["timezone"] = "UTC"
+	// A query runs in one round trip (extended protocol, unnamed
+	// statement). pgx's default prepares and caches each query's text
+	// first: a unit's queries (its columns, counts, checks) are new text
+	// every time, so that was two round trips each and an evicted cache.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	return cfg, nil
 }
 
