@@ -283,8 +283,15 @@ func (e *env) fingerprint(table string) string {
 	return strings.Join(lines, "\n")
 }
 
+// auditStatuses is one "partition:status" per unit attempt: an append-only
+// audit (Spark) records an attempt as a running row and a final row, an
+// updating one as a single row; both read as the final status, "running"
+// while there is none.
 func (e *env) auditStatuses(job string) []string {
-	rows := e.query(fmt.Sprintf("SELECT partition_key, status FROM %s WHERE job_name = %s ORDER BY partition_key, attempt", e.rel("idemc_audit"), e.d.String(job)))
+	rows := e.query(fmt.Sprintf(`SELECT partition_key, COALESCE(MAX(CASE WHEN status <> 'running' THEN status END), 'running') AS status, MIN(started_at) AS first_start
+FROM %s WHERE job_name = %s
+GROUP BY run_id, partition_key, attempt
+ORDER BY partition_key, attempt, first_start`, e.rel("idemc_audit"), e.d.String(job)))
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		out[i] = r[0] + ":" + r[1]
