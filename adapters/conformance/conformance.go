@@ -249,19 +249,7 @@ func traceHarness(start time.Time, q string) {
 // query runs a query on the target and returns its rows as text.
 func (e *env) query(q string) [][]string {
 	e.t.Helper()
-	defer traceHarness(time.Now(), q)
-	ad, _ := adapters.Lookup(e.tgt.Engine)
-	eng, err := ad.Open(context.Background(), e.tgt.Settings(e.dir))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer eng.Close()
-	s, err := eng.Session(context.Background())
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer s.Close()
-	_, rows, err := s.Query(context.Background(), q, 0)
+	rows, err := e.tryQuery(q)
 	if err != nil {
 		e.t.Fatalf("%v\n%s", err, q)
 	}
