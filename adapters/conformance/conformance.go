@@ -249,19 +249,7 @@ func traceHarness(start time.Time, q string) {
 // query runs a query on the target and returns its rows as text.
 func (e *env) query(q string) [][]string {
 	e.t.Helper()
-	defer traceHarness(time.Now(), q)
-	ad, _ := adapters.Lookup(e.tgt.Engine)
-	eng, err := ad.Open(context.Background(), e.tgt.Settings(e.dir))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer eng.Close()
-	s, err := eng.Session(context.Background())
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer s.Close()
-	_, rows, err := s.Query(context.Background(), q, 0)
+	rows, err := e.tryQuery(q)
 	if err != nil {
 		e.t.Fatalf("%v\n%s", err, q)
 	}
@@ -283,8 +271,15 @@ func (e *env) fingerprint(table string) string {
 	return strings.Join(lines, "\n")
 }
 
+// auditStatuses is one "partition:status" per unit attempt: an append-only
+// audit (Spark) records an attempt as a running row and a final row, an
+// updating one as a single row; both read as the final status, "running"
+// while there is none.
 func (e *env) auditStatuses(job string) []string {
-	rows := e.query(fmt.Sprintf("SELECT partition_key, status FROM %s WHERE job_name = %s ORDER BY partition_key, attempt", e.rel("idemc_audit"), e.d.String(job)))
+	rows := e.query(fmt.Sprintf(`SELECT partition_key, COALESCE(MAX(CASE WHEN status <> 'running' THEN status END), 'running') AS status, MIN(started_at) AS first_start
+FROM %s WHERE job_name = %s
+GROUP BY run_id, partition_key, attempt
+ORDER BY partition_key, attempt, first_start`, e.rel("idemc_audit"), e.d.String(job)))
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		out[i] = r[0] + ":" + r[1]

@@ -215,15 +215,15 @@ func (e *env) schemaSnap(typed bool) string {
 func (e *env) schemaSnapOf(typed, leftovers bool) string {
 	var b strings.Builder
 	for _, n := range []string{"daily", "keyed", "dim"} {
-		rows := e.query("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = " + e.d.String(e.schema) + " AND table_name = " + e.d.String(n) + " ORDER BY ordinal_position")
+		rows := e.columnsOf(n)
 		if len(rows) == 0 {
 			continue
 		}
 		cols := make([]string, len(rows))
 		for i, r := range rows {
-			cols[i] = strings.ToLower(r[0])
+			cols[i] = strings.ToLower(r.name)
 			if typed {
-				cols[i] += " " + strings.ToLower(r[1])
+				cols[i] += " " + strings.ToLower(r.typ)
 			}
 		}
 		fmt.Fprintf(&b, "%s(%s): %s\n", n, strings.Join(cols, ", "), strings.ReplaceAll(e.fingerprint(n), "\n", " | "))
@@ -231,9 +231,10 @@ func (e *env) schemaSnapOf(typed, leftovers bool) string {
 	if !leftovers {
 		return b.String()
 	}
-	left := e.query("SELECT table_name FROM information_schema.tables WHERE table_schema = " + e.d.String(e.schema) + " AND (table_name LIKE '%idemc\\_new' OR table_name LIKE '%idemc\\_old' OR table_name LIKE '%idemc\\_try')")
-	for _, r := range left {
-		fmt.Fprintf(&b, "left over: %s\n", r[0])
+	for _, n := range e.tables() {
+		if strings.HasSuffix(n, "idemc_new") || strings.HasSuffix(n, "idemc_old") || strings.HasSuffix(n, "idemc_try") {
+			fmt.Fprintf(&b, "left over: %s\n", n)
+		}
 	}
 	return b.String()
 }

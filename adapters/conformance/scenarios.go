@@ -352,10 +352,10 @@ func specialNames(t *testing.T, tgt Target) {
 }
 
 func columns(e *env, table string) string {
-	rows := e.query("SELECT column_name FROM information_schema.columns WHERE table_schema = " + e.d.String(e.schema) + " AND table_name = " + e.d.String(table) + " ORDER BY ordinal_position")
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		out[i] = strings.ToLower(r[0])
+	cols := e.columnsOf(table)
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = strings.ToLower(c.name)
 	}
 	return strings.Join(out, ",")
 }

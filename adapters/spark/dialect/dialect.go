@@ -200,12 +200,12 @@ func (d Dialect) Recipe(w *plan.Write) []plan.Step {
 		},
 		Prepare: func(w *plan.Write) plan.Step {
 			return plan.Step{Purpose: plan.Prepare, Comment: "the destination, an empty Delta table, if it does not exist yet",
-				SQL: fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s USING DELTA AS\nSELECT * FROM (\n%s\n) AS idemc_shape LIMIT 0", d.Qualify(w.Target), w.Select)}
+				SQL: fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s USING DELTA%s AS\nSELECT * FROM (\n%s\n) AS idemc_shape LIMIT 0", d.Qualify(w.Target), tableProps(w.Columns), w.Select)}
 		},
 		Staged: &sqlgen.Staged{Relation: StageRelation, Noun: "batch",
 			Create: func(w *plan.Write, stage, batch string) plan.Step {
 				return plan.Step{Purpose: plan.Stage, Comment: "materialize the batch in a staging Delta table: what is checked is what is published",
-					SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\n%s", stage, batch)}
+					SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA%s AS\n%s", stage, tableProps(w.Columns), batch)}
 			},
 			Publish: d.publish},
 	}, w)
@@ -219,7 +219,7 @@ func (d Dialect) publish(w *plan.Write, stage string) []plan.Step {
 	dest := d.Qualify(w.Target)
 	if w.Materialized == plan.Table {
 		return []plan.Step{{Purpose: plan.Publish, Comment: "publish atomically: one Delta commit replaces the table's rows and schema",
-			SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\nSELECT * FROM %s", dest, stage)}}
+			SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA%s AS\nSELECT * FROM %s", dest, tableProps(w.Columns), stage)}}
 	}
 	steps := []plan.Step{
 		{Purpose: plan.Publish, Comment: "make the publish idempotent: Delta skips a commit it has already made for this unit and attempt",
@@ -330,7 +330,7 @@ func (d Dialect) keyWrite(w *plan.Write, stage string) []plan.Step {
 			cols = d.ColumnList(w.Columns, "")
 		}
 		return []plan.Step{{Purpose: plan.Insert, Comment: "full refresh, column types changed: replace the table's definition and rows in one Delta commit",
-			SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\nSELECT %s FROM %s", dest, cols, stage)}}
+			SQL: fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA%s AS\nSELECT %s FROM %s", dest, tableProps(w.Columns), cols, stage)}}
 	case w.FullRefresh:
 		return []plan.Step{{Purpose: plan.Insert, Comment: "full refresh: replace every row in one Delta commit",
 			SQL: d.namedInsert("INSERT OVERWRITE TABLE", dest, w, stage)}}
@@ -377,12 +377,13 @@ func (d Dialect) markStep(w *plan.Write, stage string) plan.Step {
 func (d Dialect) SeedLoad(r plan.Relation, t *seed.Table) adapters.SeedLoad {
 	newRel, prep := d.SeedAside(r)
 	dest, aside := d.Qualify(r), d.Qualify(newRel)
+	props := tableProps(seedColumns(t))
 	return adapters.SeedLoad{
 		Aside:   newRel,
-		Prepare: append(prep, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s) USING DELTA", aside, sqlgen.SeedColumnDefs(d, t))),
+		Prepare: append(prep, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s) USING DELTA%s", aside, sqlgen.SeedColumnDefs(d, t), props)),
 		Batches: d.LiteralSeedBatches(newRel, t, sqlgen.SeedBatchRows),
 		Publish: []string{
-			fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS SELECT * FROM %s", dest, aside),
+			fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA%s AS SELECT * FROM %s", dest, props, aside),
 			"DROP TABLE IF EXISTS " + aside,
 		},
 	}
@@ -395,8 +396,8 @@ var _ adapters.Dialect = Dialect{}
 // asideProps enables column mapping on the copies a column change works
 // on: Delta drops a column only from a table with column mapping (mode
 // name; docs.databricks.com/delta/column-mapping, error class
-// DELTA_UNSUPPORTED_DROP_COLUMN); the published table keeps its own.
-const asideProps = "TBLPROPERTIES ('delta.columnMapping.mode' = 'name')"
+// DELTA_UNSUPPORTED_DROP_COLUMN).
+const asideProps = mappingProps
 
 // CopyTable copies the destination aside for a unit that changes its
 // columns: a new Delta table with its rows (or none), one commit.
@@ -411,9 +412,10 @@ func (d Dialect) CopyTable(aside, dest plan.Relation, rows bool) []string {
 // SwapTable publishes the checked copy: CREATE OR REPLACE TABLE … AS is one
 // Delta commit that replaces the destination's schema and rows together
 // (its history keeps the previous version). The copy is dropped after; old
-// is not used.
+// is not used. The columns are not known here, so the destination gets
+// column mapping like its copy (tableProps).
 func (d Dialect) SwapTable(dest, aside, old plan.Relation) string {
-	return fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA AS\nSELECT * FROM %s", d.Qualify(dest), d.Qualify(aside))
+	return fmt.Sprintf("CREATE OR REPLACE TABLE %s USING DELTA%s AS\nSELECT * FROM %s", d.Qualify(dest), tableProps(nil), d.Qualify(aside))
 }
 
 var _ adapters.AsideBuilder = Dialect{}

@@ -15,7 +15,7 @@ WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`
 -- [schema] a previous relation left by a run that died after its swap
 DROP TABLE IF EXISTS `analytics`.`events__idemc_old`;
 -- [schema] the new relation, aside: the write and its checks go to it
-CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name') AS
+CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5') AS
 SELECT * FROM `analytics`.`events`;
 -- [schema] the new relation, aside: the write and its checks go to it
 ALTER TABLE `analytics`.`events__idemc_new` ADD COLUMN `note` INTEGER;
@@ -46,7 +46,7 @@ RESET spark.databricks.delta.write.txnAppId;
 -- [cleanup] 
 RESET spark.databricks.delta.write.txnVersion;
 -- [publish] put the checked relation in the destination's place
-CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA AS
+CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5') AS
 SELECT * FROM `analytics`.`events__idemc_new`;
 -- [cleanup] drop the previous relation
 DROP TABLE IF EXISTS `analytics`.`events__idemc_old`;
@@ -77,7 +77,7 @@ WHEN NOT MATCHED THEN INSERT (lock_key, run_id, claimed_at) VALUES ('`analytics`
 -- [schema] a previous relation left by a run that died after its swap
 DROP TABLE IF EXISTS `analytics`.`events__idemc_old`;
 -- [schema] the new relation, aside: the write and its checks go to it
-CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name') AS
+CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5') AS
 SELECT * FROM `analytics`.`events`;
 -- [schema] the new relation, aside: the write and its checks go to it
 ALTER TABLE `analytics`.`events__idemc_new` ADD COLUMN `note` INTEGER;
@@ -108,7 +108,7 @@ RESET spark.databricks.delta.write.txnAppId;
 -- [cleanup] 
 RESET spark.databricks.delta.write.txnVersion;
 -- [publish] put the checked relation in the destination's place
-CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA AS
+CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5') AS
 SELECT * FROM `analytics`.`events__idemc_new`;
 -- [cleanup] drop the previous relation
 DROP TABLE IF EXISTS `analytics`.`events__idemc_old`;

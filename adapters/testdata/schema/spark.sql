@@ -41,7 +41,7 @@ CREATE TABLE IF NOT EXISTS `analytics`.`idemc_runs` (
 ) USING DELTA;
 
 -- sync_all_columns: retype id INTEGER → LONG and amount LONG → STRING in place (rows kept)
-CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name') AS
+CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5') AS
 SELECT CAST(`id` AS LONG) AS `id`, `d`, CAST(`amount` AS STRING) AS `amount`
 FROM `analytics`.`events`;
 
@@ -55,15 +55,15 @@ ALTER TABLE `analytics`.`events` DROP COLUMN `old`;
 DROP TABLE IF EXISTS `analytics`.`events`;
 
 -- column changes go to a copy of the destination, with its rows
-CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name') AS
+CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5') AS
 SELECT * FROM `analytics`.`events`;
 
 -- or an empty copy (a full rebuild)
-CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name') AS
+CREATE OR REPLACE TABLE `analytics`.`events__idemc_new` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5') AS
 SELECT * FROM `analytics`.`events` LIMIT 0;
 
 -- the checked copy replaces the destination
-CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA AS
+CREATE OR REPLACE TABLE `analytics`.`events` USING DELTA TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5') AS
 SELECT * FROM `analytics`.`events__idemc_new`;
 
 -- a table becomes a view: the checked view takes its place
