@@ -99,17 +99,25 @@ func (e *env) textType() string {
 func (e *env) tryQuery(q string) ([][]string, error) {
 	e.t.Helper()
 	defer traceHarness(time.Now(), q)
+	s, done := e.session()
+	defer done()
+	_, rows, err := s.Query(context.Background(), q, 0)
+	return rows, err
+}
+
+// session opens a connection and a session on the target; done closes
+// both.
+func (e *env) session() (adapters.Session, func()) {
+	e.t.Helper()
 	ad, _ := adapters.Lookup(e.tgt.Engine)
 	eng, err := ad.Open(context.Background(), e.tgt.Settings(e.dir))
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	defer eng.Close()
 	s, err := eng.Session(context.Background())
 	if err != nil {
+		eng.Close()
 		e.t.Fatal(err)
 	}
-	defer s.Close()
-	_, rows, err := s.Query(context.Background(), q, 0)
-	return rows, err
+	return s, func() { s.Close(); eng.Close() }
 }

@@ -233,17 +233,8 @@ func csvField(s string) string {
 // exec runs statements on the target.
 func (e *env) exec(stmts ...string) {
 	e.t.Helper()
-	ad, _ := adapters.Lookup(e.tgt.Engine)
-	eng, err := ad.Open(context.Background(), e.tgt.Settings(e.dir))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer eng.Close()
-	s, err := eng.Session(context.Background())
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer s.Close()
+	s, done := e.session()
+	defer done()
 	for _, q := range stmts {
 		if _, err := adapters.ExecSQL(context.Background(), s, q); err != nil {
 			e.t.Fatalf("%v\n%s", err, q)

@@ -135,17 +135,8 @@ func (e *env) relKind(name string) string {
 // asked of its session; ok is false elsewhere.
 func (e *env) sessionKind(name string) (string, bool) {
 	e.t.Helper()
-	ad, _ := adapters.Lookup(e.tgt.Engine)
-	eng, err := ad.Open(context.Background(), e.tgt.Settings(e.dir))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer eng.Close()
-	s, err := eng.Session(context.Background())
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer s.Close()
+	s, done := e.session()
+	defer done()
 	kind, ok, err := adapters.SessionKind(context.Background(), s, plan.Relation{Schema: e.schema, Name: name})
 	if err != nil {
 		e.t.Fatal(err)

@@ -1,10 +1,9 @@
 package dialect
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/adapters/dialecttest"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -26,23 +25,5 @@ func TestClaimSQL(t *testing.T) {
 		}
 	}
 	w := testWrite("delete_insert")
-	var claim *plan.Step
-	steps := d.Recipe(w)
-	for i := range steps {
-		if steps[i].Purpose == plan.Lock {
-			claim = &steps[i]
-		}
-	}
-	if claim == nil || claim.Lock == nil || claim.Lock.Claim == nil {
-		t.Fatalf("no claim step in the recipe")
-	}
-	l, c := claim.Lock, claim.Lock.Claim
-	released := false
-	for _, s := range steps[len(steps)-2:] {
-		released = released || s.Purpose == plan.Cleanup && s.SQL == l.Release
-	}
-	if l.Key != "`analytics`.`events_daily`/2026-07-02" || l.Timeout != sqlgen.DefaultClaimWait || c.RunID != w.Audit.RunID || !released ||
-		!strings.Contains(c.Takeover, "run_id = "+plan.Token(plan.SlotHolder)) || !strings.HasPrefix(c.Holder, "SELECT run_id") {
-		t.Errorf("claim step: key %s, wait %s, %+v, release %s (at the end: %v)", l.Key, l.Timeout, *c, l.Release, released)
-	}
+	dialecttest.CheckClaimStep(t, w, d.Recipe(w), "`analytics`.`events_daily`/2026-07-02")
 }
