@@ -1209,11 +1209,31 @@ func (s *faultSuite) snap(t *testing.T, e *env) *snapshot {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range rows {
-			sn.audit = append(sn.audit, auditRow{job: r[0], part: r[1], status: r[2], rows: r[3], run: r[4], attempt: r[5]})
-		}
+		sn.audit = attemptRows(rows)
 	}
 	return sn
+}
+
+// attemptRows is one audit row per unit attempt (run, job, partition,
+// attempt), its final one: an append-only audit (Spark) records an attempt
+// as a running row and then a final row (succeeded, failed, or abandoned
+// by a later run); an updating audit has the one row.
+func attemptRows(rows [][]string) []auditRow {
+	var out []auditRow
+	at := map[[4]string]int{}
+	for _, r := range rows {
+		a := auditRow{job: r[0], part: r[1], status: r[2], rows: r[3], run: r[4], attempt: r[5]}
+		k := [4]string{a.run, a.job, a.part, a.attempt}
+		i, seen := at[k]
+		switch {
+		case !seen:
+			at[k] = len(out)
+			out = append(out, a)
+		case out[i].status == "running":
+			out[i] = a
+		}
+	}
+	return out
 }
 
 // partKey is the canonical day key of a partition value's text.
