@@ -43,9 +43,14 @@ type fakeServer struct {
 	dest []plan.Column
 	// locks is the lock table of the engines with unit claims.
 	locks fakelocks.Table
+	// slow is how long a statement takes (nil: no time).
+	slow func(q string) time.Duration
 }
 
 func (s *fakeServer) record(q string) error {
+	if s.slow != nil {
+		time.Sleep(s.slow(q))
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.log = append(s.log, q)

@@ -173,13 +173,17 @@ func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit
 func (r *run) takeLock(ctx context.Context, sess adapters.Session, u *plan.Unit, s plan.Step, i int, ur *UnitResult, st *unitState) *unitError {
 	t1 := time.Now()
 	var err error
+	var waited time.Duration
 	if s.Lock != nil && s.Lock.Claim != nil {
 		// Released whatever happens: a claim may have committed before
 		// the step failed, and deleting a row the run lacks is harmless.
 		st.held = append(st.held, s.Lock.Release)
-		err = r.takeClaim(ctx, sess, s)
+		waited, err = r.takeClaim(ctx, sess, s)
 	} else {
+		// A session lock's statement returns when the lock is free:
+		// its time is the wait.
 		_, err = sess.Exec(ctx, &s)
+		waited = time.Since(t1)
 		if err == nil && s.Lock != nil && s.Lock.Release != "" {
 			st.held = append(st.held, s.Lock.Release)
 		}
@@ -190,7 +194,7 @@ func (r *run) takeLock(ctx context.Context, sess adapters.Session, u *plan.Unit,
 		}
 		return &unitError{step: i + 1, purp: s.Purpose, err: err}
 	}
-	if waited := time.Since(t1); waited > time.Second {
+	if waited > time.Second {
 		ur.Note = fmt.Sprintf("waited %.1fs for another run holding this unit", waited.Seconds())
 	}
 	if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {

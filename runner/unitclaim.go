@@ -24,8 +24,9 @@ const (
 // when it is this run; a dead holder's row is deleted and the key claimed
 // again; a live holder is polled with a jittered backoff until the wait
 // runs out, and then the unit fails as locked by another run, having
-// written nothing.
-func (r *run) takeClaim(ctx context.Context, sess adapters.Session, s plan.Step) error {
+// written nothing. waited is the time spent waiting for a live holder
+// (not the claim's own statements, which take seconds on a busy Spark).
+func (r *run) takeClaim(ctx context.Context, sess adapters.Session, s plan.Step) (waited time.Duration, err error) {
 	l, c := s.Lock, s.Lock.Claim
 	wait := l.Timeout
 	if r.claimWait > 0 {
@@ -33,44 +34,54 @@ func (r *run) takeClaim(ctx context.Context, sess adapters.Session, s plan.Step)
 	}
 	deadline := time.Now().Add(wait)
 	pause, holder := claimPollFirst, ""
+	var polled time.Time // when waiting for a live holder began
+	since := func() time.Duration {
+		if polled.IsZero() {
+			return 0
+		}
+		return time.Since(polled)
+	}
 	for {
 		if err := r.claimExec(ctx, sess, s.SQL); err != nil {
-			return err
+			return since(), err
 		}
 		_, rows, err := sess.Query(ctx, c.Holder, 1)
 		if err != nil {
-			return err
+			return since(), err
 		}
 		holder = ""
 		if len(rows) > 0 && len(rows[0]) > 0 {
 			holder = rows[0][0]
 		}
 		if holder == c.RunID {
-			return nil
+			return since(), nil
 		}
 		if holder != "" {
 			alive, err := r.holderAlive(ctx, holder)
 			if err != nil {
-				return err
+				return since(), err
 			}
 			if !alive {
 				// Only the dead run's row goes: a run that took it over
 				// meanwhile keeps its own, and the claim finds it.
 				q := strings.ReplaceAll(c.Takeover, plan.Token(plan.SlotHolder), r.d.String(holder))
 				if err := r.claimExec(ctx, sess, q); err != nil {
-					return err
+					return since(), err
 				}
 				continue
 			}
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return fmt.Errorf("%s is claimed by run %s, still alive after %s: %w", l.Key, holder, wait, adapters.ErrLocked)
+			return since(), fmt.Errorf("%s is claimed by run %s, still alive after %s: %w", l.Key, holder, wait, adapters.ErrLocked)
+		}
+		if polled.IsZero() {
+			polled = time.Now()
 		}
 		select {
 		case <-time.After(min(pause/2+rand.N(pause), left)):
 		case <-ctx.Done():
-			return ctx.Err()
+			return since(), ctx.Err()
 		}
 		pause = min(2*pause, claimPollMax)
 	}
