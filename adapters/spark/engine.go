@@ -232,6 +232,23 @@ func (e *Engine) Retryable(err error) bool {
 		strings.Contains(msg, "MetadataChangedException") || strings.Contains(msg, "DELTA_CONCURRENT")
 }
 
+// Delta commits optimistically: concurrent writes of one table conflict
+// (a REPLACE WHERE on an unpartitioned table with every other write of
+// it), and a local Spark takes seconds per commit while a wave of
+// partitions contends, so a unit retries for minutes, not four quick
+// tries (each round, one of the contenders commits).
+const (
+	retryBudget = 3 * time.Minute
+	retryFirst  = time.Second
+)
+
+// RetryBackoff is the runner's budget for retrying a unit whose commit
+// lost to a concurrent writer: three minutes, waits doubling from a
+// second, with jitter.
+func (e *Engine) RetryBackoff() (budget, first time.Duration) {
+	return retryBudget, retryFirst
+}
+
 // Close closes the gRPC connection.
 func (e *Engine) Close() error {
 	if e.conn != nil {

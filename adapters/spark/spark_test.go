@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/dialecttest"
@@ -367,5 +368,23 @@ func TestFailedPublishResetsTxnAppID(t *testing.T) {
 	}
 	if !s.failed {
 		t.Error("a session that saw an error must not be reused")
+	}
+}
+
+// TestConcurrentCommitRetriedForMinutes: the conflict CI met when 30
+// partitions of the demo's unpartitioned events_daily replaced their
+// ranges at once (a unit lost four quick tries in a row and failed) is
+// retryable, and Spark gives the runner a budget of minutes for it.
+func TestConcurrentCommitRetriedForMinutes(t *testing.T) {
+	e := &Engine{}
+	msg := "execution error: [DELTA_CONCURRENT_APPEND] [DELTA_CONCURRENT_APPEND] ConcurrentAppendException: Files were added to the root of the table by a concurrent update. Please try the operation again. SQLSTATE: 2D521"
+	if !e.Retryable(errors.New(msg)) {
+		t.Errorf("not retryable: %s", msg)
+	}
+	if e.Retryable(errors.New("[TABLE_OR_VIEW_NOT_FOUND] The table or view `x` cannot be found")) {
+		t.Error("a missing table is retryable")
+	}
+	if budget, first := e.RetryBackoff(); budget < time.Minute || first <= 0 || first > budget {
+		t.Errorf("retry budget %s from %s, want minutes", budget, first)
 	}
 }
