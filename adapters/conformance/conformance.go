@@ -127,6 +127,10 @@ type env struct {
 	dir    string
 	schema string
 	d      adapters.Dialect
+	// fault is an IDEMC_FAULT rule for the in-process builds (set: it
+	// replaces the environment's, which lanes of trials running at once
+	// cannot share).
+	fault string
 }
 
 var schemaSeq struct {
@@ -208,7 +212,11 @@ func (e *env) buildErr(asOf string, mod func(*compiler.Options)) (*runner.Result
 	if mod != nil {
 		mod(&opts)
 	}
-	ro := runner.Options{AfterStep: faultinject.FromEnv(), Compile: opts, Threads: 4}
+	hook := faultinject.FromEnv()
+	if e.fault != "" {
+		hook = faultinject.Parse(e.fault)
+	}
+	ro := runner.Options{AfterStep: hook, Compile: opts, Threads: 4}
 	if os.Getenv("IDEMC_TRACE") != "" { // per-statement times, as idemc prints them
 		ro.Trace = os.Stderr
 	}

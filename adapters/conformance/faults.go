@@ -70,6 +70,9 @@ type Options struct {
 	// builds, minutes on a 2-core machine). `make spark` runs the rest.
 	Short       bool
 	ShortTrials int
+	// Lanes runs the random trials that many at a time (randomTrials);
+	// IDEMC_FAULT_LANES overrides it. 0 or 1: one after another.
+	Lanes int
 }
 
 // Trial counts of the short (CI) and the soak versions.
@@ -97,6 +100,7 @@ func (o Options) resolve(t *testing.T) Options {
 			o.Trials = ciTrials
 		}
 	}
+	o.Lanes = lanesOf(t, o)
 	if o.Seed == 0 {
 		if v := os.Getenv("IDEMC_FAULT_SEED"); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
@@ -308,7 +312,7 @@ func Faults(t *testing.T, tgt Target, o Options) {
 	s.timing = rand.New(rand.NewSource(o.Seed + 1))
 	s.failNext = s.rng.Intn(len(allPurposes))
 	s.soak = os.Getenv("IDEMC_SOAK") == "1"
-	t.Logf("%s: %d trials, seed %d (repeat with IDEMC_FAULT_SEED=%d IDEMC_FAULT_TRIALS=%d)", tgt.Engine, o.Trials, o.Seed, o.Seed, o.Trials)
+	t.Logf("%s: %d trials on %d lanes, seed %d (repeat with IDEMC_FAULT_SEED=%d IDEMC_FAULT_TRIALS=%d IDEMC_FAULT_LANES=%d)", tgt.Engine, o.Trials, o.Lanes, o.Seed, o.Seed, o.Trials, o.Lanes)
 	s.kinds = []string{kindCrashRule, kindKillTimer, kindFailStep}
 	if eng, ok := s.serverSessions(t); ok {
 		s.kinds = []string{kindCrashRule, kindKillTimer, kindSessionKill, kindFailStep}
@@ -333,11 +337,7 @@ func Faults(t *testing.T, tgt Target, o Options) {
 			t.Run(name, func(t *testing.T) { s.swept++; s.trial(t, n, sp) })
 		}
 	}
-	for i := 0; i < o.Trials; i++ {
-		kind := s.kinds[i%len(s.kinds)]
-		n++
-		t.Run(fmt.Sprintf("%02d_%s", i+1, kind), func(t *testing.T) { s.trial(t, n, s.randomSpec(kind)) })
-	}
+	s.randomTrials(n)
 	s.summary()
 }
 
@@ -747,9 +747,9 @@ func (s *faultSuite) trial(t *testing.T, n int, sp trialSpec) {
 		u, p := ru, rp
 		fault = fmt.Sprintf("fail:%s:%s", u.id, p)
 		postCommit = u.post[p]
-		t.Setenv("IDEMC_FAULT", fault)
+		e.fault = fault
 		res, err := e.buildErr(faultAsOf, window)
-		t.Setenv("IDEMC_FAULT", "")
+		e.fault = ""
 		if err != nil {
 			t.Fatalf("the build with %s: %v", fault, err)
 		}
