@@ -35,45 +35,44 @@ func (r *run) takeClaim(ctx context.Context, sess adapters.Session, s plan.Step)
 	deadline := time.Now().Add(wait)
 	pause, holder := claimPollFirst, ""
 	var polled time.Time // when waiting for a live holder began
-	since := func() time.Duration {
-		if polled.IsZero() {
-			return 0
+	defer func() {
+		if !polled.IsZero() {
+			waited = time.Since(polled)
 		}
-		return time.Since(polled)
-	}
+	}()
 	for {
 		if err := r.claimExec(ctx, sess, s.SQL); err != nil {
-			return since(), err
+			return 0, err
 		}
 		_, rows, err := sess.Query(ctx, c.Holder, 1)
 		if err != nil {
-			return since(), err
+			return 0, err
 		}
 		holder = ""
 		if len(rows) > 0 && len(rows[0]) > 0 {
 			holder = rows[0][0]
 		}
 		if holder == c.RunID {
-			return since(), nil
+			return 0, nil
 		}
 		if holder != "" {
 			alive, err := r.holderAlive(ctx, holder)
 			if err != nil {
-				return since(), err
+				return 0, err
 			}
 			if !alive {
 				// Only the dead run's row goes: a run that took it over
 				// meanwhile keeps its own, and the claim finds it.
 				q := strings.ReplaceAll(c.Takeover, plan.Token(plan.SlotHolder), r.d.String(holder))
 				if err := r.claimExec(ctx, sess, q); err != nil {
-					return since(), err
+					return 0, err
 				}
 				continue
 			}
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return since(), fmt.Errorf("%s is claimed by run %s, still alive after %s: %w", l.Key, holder, wait, adapters.ErrLocked)
+			return 0, fmt.Errorf("%s is claimed by run %s, still alive after %s: %w", l.Key, holder, wait, adapters.ErrLocked)
 		}
 		if polled.IsZero() {
 			polled = time.Now()
@@ -81,7 +80,7 @@ func (r *run) takeClaim(ctx context.Context, sess adapters.Session, s plan.Step)
 		select {
 		case <-time.After(min(pause/2+rand.N(pause), left)):
 		case <-ctx.Done():
-			return since(), ctx.Err()
+			return 0, ctx.Err()
 		}
 		pause = min(2*pause, claimPollMax)
 	}

@@ -37,10 +37,7 @@ func lanesOf(t *testing.T, o Options) int {
 func (s *faultSuite) randomTrials(first int) {
 	lanes := s.o.Lanes
 	if lanes == 1 {
-		for i := 0; i < s.o.Trials; i++ {
-			kind, n := s.kinds[i%len(s.kinds)], first+i+1
-			s.t.Run(fmt.Sprintf("%02d_%s", i+1, kind), func(t *testing.T) { s.trial(t, n, s.randomSpec(kind)) })
-		}
+		s.runLane(s.t, 0, 1, first)
 		return
 	}
 	subs := make([]*faultSuite, lanes)
@@ -51,15 +48,20 @@ func (s *faultSuite) randomTrials(first int) {
 			t.Run(fmt.Sprintf("lane%d", l+1), func(t *testing.T) {
 				t.Parallel()
 				ln.t = t
-				for i := l; i < s.o.Trials; i += lanes {
-					kind, n := s.kinds[i%len(s.kinds)], first+i+1
-					t.Run(fmt.Sprintf("%02d_%s", i+1, kind), func(t *testing.T) { ln.trial(t, n, ln.randomSpec(kind)) })
-				}
+				ln.runLane(t, l, lanes, first)
 			})
 		}
 	})
 	for _, ln := range subs {
 		s.merge(ln)
+	}
+}
+
+// runLane runs trials l, l+lanes, l+2·lanes… in turn as subtests of t.
+func (s *faultSuite) runLane(t *testing.T, l, lanes, first int) {
+	for i := l; i < s.o.Trials; i += lanes {
+		kind, n := s.kinds[i%len(s.kinds)], first+i+1
+		t.Run(fmt.Sprintf("%02d_%s", i+1, kind), func(t *testing.T) { s.trial(t, n, s.randomSpec(kind)) })
 	}
 }
 
@@ -71,7 +73,7 @@ func (s *faultSuite) lane(l int) *faultSuite {
 	ln.timing = rand.New(rand.NewSource(laneSeed(s.o.Seed, l) + 1))
 	ln.failNext = s.failNext + l
 	ln.outcomes, ln.fired, ln.missed = map[string]map[string]int{}, map[plan.Purpose]int{}, map[plan.Purpose][]string{}
-	ln.swept, ln.midStmt, ln.recovered = 0, 0, 0
+	ln.midStmt, ln.recovered = 0, 0
 	return &ln
 }
 
