@@ -5,7 +5,9 @@ import (
 	"math/rand"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemc/idemc/plan"
 )
@@ -96,3 +98,18 @@ func (s *faultSuite) merge(ln *faultSuite) {
 	s.midStmt += ln.midStmt
 	s.recovered += ln.recovered
 }
+
+// phases times the parts of a trial, for its log line: where a slow
+// engine's trial goes (setup, fault, check, rerun, compare).
+type phases struct {
+	start time.Time
+	parts []string
+}
+
+func (p *phases) mark(name string) {
+	now := time.Now()
+	p.parts = append(p.parts, fmt.Sprintf("%s %.1fs", name, now.Sub(p.start).Seconds()))
+	p.start = now
+}
+
+func (p phases) String() string { return strings.Join(p.parts, ", ") }

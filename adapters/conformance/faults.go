@@ -431,10 +431,13 @@ func withAppName(dsn, app string) string {
 func (s *faultSuite) reference() bool {
 	t := s.t
 	ok := t.Run("reference", func(t *testing.T) {
+		ph := phases{start: time.Now()}
 		e := newEnv(t, s.tgt, faultFiles())
 		res := e.build(faultAsOf, nil)
 		e.mustSucceed(res)
+		ph.mark("build")
 		s.ref = s.snap(t, e)
+		ph.mark("snapshot")
 		for _, ft := range faultTables {
 			if s.ref.tables[ft.name] == nil || len(s.ref.tables[ft.name]) == 0 {
 				t.Fatalf("reference: %s is missing or empty", ft.name)
@@ -443,7 +446,9 @@ func (s *faultSuite) reference() bool {
 		// A forced second build leaves the same contents: the reference is
 		// itself idempotent.
 		e.mustSucceed(e.build(faultAsOf, func(o *compiler.Options) { o.Start, o.End = faultStart, faultEnd }))
+		ph.mark("forced build")
 		again := s.snap(t, e)
+		ph.mark("snapshot")
 		if d := again.diff(s.ref); d != "" {
 			t.Fatalf("a forced rerun of the clean build changed it: %s", d)
 		}
@@ -501,7 +506,8 @@ func (s *faultSuite) reference() bool {
 				t.Fatalf("a clean child build differs from the reference: %s", d)
 			}
 		}
-		t.Logf("reference built; %d model units; a child build takes %v", len(s.units), s.childDur.Round(time.Millisecond))
+		ph.mark("two child builds and snapshots")
+		t.Logf("reference built; %d model units; a child build takes %v (%s)", len(s.units), s.childDur.Round(time.Millisecond), ph)
 	})
 	return ok
 }
@@ -634,10 +640,12 @@ func (s *faultSuite) trial(t *testing.T, n int, sp trialSpec) {
 	if rebuild {
 		mode = "rebuild"
 	}
+	ph := phases{start: time.Now()}
 	e, app := s.newFaultEnv(t)
 	if rebuild {
 		e.mustSucceed(e.build(faultAsOf, nil))
 	}
+	ph.mark("setup")
 	cs := childSpec{Threads: 1 + s.rng.Intn(3)}
 	var window func(*compiler.Options)
 	if rebuild {
@@ -787,14 +795,17 @@ func (s *faultSuite) trial(t *testing.T, n int, sp trialSpec) {
 	}
 	s.count(kind, strings.SplitN(outcome, " (", 2)[0])
 	t.Logf("trial %d [%s, %s, threads %d]: %s → %s", n, kind, mode, cs.Threads, fault, outcome)
+	ph.mark("fault")
 
 	// Right after the fault: all or nothing, and no succeeded row without
 	// its data.
 	after := s.snap(t, e)
 	s.checkAfterFault(t, after, rebuild, failUnit, postCommit)
+	ph.mark("check")
 
 	// A plain rerun succeeds and gives the clean run's contents.
 	res, err := e.buildErr(faultAsOf, nil)
+	ph.mark("rerun")
 	if err != nil {
 		t.Fatalf("the rerun after %s: %v", fault, err)
 	}
@@ -807,6 +818,7 @@ func (s *faultSuite) trial(t *testing.T, n int, sp trialSpec) {
 		t.FailNow()
 	}
 	final := s.snap(t, e)
+	ph.mark("compare")
 	if d := final.diff(s.ref); d != "" {
 		t.Errorf("after the rerun the tables differ from a clean run: %s", d)
 	}
@@ -837,7 +849,7 @@ func (s *faultSuite) trial(t *testing.T, n int, sp trialSpec) {
 	}
 	if !t.Failed() {
 		s.recovered++
-		t.Logf("trial %d: recovered: the rerun ran %d units and left every table identical to a clean run", n, len(res.Units))
+		t.Logf("trial %d: recovered: the rerun ran %d units and left every table identical to a clean run (%s)", n, len(res.Units), ph)
 	}
 }
 
