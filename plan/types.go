@@ -208,6 +208,11 @@ type ClaimSpec struct {
 	// SlotHolder (rendered as a string literal), so that the claim can be
 	// made again; it deletes nothing if another run took it over first.
 	Takeover string
+	// Counts: the claim statement's affected rows are the rows it
+	// inserted, so 1 means this run holds the key without reading the
+	// holder (an engine that counts a no-op update of a held key, or
+	// whose MERGEs of one key do not conflict, reads it).
+	Counts bool
 }
 
 // Run-time values of a step (Step.Slots).

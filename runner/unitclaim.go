@@ -21,7 +21,9 @@ const (
 
 // takeClaim completes a claimed lock step (plan.LockSpec.Claim, engines
 // with no session lock): it claims the key, reads the holder and goes on
-// when it is this run; a dead holder's row is deleted and the key claimed
+// when it is this run (the read is skipped when the claim counts, Counts,
+// and reports that it inserted its row: it inserts only when the key has
+// none); a dead holder's row is deleted and the key claimed
 // again; a live holder is polled with a jittered backoff until the wait
 // runs out, and then the unit fails as locked by another run, having
 // written nothing. waited is the time spent waiting for a live holder
@@ -41,8 +43,12 @@ func (r *run) takeClaim(ctx context.Context, sess adapters.Session, s plan.Step)
 		}
 	}()
 	for {
-		if err := r.claimExec(ctx, sess, s.SQL); err != nil {
+		res, err := r.claimExec(ctx, sess, s.SQL)
+		if err != nil {
 			return 0, err
+		}
+		if c.Counts && res.Affected == 1 {
+			return 0, nil
 		}
 		_, rows, err := sess.Query(ctx, c.Holder, 1)
 		if err != nil {
@@ -64,7 +70,7 @@ func (r *run) takeClaim(ctx context.Context, sess adapters.Session, s plan.Step)
 				// Only the dead run's row goes: a run that took it over
 				// meanwhile keeps its own, and the claim finds it.
 				q := strings.ReplaceAll(c.Takeover, plan.Token(plan.SlotHolder), r.d.String(holder))
-				if err := r.claimExec(ctx, sess, q); err != nil {
+				if _, err := r.claimExec(ctx, sess, q); err != nil {
 					return 0, err
 				}
 				continue
@@ -88,13 +94,13 @@ func (r *run) takeClaim(ctx context.Context, sess adapters.Session, s plan.Step)
 
 // claimExec runs a statement on the lock table, retried alone when it lost
 // to a concurrent claim (Delta's conflict, BigQuery's serialization).
-func (r *run) claimExec(ctx context.Context, sess adapters.Session, q string) error {
+func (r *run) claimExec(ctx context.Context, sess adapters.Session, q string) (plan.Result, error) {
 	st := &plan.Step{Purpose: plan.Lock, SQL: q}
-	_, err := sess.Exec(ctx, st)
+	res, err := sess.Exec(ctx, st)
 	if err != nil {
-		_, err = r.retryShared(ctx, sess, st, err)
+		res, err = r.retryShared(ctx, sess, st, err)
 	}
-	return err
+	return res, err
 }
 
 // holderAlive reports whether the run holding a claim lives (its

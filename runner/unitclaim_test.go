@@ -42,20 +42,25 @@ func TestUnitClaim(t *testing.T) {
 		errHas, noteHas      string
 		takeover             bool // the holder's row was deleted by the unit
 		slowClaim            bool // the lock table's statements take 600 ms each
+		holderReads          int  // the holder reads the unit made (-1: any)
 	}{
-		{name: "free", engine: "snowflake", want: StatusSucceeded},
+		// Snowflake's claim MERGE also counts a no-op update of a held
+		// key: its count cannot say who holds it, the holder is read.
+		{name: "free", engine: "snowflake", want: StatusSucceeded, holderReads: 1},
+		// Spark's counts only its insert: 1 row is this run's claim.
+		{name: "free, claim counted: no holder read", engine: "spark", want: StatusSucceeded},
 		{name: "waits for a live run, then proceeds", engine: "snowflake", holder: "other", releaseAfter: 1200 * time.Millisecond,
-			wait: 20 * time.Second, want: StatusSucceeded, noteHas: "waited"},
+			wait: 20 * time.Second, want: StatusSucceeded, noteHas: "waited", holderReads: -1},
 		{name: "live holder: locked by another run", engine: "bigquery", holder: "other", wait: 700 * time.Millisecond,
-			want: StatusFailed, errHas: "locked by another run"},
+			want: StatusFailed, errHas: "locked by another run", holderReads: -1},
 		{name: "live holder of this host: locked", engine: "spark", holder: "local", wait: 400 * time.Millisecond,
-			want: StatusFailed, errHas: "locked by another run"},
-		{name: "dead run (no heartbeat) taken over", engine: "spark", holder: "dead", wait: 20 * time.Second, want: StatusSucceeded, takeover: true},
-		{name: "dead process of this host taken over", engine: "bigquery", holder: "gone", wait: 20 * time.Second, want: StatusSucceeded, takeover: true},
+			want: StatusFailed, errHas: "locked by another run", holderReads: -1},
+		{name: "dead run (no heartbeat) taken over", engine: "spark", holder: "dead", wait: 20 * time.Second, want: StatusSucceeded, takeover: true, holderReads: -1},
+		{name: "dead process of this host taken over", engine: "bigquery", holder: "gone", wait: 20 * time.Second, want: StatusSucceeded, takeover: true, holderReads: -1},
 		// A claim is seconds of Delta commits on a busy Spark: that is
 		// not waiting for another run, and the note must not say so.
-		{name: "slow claim, no holder: no wait note", engine: "spark", slowClaim: true, want: StatusSucceeded},
-		{name: "released on failure", engine: "snowflake", failAt: plan.Insert, want: StatusFailed, errHas: "injected"},
+		{name: "slow claim, no holder: no wait note", engine: "spark", slowClaim: true, want: StatusSucceeded, holderReads: -1},
+		{name: "released on failure", engine: "snowflake", failAt: plan.Insert, want: StatusFailed, errHas: "injected", holderReads: -1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -98,6 +103,9 @@ func TestUnitClaim(t *testing.T) {
 			}
 			if c.want == StatusFailed && c.holder != "" && srv.okContaining("INSERT INTO "+r.d.Qualify(u.Write.Target)) > 0 {
 				t.Error("a unit locked out wrote its destination")
+			}
+			if n := srv.okContaining("SELECT run_id"); c.holderReads >= 0 && n != c.holderReads {
+				t.Errorf("%d holder reads, want %d", n, c.holderReads)
 			}
 			if took := srv.okContaining("run_id = '"+c.holder+"'") > 0 && c.holder != ""; took != c.takeover {
 				t.Errorf("the holder's row deleted by the unit: %v, want %v", took, c.takeover)

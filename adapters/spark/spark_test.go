@@ -40,11 +40,23 @@ func TestConnectionString(t *testing.T) {
 	}
 }
 
-// fakeExecutor records statements; failQuery makes a query return rows.
+// fakeExecutor records statements; rows makes a query return rows, fail
+// a statement fail, affected a counted statement report its rows.
 type fakeExecutor struct {
-	stmts []string
-	rows  func(q string) [][]any
-	fail  func(q string) error
+	stmts    []string
+	rows     func(q string) [][]any
+	fail     func(q string) error
+	affected func(q string) int64
+}
+
+func (f *fakeExecutor) written(ctx context.Context, q string) (int64, error) {
+	if err := f.exec(ctx, q); err != nil {
+		return -1, err
+	}
+	if f.affected != nil {
+		return f.affected(q), nil
+	}
+	return -1, nil
 }
 
 func (f *fakeExecutor) exec(ctx context.Context, q string) error {

@@ -47,3 +47,28 @@ func goRow(vals []any, types []sparktypes.DataType) []any {
 	}
 	return vals
 }
+
+// metricRows reads the rows a DML statement wrote from Delta's metrics
+// row: a MERGE's inserted plus updated rows (its num_affected_rows also
+// counts the rows it deleted, which a delete-insert MERGE does to every
+// key it replaces), an UPDATE's or DELETE's num_affected_rows; -1 when the
+// row has neither.
+func metricRows(names []string, values []any) int64 {
+	m := map[string]int64{}
+	for i, n := range names {
+		if i < len(values) {
+			if v, ok := values[i].(int64); ok {
+				m[n] = v
+			}
+		}
+	}
+	ins, okI := m["num_inserted_rows"]
+	upd, okU := m["num_updated_rows"]
+	if okI && okU {
+		return ins + upd
+	}
+	if n, ok := m["num_affected_rows"]; ok {
+		return n
+	}
+	return -1
+}

@@ -34,3 +34,27 @@ func TestValueText(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricRows: the rows a statement wrote, from the metrics row Delta
+// returns (as the live server answered for each kind).
+func TestMetricRows(t *testing.T) {
+	merge := []string{"num_affected_rows", "num_updated_rows", "num_deleted_rows", "num_inserted_rows"}
+	for _, tc := range []struct {
+		name   string
+		names  []string
+		values []any
+		want   int64
+	}{
+		{"claim MERGE that inserted", merge, []any{int64(1), int64(0), int64(0), int64(1)}, 1},
+		{"claim MERGE that found a holder", merge, []any{int64(0), int64(0), int64(0), int64(0)}, 0},
+		{"delete-insert MERGE: deleted rows are not written", merge, []any{int64(7), int64(0), int64(3), int64(4)}, 4},
+		{"upsert MERGE", merge, []any{int64(5), int64(2), int64(0), int64(3)}, 5},
+		{"DELETE", []string{"num_affected_rows"}, []any{int64(2)}, 2},
+		{"no metrics", nil, nil, -1},
+		{"not a number", []string{"num_affected_rows"}, []any{"2"}, -1},
+	} {
+		if got := metricRows(tc.names, tc.values); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}

@@ -90,7 +90,7 @@ func (g Gen) ClaimStep(w *plan.Write) plan.Step {
 		SQL: g.Claim(w.State, key, run),
 		Lock: &plan.LockSpec{Key: key, Timeout: DefaultClaimWait, Release: g.ClaimRelease(w.State, key, g.String(run)),
 			Claim: &plan.ClaimSpec{RunID: run, Holder: g.ClaimHolder(w.State, key),
-				Takeover: g.ClaimRelease(w.State, key, plan.Token(plan.SlotHolder))}}}
+				Takeover: g.ClaimRelease(w.State, key, plan.Token(plan.SlotHolder)), Counts: g.S.ClaimCounts}}}
 }
 
 // withClaim puts the unit's claim before its first write, after the steps

@@ -84,6 +84,10 @@ type Spelling struct {
 	// claims of the table as it does any MERGE that updates (BigQuery's
 	// mutating DML, Snowflake's table lock) instead of letting both insert.
 	ClaimMatched string
+	// ClaimCounts: the claim's affected rows are the rows it inserted (no
+	// ClaimMatched clause, and two claims of one key conflict: Delta), so
+	// 1 means the run holds the key and the holder read is skipped.
+	ClaimCounts bool
 	// PartitionIndex indexes a partitioned destination's partition column
 	// when idemc creates it (MySQL: so that a window's DELETE and the NULL
 	// check read the window, not the table).

@@ -28,8 +28,15 @@ func IsLockTable(q string) bool { return strings.Contains(strings.ToLower(q), "i
 // Answer runs q if it is a statement or query on the lock table: handled
 // says so, and rows are a holder read's answer.
 func (f *Table) Answer(q string) (rows [][]string, handled bool) {
+	rows, _, handled = f.Exec(q)
+	return rows, handled
+}
+
+// Exec is Answer also giving the rows a statement inserted or deleted, as
+// an engine that counts a claim's rows reports them.
+func (f *Table) Exec(q string) (rows [][]string, affected int64, handled bool) {
 	if !IsLockTable(q) {
-		return nil, false
+		return nil, 0, false
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -41,23 +48,26 @@ func (f *Table) Answer(q string) (rows [][]string, handled bool) {
 	case strings.HasPrefix(t, "MERGE INTO"):
 		if _, ok := f.rows[key]; !ok {
 			f.rows[key] = submatch(claimValRe, q)
+			affected = 1
 		}
 	case strings.HasPrefix(t, "SELECT run_id"):
 		if holder, ok := f.rows[key]; ok {
-			return [][]string{{holder}}, true
+			return [][]string{{holder}}, 0, true
 		}
 	case strings.HasPrefix(t, "DELETE FROM") && key != "":
 		if f.rows[key] == run {
 			delete(f.rows, key)
+			affected = 1
 		}
 	case strings.HasPrefix(t, "DELETE FROM"):
 		for k, r := range f.rows {
 			if r == run {
 				delete(f.rows, k)
+				affected++
 			}
 		}
 	}
-	return nil, true
+	return nil, affected, true
 }
 
 // Holder is the run holding key ("" none).

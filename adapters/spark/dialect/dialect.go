@@ -30,6 +30,10 @@ func NewDialect() Dialect {
 		// one unit conflict (the loser retries and finds the row), others'
 		// do not.
 		ClaimTableOptions: "USING DELTA PARTITIONED BY (lock_key)",
+		// The claim MERGE only inserts, and its metrics row says whether
+		// it did: the holder read is skipped when it did (~180 ms a unit
+		// live).
+		ClaimCounts: true,
 		// A unit's end is a second audit row, not an UPDATE of its running
 		// row: Delta's blind INSERTs never conflict, while every UPDATE of
 		// the shared audit table rewrites a file and conflicts with the
