@@ -140,9 +140,9 @@ func (s *faultSuite) concRunners(e *env) []concChild {
 		case 0:
 			c.plain = true
 		case 1:
-			a := 1 + s.rng.Intn(faultDays)
-			b := a + 1 + s.rng.Intn(faultDays-a+1)
-			c.Start, c.End = fmt.Sprintf("2026-07-%02d", a), fmt.Sprintf("2026-07-%02d", b)
+			a := 1 + s.rng.Intn(s.o.Days)
+			b := a + 1 + s.rng.Intn(s.o.Days-a+1)
+			c.Start, c.End = day(a), day(b)
 		case 2:
 			c.Select = []string{"+summary"}
 		default:
@@ -160,9 +160,9 @@ func (s *faultSuite) concRunners(e *env) []concChild {
 		}
 	}
 	for i := range kids {
-		kids[i].Dir, kids[i].AsOf, kids[i].Threads = e.dir, faultAsOf, 1+s.rng.Intn(3)
+		kids[i].Dir, kids[i].AsOf, kids[i].Threads = e.dir, s.asOf(), 1+s.rng.Intn(3)
 		var rules []string
-		for _, r := range []string{"summary:lock", "summary:check", "daily/2026-07-03:lock", "daily/2026-07-03:check"} {
+		for _, r := range []string{"summary:lock", "summary:check", "daily/" + s.midDay() + ":lock", "daily/" + s.midDay() + ":check"} {
 			if s.rng.Intn(3) == 0 {
 				rules = append(rules, fmt.Sprintf("sleep:%s:%dms", r, 50+s.rng.Intn(300)))
 			}
@@ -209,7 +209,7 @@ func (s *faultSuite) concTrial(t *testing.T, cs *concStats, i int) {
 	if fresh {
 		cs.fresh++
 	} else {
-		e.mustSucceed(e.build(faultAsOf, nil))
+		e.mustSucceed(e.build(s.asOf(), nil))
 	}
 	procs := startConc(t, e, s.concRunners(e))
 	cs.runners += len(procs)
@@ -257,7 +257,7 @@ func (s *faultSuite) concTrial(t *testing.T, cs *concStats, i int) {
 		// No plain build completed (DuckDB refused it): a plain rerun
 		// must give a clean run's relations.
 		cs.reruns++
-		e.mustSucceed(e.build(faultAsOf, nil))
+		e.mustSucceed(e.build(s.asOf(), nil))
 		final := s.snap(t, e)
 		if d := final.diff(s.ref); d != "" {
 			t.Errorf("a plain rerun after the concurrent runners differs from a clean run: %s", d)

@@ -1,9 +1,9 @@
 package conformance
 
 // The fault injection suite (issue 6, item 4; DESIGN §1, §7–§9): a
-// multi-partition backfill (two partitioned models of six partitions each,
-// a merge model, a watermark merge model, a table and a view downstream) is
-// hit, trial after trial, by one fault:
+// multi-partition backfill (two partitioned models of Options.Days day
+// partitions each, six by default; a merge model, a watermark merge model,
+// a table and a view downstream) is hit, trial after trial, by one fault:
 //
 //   - crash_rule:   a child process SIGKILLs itself right after a step of a
 //     unit (IDEMC_FAULT=crash:<unit>:<purpose>);
@@ -73,6 +73,12 @@ type Options struct {
 	// Lanes runs the random trials that many at a time (randomTrials);
 	// IDEMC_FAULT_LANES overrides it. 0 or 1: one after another.
 	Lanes int
+	// Days is the number of day partitions of the fault project's two
+	// partitioned models (0: faultDays; IDEMC_FAULT_DAYS overrides it). A
+	// slow engine's CI trials use fewer (live Spark: each unit is seconds
+	// of Delta commits): every build of every trial is shorter, and the
+	// kinds of fault are the same.
+	Days int
 }
 
 // Trial counts of the short (CI) and the soak versions.
@@ -101,6 +107,16 @@ func (o Options) resolve(t *testing.T) Options {
 		}
 	}
 	o.Lanes = lanesOf(t, o)
+	if v := os.Getenv("IDEMC_FAULT_DAYS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > 28 {
+			t.Fatalf("IDEMC_FAULT_DAYS=%q: want a number of days from 1 to 28", v)
+		}
+		o.Days = n
+	}
+	if o.Days <= 0 {
+		o.Days = faultDays
+	}
 	if o.Seed == 0 {
 		if v := os.Getenv("IDEMC_FAULT_SEED"); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
@@ -131,27 +147,42 @@ var allPurposes = []plan.Purpose{
 	plan.Publish, plan.StateStep, plan.AuditFinish, plan.LatestEnd, plan.Commit, plan.Cleanup,
 }
 
-// The fault project: six day partitions (2026-07-01 … 2026-07-06).
+// The fault project: by default six day partitions (2026-07-01 …
+// 2026-07-06), built as of the day after the last (Options.Days).
 const (
-	faultAsOf  = "2026-07-07T00:00:00Z"
 	faultStart = "2026-07-01"
-	faultEnd   = "2026-07-07"
 	faultDays  = 6
 	perDay     = 8
-	bigFanout  = 12 // daily_big: perDay × 48 × bigFanout rows per partition
+	bigFanout  = 12 // daily_big: perDay × days·perDay × bigFanout rows per partition
 )
 
-func faultFiles() map[string]string {
+// day is the fault project's n-th day (1: faultStart).
+func day(n int) string { return fmt.Sprintf("2026-07-%02d", n) }
+
+// asOf is the logical time of every build of the fault project: the
+// end of its last day partition.
+func (s *faultSuite) asOf() string { return day(s.o.Days+1) + "T00:00:00Z" }
+
+// end is the exclusive end of the project's partitions (--end).
+func (s *faultSuite) end() string { return day(s.o.Days + 1) }
+
+// midDay is a partition in the middle of the project, for the rules the
+// concurrent trials and the soak sweep aim at one partition.
+func (s *faultSuite) midDay() string { return day((s.o.Days + 1) / 2) }
+
+func faultFiles(days int) map[string]string {
 	var ev strings.Builder
 	ev.WriteString("id,d,user_id,amount\n")
 	users := "abcdef"
-	for id := 1; id <= faultDays*perDay; id++ {
-		day := 1 + (id-1)/perDay
-		fmt.Fprintf(&ev, "%d,2026-07-%02d,%c,%d\n", id, day, users[(id*7)%6], (id*37)%50+1)
+	for id := 1; id <= days*perDay; id++ {
+		fmt.Fprintf(&ev, "%d,%s,%c,%d\n", id, day(1+(id-1)/perDay), users[(id*7)%6], (id*37)%50+1)
 	}
+	// Every user is updated on the first day, so that the watermark model
+	// loads all of them however few days the project has (summary checks
+	// its users against them).
 	us := "id,name,updated_at\n"
 	for i, n := range []string{"Ann", "Bob", "Cy", "Dee", "Eve", "Fay"} {
-		us += fmt.Sprintf("%c,%s,2026-07-0%d 10:00:00\n", users[i], n, i+1)
+		us += fmt.Sprintf("%c,%s,%s %02d:00:00\n", users[i], n, faultStart, 10+i)
 	}
 	return map[string]string{
 		"seeds/events.csv": ev.String(),
@@ -312,7 +343,7 @@ func Faults(t *testing.T, tgt Target, o Options) {
 	s.timing = rand.New(rand.NewSource(o.Seed + 1))
 	s.failNext = s.rng.Intn(len(allPurposes))
 	s.soak = os.Getenv("IDEMC_SOAK") == "1"
-	t.Logf("%s: %d trials on %d lanes, seed %d (repeat with IDEMC_FAULT_SEED=%d IDEMC_FAULT_TRIALS=%d IDEMC_FAULT_LANES=%d)", tgt.Engine, o.Trials, o.Lanes, o.Seed, o.Seed, o.Trials, o.Lanes)
+	t.Logf("%s: %d trials on %d lanes, %d days, seed %d (repeat with IDEMC_FAULT_SEED=%d IDEMC_FAULT_TRIALS=%d IDEMC_FAULT_LANES=%d IDEMC_FAULT_DAYS=%d)", tgt.Engine, o.Trials, o.Lanes, o.Days, o.Seed, o.Seed, o.Trials, o.Lanes, o.Days)
 	s.kinds = []string{kindCrashRule, kindKillTimer, kindFailStep}
 	if eng, ok := s.serverSessions(t); ok {
 		s.kinds = []string{kindCrashRule, kindKillTimer, kindSessionKill, kindFailStep}
@@ -393,7 +424,7 @@ func (s *faultSuite) count(kind, outcome string) {
 // newFaultEnv is an env with the fault project; on PostgreSQL its sessions
 // carry an application_name of their own, so that they can be found.
 func (s *faultSuite) newFaultEnv(t *testing.T) (*env, string) {
-	e := newEnv(t, s.tgt, faultFiles())
+	e := newEnv(t, s.tgt, faultFiles(s.o.Days))
 	app := ""
 	if s.tgt.Engine == "postgres" {
 		dsn := s.tgt.Settings(e.dir)["dsn"]
@@ -432,8 +463,8 @@ func (s *faultSuite) reference() bool {
 	t := s.t
 	ok := t.Run("reference", func(t *testing.T) {
 		ph := phases{start: time.Now()}
-		e := newEnv(t, s.tgt, faultFiles())
-		res := e.build(faultAsOf, nil)
+		e := newEnv(t, s.tgt, faultFiles(s.o.Days))
+		res := e.build(s.asOf(), nil)
 		e.mustSucceed(res)
 		ph.mark("build")
 		s.ref = s.snap(t, e)
@@ -445,7 +476,7 @@ func (s *faultSuite) reference() bool {
 		}
 		// A forced second build leaves the same contents: the reference is
 		// itself idempotent.
-		e.mustSucceed(e.build(faultAsOf, func(o *compiler.Options) { o.Start, o.End = faultStart, faultEnd }))
+		e.mustSucceed(e.build(s.asOf(), func(o *compiler.Options) { o.Start, o.End = faultStart, s.end() }))
 		ph.mark("forced build")
 		again := s.snap(t, e)
 		ph.mark("snapshot")
@@ -457,7 +488,7 @@ func (s *faultSuite) reference() bool {
 		if err != nil {
 			t.Fatal(err)
 		}
-		at, _ := time.Parse(time.RFC3339, faultAsOf)
+		at, _ := time.Parse(time.RFC3339, s.asOf())
 		pl, err := compiler.Compile(p, compiler.Options{AsOf: at, Models: true})
 		if err != nil {
 			t.Fatal(err)
@@ -484,8 +515,9 @@ func (s *faultSuite) reference() bool {
 			}
 			s.units = append(s.units, fu)
 		}
-		if len(s.units) < 15 {
-			t.Fatalf("the fault project has %d model units, want at least 15", len(s.units))
+		// Two partitioned models, a merge, a watermark merge, a table, a view.
+		if want := 2*s.o.Days + 4; len(s.units) != want {
+			t.Fatalf("the fault project has %d model units, want %d", len(s.units), want)
 		}
 		// Time a clean child build: the child mode works, and its duration
 		// bounds the random kill delays.
@@ -515,7 +547,7 @@ func (s *faultSuite) reference() bool {
 // startChild starts a build of the env's project in a child process.
 func (s *faultSuite) startChild(t *testing.T, e *env, cs childSpec, fault string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	cs.Dir, cs.AsOf = e.dir, faultAsOf
+	cs.Dir, cs.AsOf = e.dir, s.asOf()
 	spec, _ := json.Marshal(cs)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFaults$", "-test.count=1")
 	cmd.Env = append(os.Environ(), faultChildEnv+"="+string(spec), "IDEMC_FAULT="+fault, "IDEMC_TRACE=")
@@ -601,7 +633,7 @@ func (s *faultSuite) sweep(kind string) []trialSpec {
 		seen := map[string]bool{}
 		for _, u := range s.units {
 			model, part, _ := strings.Cut(u.id, "/")
-			if seen[model] || part != "" && part != "2026-07-03" {
+			if seen[model] || part != "" && part != s.midDay() {
 				continue
 			}
 			seen[model] = true
@@ -643,14 +675,14 @@ func (s *faultSuite) trial(t *testing.T, n int, sp trialSpec) {
 	ph := phases{start: time.Now()}
 	e, app := s.newFaultEnv(t)
 	if rebuild {
-		e.mustSucceed(e.build(faultAsOf, nil))
+		e.mustSucceed(e.build(s.asOf(), nil))
 	}
 	ph.mark("setup")
 	cs := childSpec{Threads: 1 + s.rng.Intn(3)}
 	var window func(*compiler.Options)
 	if rebuild {
-		cs.Start, cs.End = faultStart, faultEnd
-		window = func(o *compiler.Options) { o.Start, o.End = faultStart, faultEnd }
+		cs.Start, cs.End = faultStart, s.end()
+		window = func(o *compiler.Options) { o.Start, o.End = faultStart, s.end() }
 	}
 	var fault, outcome string
 	failUnit := ""
@@ -756,7 +788,7 @@ func (s *faultSuite) trial(t *testing.T, n int, sp trialSpec) {
 		fault = fmt.Sprintf("fail:%s:%s", u.id, p)
 		postCommit = u.post[p]
 		e.fault = fault
-		res, err := e.buildErr(faultAsOf, window)
+		res, err := e.buildErr(s.asOf(), window)
 		e.fault = ""
 		if err != nil {
 			t.Fatalf("the build with %s: %v", fault, err)
@@ -804,7 +836,7 @@ func (s *faultSuite) trial(t *testing.T, n int, sp trialSpec) {
 	ph.mark("check")
 
 	// A plain rerun succeeds and gives the clean run's contents.
-	res, err := e.buildErr(faultAsOf, nil)
+	res, err := e.buildErr(s.asOf(), nil)
 	ph.mark("rerun")
 	if err != nil {
 		t.Fatalf("the rerun after %s: %v", fault, err)
