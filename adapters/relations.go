@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -9,8 +10,9 @@ import (
 // single query lists: open-source Spark has no information_schema (it is
 // Unity Catalog's), and SHOW TABLES reads one schema at a time.
 type RelationLister interface {
-	// Relations lists the existing tables and views as (schema, name) rows.
-	Relations(ctx context.Context) ([][]string, error)
+	// Relations lists the existing tables and views of schemas (lower
+	// case; nil: every schema) as (schema, name) rows.
+	Relations(ctx context.Context, schemas []string) ([][]string, error)
 }
 
 // SessionWrapper is a session that decorates another (the runner's
@@ -20,12 +22,15 @@ type SessionWrapper interface {
 	Unwrap() Session
 }
 
-// ListRelations lists the existing relations as (schema, name) rows: the
-// session's own way when it has one, else the dialect's RelationsQuery.
-func ListRelations(ctx context.Context, s Session, d CatalogSQL) ([][]string, error) {
+// ListRelations lists the existing relations of schemas (nil: of every
+// schema) as (schema, name) rows: the session's own way when it has one
+// (Spark: SHOW TABLES in each schema asked for, not in every schema of a
+// metastore that may hold thousands), else the dialect's RelationsQuery,
+// its rows of other schemas left out, so that every engine answers alike.
+func ListRelations(ctx context.Context, s Session, d CatalogSQL, schemas []string) ([][]string, error) {
 	for inner := s; inner != nil; {
 		if l, ok := inner.(RelationLister); ok {
-			return l.Relations(ctx)
+			return l.Relations(ctx, schemas)
 		}
 		w, ok := inner.(SessionWrapper)
 		if !ok {
@@ -34,7 +39,20 @@ func ListRelations(ctx context.Context, s Session, d CatalogSQL) ([][]string, er
 		inner = w.Unwrap()
 	}
 	_, rows, err := s.Query(ctx, d.RelationsQuery(), 0)
-	return rows, err
+	if err != nil || schemas == nil {
+		return rows, err
+	}
+	want := make(map[string]bool, len(schemas))
+	for _, sc := range schemas {
+		want[strings.ToLower(sc)] = true
+	}
+	out := rows[:0]
+	for _, r := range rows {
+		if want[strings.ToLower(r[0])] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // HeartbeatSQL spells the run heartbeats (sqlgen.Gen has them), the

@@ -102,7 +102,7 @@ func orphanConn(ctx context.Context, p *project.Project, opts compiler.Options) 
 }
 
 func findOrphans(ctx context.Context, c *conn, st plan.State, pl *plan.Plan) ([]Orphan, error) {
-	db, err := readCatalog(ctx, c.sess, c.ad.Dialect)
+	db, err := readCatalog(ctx, c.sess, c.ad.Dialect, nil) // every schema: a destination idemc_latest names may be in any
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func Plan(ctx context.Context, p *project.Project, o compiler.Options) (*plan.Pl
 	}
 	defer c.Close()
 	st := stateOf(p, o.Target)
-	db, err := readStateNoWrite(ctx, c, st, tablesOf(pre))
+	db, err := readStateNoWrite(ctx, c, st, tablesOf(pre), catalogScope(pre, st))
 	if err != nil {
 		return nil, fmt.Errorf("runner: reading the audit table: %w", err)
 	}
@@ -44,23 +44,23 @@ func Plan(ctx context.Context, p *project.Project, o compiler.Options) (*plan.Pl
 
 // readStateNoWrite is readState on a target whose state tables may not
 // exist yet (nothing has run): then only the catalog is read.
-func readStateNoWrite(ctx context.Context, c *conn, st plan.State, tables []plan.Relation) (*dbState, error) {
+func readStateNoWrite(ctx context.Context, c *conn, st plan.State, tables, scope []plan.Relation) (*dbState, error) {
 	for _, r := range []plan.Relation{st.Audit, st.Marks} {
 		if _, ok, err := c.sess.Relation(ctx, r); err != nil {
 			return nil, err
 		} else if !ok {
-			return catalogOnly(ctx, c, tables)
+			return catalogOnly(ctx, c, tables, scope)
 		}
 	}
 	st, err := readable(ctx, c.sess, c.ad.Dialect, st)
 	if err != nil {
 		return nil, err
 	}
-	return readState(ctx, c.sess, c.ad.Dialect, st, tables)
+	return readState(ctx, c.sess, c.ad.Dialect, st, tables, scope)
 }
 
-func catalogOnly(ctx context.Context, c *conn, tables []plan.Relation) (*dbState, error) {
-	out, err := readCatalog(ctx, c.sess, c.ad.Dialect)
+func catalogOnly(ctx context.Context, c *conn, tables, scope []plan.Relation) (*dbState, error) {
+	out, err := readCatalog(ctx, c.sess, c.ad.Dialect, scope)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -165,7 +166,7 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 // buildOn is Build on an open engine (a fake one in the runner's tests);
 // pre is the plan prep made without state.
 func buildOn(ctx context.Context, p *project.Project, o Options, prep *compiler.Prepared, pre *plan.Plan, eng adapters.Engine, ad *adapters.Adapter, started time.Time) (*Result, error) {
-	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[plan.Relation]*sync.Mutex{}, tables: tablesOf(pre), trace: o.Trace, prep: prep}
+	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[plan.Relation]*sync.Mutex{}, tables: tablesOf(pre), nodes: catalogScope(pre, plan.State{}), trace: o.Trace, prep: prep}
 	r.views, _ = ad.Dialect.(adapters.ViewBinder)
 	r.res = &Result{RunID: NewRunID(started), Started: started.UTC()}
 	defer func() {
@@ -200,6 +201,7 @@ type run struct {
 	claimWait time.Duration
 
 	tables   []plan.Relation // every seed's and table model's relation, probed for emptiness
+	nodes    []plan.Relation // every node's relation, looked up in the catalog
 	runRow   *plan.RunRow    // this run's idemc_runs row
 	recorded *runOptions     // a retry's options, copied from the run it finishes
 
@@ -239,7 +241,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 		sess.Close()
 		return nil, fmt.Errorf("runner: marking abandoned units: %w", err)
 	}
-	st, err := readState(ctx, sess, r.d, r.readStateOf(), r.tables)
+	st, err := readState(ctx, sess, r.d, r.readStateOf(), r.tables, append(slices.Clip(r.nodes), r.state.Audit))
 	if err != nil {
 		sess.Close()
 		return nil, fmt.Errorf("runner: reading the audit table: %w", err)

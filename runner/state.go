@@ -32,8 +32,8 @@ type dbState struct {
 	views map[plan.Relation]bool
 }
 
-func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st plan.State, tables []plan.Relation) (*dbState, error) {
-	out, err := readCatalog(ctx, s, d)
+func readState(ctx context.Context, s adapters.Session, d adapters.Dialect, st plan.State, tables, scope []plan.Relation) (*dbState, error) {
+	out, err := readCatalog(ctx, s, d, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -76,8 +76,10 @@ func emptyState() *dbState {
 }
 
 // readCatalog is the state of a target as far as its catalog tells:
-// which relations exist, and where relations without a schema live.
-func readCatalog(ctx context.Context, s adapters.Session, d adapters.Dialect) (*dbState, error) {
+// which relations exist, and where relations without a schema live. Only
+// the schemas of scope, the relations the caller looks up, are listed
+// (nil: every schema).
+func readCatalog(ctx context.Context, s adapters.Session, d adapters.Dialect, scope []plan.Relation) (*dbState, error) {
 	out := emptyState()
 	if q := d.DefaultSchemaQuery(); q != "" {
 		_, rows, err := s.Query(ctx, q, 0)
@@ -88,7 +90,7 @@ func readCatalog(ctx context.Context, s adapters.Session, d adapters.Dialect) (*
 			out.defaultSchema = strings.ToLower(rows[0][0])
 		}
 	}
-	rows, err := adapters.ListRelations(ctx, s, d) // SHOW TABLES on Spark
+	rows, err := adapters.ListRelations(ctx, s, d, out.schemasOf(scope)) // SHOW TABLES on Spark
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +130,45 @@ func (s *dbState) probeEmpty(ctx context.Context, sess adapters.Session, d adapt
 		}
 	}
 	return nil
+}
+
+// schemasOf lists the schemas of rels as the catalog names them, sorted;
+// nil (every schema) when rels is nil, or names a relation without a
+// schema on an engine that does not say where those live.
+func (s *dbState) schemasOf(rels []plan.Relation) []string {
+	if rels == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	out := []string{}
+	for _, r := range rels {
+		sc := s.key(r).Schema
+		if sc == "" {
+			return nil
+		}
+		if !seen[sc] {
+			seen[sc] = true
+			out = append(out, sc)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// catalogScope is what a run looks up in the catalog: every model's and
+// seed's relation, and the state tables (by the audit table, when st
+// names it).
+func catalogScope(pl *plan.Plan, st plan.State) []plan.Relation {
+	out := make([]plan.Relation, 0, len(pl.Nodes)+1)
+	if st.Audit.Name != "" {
+		out = append(out, st.Audit)
+	}
+	for _, n := range pl.Nodes {
+		if n.Relation.Name != "" {
+			out = append(out, n.Relation)
+		}
+	}
+	return out
 }
 
 // tablesOf lists the relations of a project's seeds and table-like models.

@@ -1163,7 +1163,7 @@ func (s *faultSuite) snap(t *testing.T, e *env) *snapshot {
 	d := ad.Dialect
 	sn := &snapshot{tables: map[string]map[string]string{}, counts: map[string]map[string]int{}, dups: map[string]string{}}
 	exists := map[string]bool{}
-	rels, err := adapters.ListRelations(ctx, sess, d)
+	rels, err := adapters.ListRelations(ctx, sess, d, []string{strings.ToLower(e.schema), strings.ToLower(e.schema) + "_raw"})
 	if err != nil {
 		t.Fatal(err)
 	}

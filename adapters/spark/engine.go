@@ -433,18 +433,23 @@ func schemaNotFound(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "[SCHEMA_NOT_FOUND]")
 }
 
-// Relations lists every table and view of the current catalog, one SHOW
-// TABLES per schema: open-source Spark has no information_schema (Unity
-// Catalog's), and SHOW TABLES reads one namespace. A schema dropped
-// between the two statements has no relations.
-func (s *Session) Relations(ctx context.Context) ([][]string, error) {
-	_, _, nss, err := s.query(ctx, "SHOW SCHEMAS")
-	if err != nil {
-		return nil, err
+// Relations lists the tables and views of schemas in the current catalog
+// (nil: of every schema SHOW SCHEMAS lists), one SHOW TABLES per schema:
+// open-source Spark has no information_schema (Unity Catalog's), and SHOW
+// TABLES reads one namespace. A schema that does not exist, or was
+// dropped meanwhile, has no relations.
+func (s *Session) Relations(ctx context.Context, schemas []string) ([][]string, error) {
+	if schemas == nil {
+		_, _, nss, err := s.query(ctx, "SHOW SCHEMAS")
+		if err != nil {
+			return nil, err
+		}
+		for _, ns := range nss {
+			schemas = append(schemas, sqlgen.Text(ns[0]))
+		}
 	}
 	var out [][]string
-	for _, ns := range nss {
-		name := sqlgen.Text(ns[0])
+	for _, name := range schemas {
 		_, _, rows, err := s.x.query(ctx, "SHOW TABLES IN "+s.d.Quote(name))
 		if schemaNotFound(err) {
 			continue
