@@ -28,8 +28,10 @@ func NewDialect() Dialect {
 		TableOptions: "USING DELTA", // the state tables are Delta tables, whatever the default format
 		// Delta checks a MERGE's conflicts per partition: by key, claims of
 		// one unit conflict (the loser retries and finds the row), others'
-		// do not.
-		ClaimTableOptions: "USING DELTA PARTITIONED BY (lock_key)",
+		// do not. By run too, so that a release, a takeover and a run's
+		// end delete by partition values only: Delta then drops files
+		// without scanning them (live: a release 584 -> 386 ms).
+		ClaimTableOptions: "USING DELTA PARTITIONED BY (lock_key, run_id)",
 		// The claim MERGE only inserts, and its metrics row says whether
 		// it did: the holder read is skipped when it did (~180 ms a unit
 		// live).
