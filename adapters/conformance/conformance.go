@@ -40,6 +40,22 @@ type Target struct {
 	// "on_schema_change/NAME") the target cannot run, with why: an
 	// emulator's limits.
 	Skip map[string]string
+	// Parallel: on_schema_change's cases, each on schemas of its own, run
+	// at once (live Spark: its longest scenario, mostly waits on Delta
+	// commits).
+	Parallel bool
+}
+
+// runCase runs one case of a scenario as a subtest, at once with its
+// siblings when tgt.Parallel (a case must then leave the environment
+// alone: no t.Setenv).
+func (tgt Target) runCase(t *testing.T, name string, f func(t *testing.T)) {
+	tgt.run(t, name, func(t *testing.T) {
+		if tgt.Parallel {
+			t.Parallel()
+		}
+		f(t)
+	})
 }
 
 // run runs one scenario of tgt as a subtest, or skips it with tgt.Skip's
@@ -104,7 +120,7 @@ func Run(t *testing.T, tgt Target) {
 	tgt.run(t, "merge_exclude_columns", func(t *testing.T) { mergeExclude(t, tgt) })
 	tgt.run(t, "empty_partition_min_rows", func(t *testing.T) { emptyPartition(t, tgt) })
 	tgt.run(t, "on_schema_change", func(t *testing.T) {
-		tgt.run(t, "columns", func(t *testing.T) { schemaChange(t, tgt) })
+		tgt.runCase(t, "columns", func(t *testing.T) { schemaChange(t, tgt) })
 		schemaTypeChanges(t, tgt)
 	})
 	tgt.run(t, "watermark_reread", func(t *testing.T) { watermarkReread(t, tgt) })

@@ -18,10 +18,10 @@ func typeModel(extra, amount string) string {
 
 // schemaTypeChanges runs the type cases as subtests of on_schema_change.
 func schemaTypeChanges(t *testing.T, tgt Target) {
-	tgt.run(t, "type_fail_and_append", func(t *testing.T) { typeRefused(t, tgt) })
-	tgt.run(t, "type_sync_all_columns", func(t *testing.T) { typeSync(t, tgt) })
-	tgt.run(t, "type_sync_with_view", func(t *testing.T) { typeSyncView(t, tgt) })
-	tgt.run(t, "type_full_refresh", func(t *testing.T) { typeFullRefresh(t, tgt) })
+	tgt.runCase(t, "type_fail_and_append", func(t *testing.T) { typeRefused(t, tgt) })
+	tgt.runCase(t, "type_sync_all_columns", func(t *testing.T) { typeSync(t, tgt) })
+	tgt.runCase(t, "type_sync_with_view", func(t *testing.T) { typeSyncView(t, tgt) })
+	tgt.runCase(t, "type_full_refresh", func(t *testing.T) { typeFullRefresh(t, tgt) })
 }
 
 // A view reading the retyped column: the retype succeeds and the view reads

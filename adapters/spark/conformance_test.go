@@ -24,6 +24,7 @@ func target(t *testing.T) conformance.Target {
 	return conformance.Target{
 		Engine:     "spark",
 		Concurrent: true,
+		Parallel:   true,
 		Settings:   func(string) map[string]string { return map[string]string{"dsn": dsn} },
 	}
 }
