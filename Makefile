@@ -71,7 +71,7 @@ soak:
 # (IDEMC_FAULT_TRIALS, default 20) and the demo on every engine, Spark
 # included. IDEMC_TRACE=1 prints each statement's time.
 spark:
-	eval "$$(scripts/services.sh spark)" && IDEMC_REQUIRE_LIVE=1 IDEMC_FAULT_TRIALS=$${IDEMC_FAULT_TRIALS:-20} \
+	eval "$$(scripts/services.sh spark)" && IDEMC_REQUIRE_LIVE=1 IDEMC_FAULT_TRIALS=$${IDEMC_FAULT_TRIALS:-20} IDEMC_FAULT_DAYS=$${IDEMC_FAULT_DAYS:-6} \
 		$(GO) test -p 1 -count=1 -v -timeout 240m -run '^(TestConformance|TestFaults)$$' ./adapters/spark/ && \
 		eval "$$(scripts/services.sh postgres mariadb spark)" && IDEMC_REQUIRE_LIVE=1 \
 		$(GO) test -count=1 -v -timeout 120m -run '^TestDemoSameOnEveryEngine$$' ./cmd/idemc/
