@@ -97,12 +97,28 @@ func SessionKind(ctx context.Context, s Session, r Relation) (kind string, ok bo
 	return "", false, nil
 }
 
+// runKey is the context key of the run a statement belongs to.
+type runKey struct{}
+
+// WithRun tells the engine which run ctx's work belongs to (a seed load
+// names its aside table by it: StageTables).
+func WithRun(ctx context.Context, runID string) context.Context {
+	return context.WithValue(ctx, runKey{}, runID)
+}
+
+// RunOf is the run WithRun gave ctx, "" for none.
+func RunOf(ctx context.Context) string {
+	id, _ := ctx.Value(runKey{}).(string)
+	return id
+}
+
 // StageTables is implemented by dialects whose staging tables are
 // permanent tables that a dead run leaves behind (Spark's Delta stages):
 // the next run drops those whose run is not alive.
 type StageTables interface {
-	// StageRun reports whether name is a stage of the destination dest
-	// and, if so, the run tag it carries.
+	// StageRun reports whether name is a stage of the destination dest,
+	// or a seed load's aside table of it, and, if so, the run tag it
+	// carries.
 	StageRun(dest, name string) (tag string, ok bool)
 	// RunTag is the tag the stages of run carry.
 	RunTag(runID string) string

@@ -227,6 +227,9 @@ type run struct {
 }
 
 func (r *run) build(ctx context.Context) (*Result, error) {
+	// The engine may name what the run leaves behind by it (Spark's seed
+	// loads), for the next run to tell a dead run's leftovers.
+	ctx = adapters.WithRun(ctx, r.res.RunID)
 	sess, err := r.eng.Session(ctx)
 	if err != nil {
 		return nil, err

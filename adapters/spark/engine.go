@@ -217,7 +217,13 @@ func (e *Engine) LoadSeed(ctx context.Context, r plan.Relation, t *seed.Table) (
 		return 0, err
 	}
 	defer s.Close()
-	if err := dialect.NewDialect().SeedLoad(r, t).Run(func(q string, _ ...any) error { return s.exec(ctx, q) }); err != nil {
+	// Named by the run, when ctx says it, so that a load that dies with
+	// its run is dropped by the next (runner.dropStaleStages).
+	d, tag := dialect.NewDialect(), ""
+	if run := adapters.RunOf(ctx); run != "" {
+		tag = d.RunTag(run)
+	}
+	if err := d.RunSeedLoad(r, t, tag).Run(func(q string, _ ...any) error { return s.exec(ctx, q) }); err != nil {
 		return 0, err
 	}
 	return int64(len(t.Rows)), nil

@@ -129,21 +129,31 @@ func (g Gen) SeedType(k seed.Kind) string {
 // around the load (SeedLoadName) and the statement creating r's schema,
 // which the load runs first (none when r names no schema).
 func (g Gen) SeedAside(r plan.Relation) (aside plan.Relation, prepare []string) {
+	return g.SeedAsideTagged(r, "")
+}
+
+// SeedAsideTagged is SeedAside named by tag, the loading run's (see
+// SeedLoadName).
+func (g Gen) SeedAsideTagged(r plan.Relation, tag string) (aside plan.Relation, prepare []string) {
 	if sc := g.CreateSchema(r); sc != "" {
 		prepare = []string{sc}
 	}
-	return SeedLoadName(r), prepare
+	return SeedLoadName(r, tag), prepare
 }
 
 // SeedLoadName is the relation a seed load fills before publishing it, on
 // engines without a lock around the load (Snowflake, Spark): one name per
 // load, so that two runners loading one seed at once never fill, replace
-// or publish each other's half-loaded table. A load that dies leaves its
-// table behind; the name says whose it was (r__idemc_new_<random>).
-func SeedLoadName(r plan.Relation) plan.Relation {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	suffix := "__idemc_new_" + hex.EncodeToString(b[:])
-	r.Name = portableDerive(r.Name, suffix)
+// or publish each other's half-loaded table (r__idemc_new_<tag>). A load
+// that dies leaves its table behind: tag, 8 hex digits, is the loading
+// run's when the engine knows it (Spark: its next run drops the tables of
+// runs that are not alive, as it does their stages), else random.
+func SeedLoadName(r plan.Relation, tag string) plan.Relation {
+	if tag == "" {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		tag = hex.EncodeToString(b[:])
+	}
+	r.Name = portableDerive(r.Name, "__idemc_new_"+tag)
 	return r
 }

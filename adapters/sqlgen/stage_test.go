@@ -47,7 +47,7 @@ func TestSeedLoadName(t *testing.T) {
 	for _, name := range []string{"codes", strings.Repeat("é", 40)} {
 		seen := map[string]bool{}
 		for i := 0; i < 50; i++ {
-			got := SeedLoadName(plan.Relation{Schema: "raw", Name: name}).Name
+			got := SeedLoadName(plan.Relation{Schema: "raw", Name: name}, "").Name
 			if seen[got] {
 				t.Fatalf("two loads of %s share %s", name, got)
 			}
@@ -56,5 +56,9 @@ func TestSeedLoadName(t *testing.T) {
 				t.Fatalf("load table %q: want a valid name of at most 63 bytes with __idemc_new_", got)
 			}
 		}
+	}
+	// A run's load is named by its tag, so that a later run can tell it.
+	if got := SeedLoadName(plan.Relation{Schema: "raw", Name: "codes"}, "0badf00d").Name; got != "codes__idemc_new_0badf00d" {
+		t.Fatalf("tagged load table %q, want codes__idemc_new_0badf00d", got)
 	}
 }

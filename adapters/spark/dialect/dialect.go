@@ -132,10 +132,15 @@ func (d Dialect) StateDDL(s plan.State) []string {
 }
 
 // StageRun reports a stage of dest (StageRelation: the destination's
-// name, __idemc_stage, …, the run's hash) and the run hash it ends with.
+// name, __idemc_stage, …, the run's hash) or a seed load's table
+// (RunSeedLoad: the seed's name, __idemc_new_, the run's hash), and the
+// run hash it ends with.
 func (d Dialect) StageRun(dest, name string) (string, bool) {
 	dest, name = strings.ToLower(dest), strings.ToLower(name)
-	if !strings.HasPrefix(name, dest+"__idemc_stage") || len(name) < len(dest)+len("__idemc_stage")+9 {
+	if !strings.HasPrefix(name, dest+"__idemc_stage") && !strings.HasPrefix(name, dest+"__idemc_new_") {
+		return "", false
+	}
+	if len(name) < len(dest)+len("__idemc_new_")+8 {
 		return "", false
 	}
 	tag := name[len(name)-8:]
@@ -381,7 +386,14 @@ func (d Dialect) markStep(w *plan.Write, stage string) plan.Step {
 // loads never share it) by multi-row INSERTs of typed literals, then
 // publishes it with one CREATE OR REPLACE TABLE (a single Delta commit).
 func (d Dialect) SeedLoad(r plan.Relation, t *seed.Table) adapters.SeedLoad {
-	newRel, prep := d.SeedAside(r)
+	return d.RunSeedLoad(r, t, "")
+}
+
+// RunSeedLoad is SeedLoad by the run whose tag is tag (RunTag; ""
+// random): its staging table is r__idemc_new_<tag>, which the next run
+// drops if the load died with its run (StageRun).
+func (d Dialect) RunSeedLoad(r plan.Relation, t *seed.Table, tag string) adapters.SeedLoad {
+	newRel, prep := d.SeedAsideTagged(r, tag)
 	dest, aside := d.Qualify(r), d.Qualify(newRel)
 	props := tableProps(seedColumns(t))
 	return adapters.SeedLoad{
