@@ -328,10 +328,8 @@ func (e *env) dropSchemas() {
 	defer s.Close()
 	for _, sc := range []string{e.schema, e.schema + "_raw"} {
 		q := "DROP SCHEMA IF EXISTS " + e.d.Quote(sc)
-		if e.tgt.Engine == "postgres" || e.tgt.Engine == "spark" {
-			// Spark refuses a schema that holds tables without it: a
-			// suite run left hundreds of schemas on the server.
-			q += " CASCADE"
+		if v, ok := e.d.(adapters.Verifier); ok {
+			q = v.DropSchema(sc) // with CASCADE where a schema's tables need it
 		}
 		_, _ = adapters.ExecSQL(context.Background(), s, q)
 	}

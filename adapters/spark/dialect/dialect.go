@@ -26,6 +26,9 @@ func NewDialect() Dialect {
 		NullSafeEq:   func(a, b string) string { return a + " <=> " + b },
 		Text:         "STRING",
 		TableOptions: "USING DELTA", // the state tables are Delta tables, whatever the default format
+		// Spark refuses to drop a schema that holds tables without
+		// CASCADE: verify's scratch schemas (and the test suite's) stayed.
+		DropSchemaCascade: true,
 		// Delta checks a MERGE's conflicts per partition: by key, claims of
 		// one unit conflict (the loser retries and finds the row), others'
 		// do not. By run too, so that a release, a takeover and a run's
