@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/duckdb/duckdb-go/v2" // also registers the "duckdb" database/sql driver
 
@@ -59,7 +58,14 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 			return nil, fmt.Errorf("duckdb: %w", err)
 		}
 	}
-	db, err := open(ctx, path)
+	err := error(nil)
+	if path != "" {
+		err = createAtomically(ctx, path)
+	}
+	var db *sql.DB
+	if err == nil {
+		db, err = open(ctx, path)
+	}
 	if err != nil {
 		if strings.Contains(err.Error(), "lock") {
 			return nil, fmt.Errorf("duckdb: %s is %w (another idemc or DuckDB process has it open); wait for it to finish, then run again: %v", path, adapters.ErrLocked, firstLine(err.Error()))
@@ -69,36 +75,26 @@ func Open(ctx context.Context, settings map[string]string) (adapters.Engine, err
 	return &Engine{db: db, d: dialect.NewDialect()}, nil
 }
 
-// open opens the file. A file another process is creating at this very
-// moment reads as "not a valid DuckDB database file" until its header is
-// written: such an open is tried again for about 5 s (1.3 s was too short
-// on a loaded 2-core machine: TestConcurrent), and then finds the file held
-// ("lock") or usable; a file that stays invalid is reported.
+// open opens the file (or an in-memory database for ""). Every connection
+// runs in UTC: partition windows, partition keys and audit times are UTC
+// instants, and DuckDB otherwise casts TIMESTAMP literals to TIMESTAMPTZ in
+// the process's TZ (hour windows moved across a DST change). The hook
+// outlives ctx (a connection opened after an interrupt records the unit as
+// abandoned), so it does not use it.
 func open(ctx context.Context, path string) (*sql.DB, error) {
-	for wait := 20 * time.Millisecond; ; wait *= 2 {
-		// Every connection runs in UTC: partition windows, partition keys
-		// and audit times are UTC instants, and DuckDB otherwise casts
-		// TIMESTAMP literals to TIMESTAMPTZ in the process's TZ (hour
-		// windows moved across a DST change). The hook outlives Open's ctx
-		// (a connection opened after an interrupt records the unit as
-		// abandoned), so it does not use it.
-		var db *sql.DB
-		conn, err := duckdb.NewConnector(path, func(ex driver.ExecerContext) error {
-			_, err := ex.ExecContext(context.Background(), "SET TimeZone = 'UTC'", nil)
-			return err
-		})
-		if err == nil {
-			db = sql.OpenDB(conn)
-			if err = db.PingContext(ctx); err != nil {
-				db.Close()
-				db = nil
-			}
-		}
-		if err == nil || !strings.Contains(err.Error(), "not a valid DuckDB database file") || wait > 3*time.Second || ctx.Err() != nil {
-			return db, err
-		}
-		time.Sleep(wait)
+	conn, err := duckdb.NewConnector(path, func(ex driver.ExecerContext) error {
+		_, err := ex.ExecContext(context.Background(), "SET TimeZone = 'UTC'", nil)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	db := sql.OpenDB(conn)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 func firstLine(s string) string {
