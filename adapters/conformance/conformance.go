@@ -40,9 +40,9 @@ type Target struct {
 	// "on_schema_change/NAME") the target cannot run, with why: an
 	// emulator's limits.
 	Skip map[string]string
-	// Parallel: on_schema_change's cases, each on schemas of its own, run
-	// at once (live Spark: its longest scenario, mostly waits on Delta
-	// commits).
+	// Parallel: the scenarios, and on_schema_change's cases, each on
+	// schemas of its own, run at once (live Spark: a build mostly waits on
+	// Delta commits).
 	Parallel bool
 }
 
@@ -109,30 +109,32 @@ func MaybeChild() {
 	os.Exit(0)
 }
 
-// Run runs every scenario against the target.
+// Run runs every scenario against the target, at once (two at a time, Go's
+// -test.parallel) when tgt.Parallel: every scenario has schemas of its own
+// and leaves the process environment alone.
 func Run(t *testing.T, tgt Target) {
-	tgt.run(t, "rerun_same_state", func(t *testing.T) { rerunSameState(t, tgt) })
-	tgt.run(t, "failed_check_previous_state", func(t *testing.T) { failedCheck(t, tgt) })
-	tgt.run(t, "failed_insert_previous_state", func(t *testing.T) { failedInsert(t, tgt) })
-	tgt.run(t, "crash_mid_unit", func(t *testing.T) { crashMidUnit(t, tgt) })
-	tgt.run(t, "merge_null_keys", func(t *testing.T) { mergeNullKeys(t, tgt) })
-	tgt.run(t, "duplicate_batch_keys", func(t *testing.T) { duplicateBatchKeys(t, tgt) })
-	tgt.run(t, "merge_exclude_columns", func(t *testing.T) { mergeExclude(t, tgt) })
-	tgt.run(t, "empty_partition_min_rows", func(t *testing.T) { emptyPartition(t, tgt) })
-	tgt.run(t, "on_schema_change", func(t *testing.T) {
+	tgt.runCase(t, "rerun_same_state", func(t *testing.T) { rerunSameState(t, tgt) })
+	tgt.runCase(t, "failed_check_previous_state", func(t *testing.T) { failedCheck(t, tgt) })
+	tgt.runCase(t, "failed_insert_previous_state", func(t *testing.T) { failedInsert(t, tgt) })
+	tgt.runCase(t, "crash_mid_unit", func(t *testing.T) { crashMidUnit(t, tgt) })
+	tgt.runCase(t, "merge_null_keys", func(t *testing.T) { mergeNullKeys(t, tgt) })
+	tgt.runCase(t, "duplicate_batch_keys", func(t *testing.T) { duplicateBatchKeys(t, tgt) })
+	tgt.runCase(t, "merge_exclude_columns", func(t *testing.T) { mergeExclude(t, tgt) })
+	tgt.runCase(t, "empty_partition_min_rows", func(t *testing.T) { emptyPartition(t, tgt) })
+	tgt.runCase(t, "on_schema_change", func(t *testing.T) {
 		tgt.runCase(t, "columns", func(t *testing.T) { schemaChange(t, tgt) })
 		schemaTypeChanges(t, tgt)
 	})
-	tgt.run(t, "watermark_reread", func(t *testing.T) { watermarkReread(t, tgt) })
-	tgt.run(t, "concurrent_runs", func(t *testing.T) { concurrentRuns(t, tgt) })
-	tgt.run(t, "special_column_names", func(t *testing.T) { specialNames(t, tgt) })
-	tgt.run(t, "up_to_date_no_writes", func(t *testing.T) { upToDate(t, tgt) })
-	tgt.run(t, "sound_state", func(t *testing.T) { soundState(t, tgt) })
-	tgt.run(t, "default_schema", func(t *testing.T) { defaultSchema(t, tgt) })
-	tgt.run(t, "view_checks", func(t *testing.T) { viewChecks(t, tgt) })
-	tgt.run(t, "interrupt_mid_statement", func(t *testing.T) { interruptMidStatement(t, tgt) })
-	tgt.run(t, "materialization_change", func(t *testing.T) { matTransitions(t, tgt) })
-	tgt.run(t, "row_lineage", func(t *testing.T) { rowLineage(t, tgt) })
+	tgt.runCase(t, "watermark_reread", func(t *testing.T) { watermarkReread(t, tgt) })
+	tgt.runCase(t, "concurrent_runs", func(t *testing.T) { concurrentRuns(t, tgt) })
+	tgt.runCase(t, "special_column_names", func(t *testing.T) { specialNames(t, tgt) })
+	tgt.runCase(t, "up_to_date_no_writes", func(t *testing.T) { upToDate(t, tgt) })
+	tgt.runCase(t, "sound_state", func(t *testing.T) { soundState(t, tgt) })
+	tgt.runCase(t, "default_schema", func(t *testing.T) { defaultSchema(t, tgt) })
+	tgt.runCase(t, "view_checks", func(t *testing.T) { viewChecks(t, tgt) })
+	tgt.runCase(t, "interrupt_mid_statement", func(t *testing.T) { interruptMidStatement(t, tgt) })
+	tgt.runCase(t, "materialization_change", func(t *testing.T) { matTransitions(t, tgt) })
+	tgt.runCase(t, "row_lineage", func(t *testing.T) { rowLineage(t, tgt) })
 }
 
 // env is one scenario's project: a folder, a schema of its own and a

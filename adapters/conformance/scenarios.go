@@ -116,7 +116,7 @@ func failedInsert(t *testing.T, tgt Target) {
 	e := newEnv(t, tgt, base(nil))
 	e.mustSucceed(e.build(asOf, nil))
 	before := e.fingerprint("daily")
-	t.Setenv("IDEMC_FAULT", "fail:daily/2026-07-03:insert")
+	e.fault = "fail:daily/2026-07-03:insert" // not t.Setenv: scenarios may run at once
 	res := e.build(asOf, func(o *compiler.Options) { o.Start, o.End = "2026-07-01", "2026-07-05" })
 	if u := e.unit(res, "daily/2026-07-03"); u.Status != "failed" {
 		t.Fatalf("unit: %s", u.Status)
