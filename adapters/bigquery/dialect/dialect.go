@@ -23,6 +23,9 @@ func NewDialect() Dialect {
 		Decimal:    decimalType,
 		IdentLimit: adapters.IdentLimit{Name: 1024, Column: 300, Bytes: true, ColumnChars: true}, // tables 1024 UTF-8 bytes, columns 300 characters
 		Engine:     "bigquery", QuoteOpen: '`', QuoteEnd: '`', TextType: "STRING",
+		// DROP SCHEMA is RESTRICT by default: a dataset that holds tables
+		// (verify's scratch copy) is dropped only with CASCADE.
+		DropSchemaCascade: true,
 		// MD5 returns BYTES, TO_HEX makes it lowercase hex; CAST(… AS
 		// STRING) of a DATE is YYYY-MM-DD.
 		Key:        sqlgen.KeyFuncs{Length: "LENGTH", Concat: "CONCAT", Hash: "TO_HEX(MD5(%s))"},

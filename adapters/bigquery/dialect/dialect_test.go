@@ -34,6 +34,7 @@ func TestDialectSQL(t *testing.T) {
 		{"decorator month", Decorator(&plan.Window{Start: hour, Granularity: "month"}), "$202607"},
 		{"decorator year", Decorator(&plan.Window{Start: hour, Granularity: "year"}), "$2026"},
 		{"rollback", d.Rollback(), "ROLLBACK TRANSACTION"},
+		{"a scratch dataset is dropped with its tables", d.DropSchema("idemc_verify_x"), "DROP SCHEMA IF EXISTS `idemc_verify_x` CASCADE"},
 		{"assert", d.Assert(w.Checks[0], w, "").SQL, "ASSERT NOT EXISTS (\nSELECT t.`event_key`, count(*) AS n FROM `analytics`.`events_daily` AS t\nWHERE t.`event_date` >= DATE '2026-07-02' AND t.`event_date` < DATE '2026-07-03'\nGROUP BY t.`event_key`\nHAVING count(*) > 1\nLIMIT 5\n) AS 'idemc check unique(event_key)'"},
 		{"add column spells API types", d.AddColumn(plan.Relation{Schema: "a", Name: "t"}, plan.Column{Name: "n", Type: "INTEGER"}), "ALTER TABLE `a`.`t` ADD COLUMN `n` INT64"},
 		{"label value", LabelValue("20260703T060000.000Z-Cafe"), "20260703t060000_000z-cafe"},
