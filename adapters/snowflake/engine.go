@@ -197,7 +197,13 @@ func (e *Engine) LoadSeed(ctx context.Context, r plan.Relation, t *seed.Table) (
 		return 0, err
 	}
 	defer c.Close()
-	err = e.d.SeedLoad(r, t).Run(func(q string, args ...any) error {
+	// Named by the run, when ctx says it, so that a load that dies with
+	// its run is dropped by the next (runner.dropStaleStages).
+	tag := ""
+	if run := adapters.RunOf(ctx); run != "" {
+		tag = e.d.RunTag(run)
+	}
+	err = e.d.RunSeedLoad(r, t, tag).Run(func(q string, args ...any) error {
 		_, err := c.ExecContext(ctx, q, args...)
 		return err
 	})

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/seed"
+	"github.com/idemc/idemc/adapters/snowflake/dialect"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -64,5 +66,43 @@ func TestLoadSeedBindsTypedValues(t *testing.T) {
 		"FIXED 2", "TEXT <nil>", "BOOLEAN false", "TEXT <nil>", "TEXT <nil>", "TEXT <nil>"}
 	if !reflect.DeepEqual(insert.Binds, wantBinds) {
 		t.Errorf("binds %q, want %q", insert.Binds, wantBinds)
+	}
+}
+
+// TestLoadSeedNamedByRun: a load of a run names its table aside by the
+// run (RunTag), and the dialect knows it for that run's, so that the next
+// run drops it when the load died with its run (a killed load left
+// S__IDEMC_NEW_<random> forever; the same bug was found on Spark by a
+// fault trial).
+func TestLoadSeedNamedByRun(t *testing.T) {
+	f := newFakeSnowflake(t)
+	e, _ := openFake(t, f)
+	f.reset()
+	tab, errs := seed.Parse([]byte("id\n1\n"), nil)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	const run = "20260703T060000.000Z-cafe0001"
+	if _, err := e.LoadSeed(adapters.WithRun(context.Background(), run), plan.Relation{Schema: "raw", Name: "s"}, tab); err != nil {
+		t.Fatal(err)
+	}
+	d := dialect.NewDialect()
+	want := "S__IDEMC_NEW_" + strings.ToUpper(d.RunTag(run))
+	names := map[string]bool{}
+	for _, s := range f.statements() {
+		for _, m := range loadName.FindAllString(s.SQL, -1) {
+			names[m] = true
+		}
+	}
+	if len(names) != 1 || !names[want] {
+		t.Fatalf("the load's tables: %v, want %s", names, want)
+	}
+	if tag, ok := d.StageRun("s", want); !ok || tag != d.RunTag(run) {
+		t.Errorf("StageRun(s, %s) = %q, %v; want %s", want, tag, ok, d.RunTag(run))
+	}
+	for _, n := range []string{"S", "S__IDEMC_NEW", "S__IDEMC_NEW_ZZZZZZZZ", "T__IDEMC_NEW_" + d.RunTag(run), "S__IDEMC_STAGE_" + d.RunTag(run)} {
+		if _, ok := d.StageRun("s", n); ok {
+			t.Errorf("%s is not a seed load's table of s", n)
+		}
 	}
 }

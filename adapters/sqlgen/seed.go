@@ -146,8 +146,8 @@ func (g Gen) SeedAsideTagged(r plan.Relation, tag string) (aside plan.Relation, 
 // load, so that two runners loading one seed at once never fill, replace
 // or publish each other's half-loaded table (r__idemc_new_<tag>). A load
 // that dies leaves its table behind: tag, 8 hex digits, is the loading
-// run's when the engine knows it (Spark: its next run drops the tables of
-// runs that are not alive, as it does their stages), else random.
+// run's when the engine knows it (Spark, Snowflake: the next run drops the
+// tables of runs that are not alive, SeedLoadRun), else random.
 func SeedLoadName(r plan.Relation, tag string) plan.Relation {
 	if tag == "" {
 		var b [4]byte
@@ -156,4 +156,36 @@ func SeedLoadName(r plan.Relation, tag string) plan.Relation {
 	}
 	r.Name = portableDerive(r.Name, "__idemc_new_"+tag)
 	return r
+}
+
+// SeedLoadRun reports whether name is a seed load's table of dest named by
+// a run (SeedLoadName: dest__idemc_new_ and 8 hex digits, any case), and
+// the tag it ends with.
+func SeedLoadRun(dest, name string) (tag string, ok bool) {
+	dest, name = strings.ToLower(dest), strings.ToLower(name)
+	return runSuffix(name, dest+"__idemc_new_")
+}
+
+// runSuffix reports whether name is prefix, then anything, then '_' and 8
+// hex digits (the prefix may end with the '_'), and those digits.
+func runSuffix(name, prefix string) (string, bool) {
+	if !strings.HasPrefix(name, prefix) || len(name) < len(prefix)+8 {
+		return "", false
+	}
+	tag := name[len(name)-8:]
+	if name[len(name)-9] != '_' || strings.Trim(tag, "0123456789abcdef") != "" {
+		return "", false
+	}
+	return tag, true
+}
+
+// RunTag is the 8 hex digits a run's stages and seed-load tables end with.
+func RunTag(runID string) string { return fmt.Sprintf("%08x", Hash32(runID)) }
+
+// StageRun reports whether name is a stage of dest named by a run
+// (dest__idemc_stage…_ and 8 hex digits, any case), and the tag it ends
+// with.
+func StageRun(dest, name string) (tag string, ok bool) {
+	dest, name = strings.ToLower(dest), strings.ToLower(name)
+	return runSuffix(name, dest+"__idemc_stage")
 }

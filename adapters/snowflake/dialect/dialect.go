@@ -285,7 +285,14 @@ func (d Dialect) Begin() string { return beginSQL }
 // share it) from the seed in multi-row INSERTs with values bound in their
 // kinds, then swaps it in with ALTER TABLE … SWAP WITH (atomic).
 func (d Dialect) SeedLoad(r plan.Relation, t *seed.Table) adapters.SeedLoad {
-	newRel, prep := d.SeedAside(r)
+	return d.RunSeedLoad(r, t, "")
+}
+
+// RunSeedLoad is SeedLoad by the run whose tag is tag (RunTag; ""
+// random): its table aside is r__idemc_new_<tag>, which the next run drops
+// if the load died with its run (StageRun).
+func (d Dialect) RunSeedLoad(r plan.Relation, t *seed.Table, tag string) adapters.SeedLoad {
+	newRel, prep := d.SeedAsideTagged(r, tag)
 	dest, aside := d.Qualify(r), d.Qualify(newRel)
 	return adapters.SeedLoad{
 		Aside:   newRel,
@@ -298,5 +305,16 @@ func (d Dialect) SeedLoad(r plan.Relation, t *seed.Table) adapters.SeedLoad {
 		},
 	}
 }
+
+// StageRun reports a seed load's table aside of dest named by a run
+// (RunSeedLoad), and the run's tag. Snowflake's stages are temporary
+// tables, gone with their session; a seed's table aside is a permanent
+// one, which a load killed with its run leaves behind.
+func (d Dialect) StageRun(dest, name string) (string, bool) { return sqlgen.SeedLoadRun(dest, name) }
+
+// RunTag is the tag a run's seed-load tables end with.
+func (d Dialect) RunTag(runID string) string { return sqlgen.RunTag(runID) }
+
+var _ adapters.StageTables = Dialect{}
 
 var _ adapters.SeedLoader = Dialect{}

@@ -139,22 +139,14 @@ func (d Dialect) StateDDL(s plan.State) []string {
 // (RunSeedLoad: the seed's name, __idemc_new_, the run's hash), and the
 // run hash it ends with.
 func (d Dialect) StageRun(dest, name string) (string, bool) {
-	dest, name = strings.ToLower(dest), strings.ToLower(name)
-	if !strings.HasPrefix(name, dest+"__idemc_stage") && !strings.HasPrefix(name, dest+"__idemc_new_") {
-		return "", false
+	if tag, ok := sqlgen.SeedLoadRun(dest, name); ok {
+		return tag, true
 	}
-	if len(name) < len(dest)+len("__idemc_new_")+8 {
-		return "", false
-	}
-	tag := name[len(name)-8:]
-	if name[len(name)-9] != '_' || strings.Trim(tag, "0123456789abcdef") != "" {
-		return "", false
-	}
-	return tag, true
+	return sqlgen.StageRun(dest, name)
 }
 
 // RunTag is the hash a run's stages end with.
-func (d Dialect) RunTag(runID string) string { return fmt.Sprintf("%08x", sqlgen.Hash32(runID)) }
+func (d Dialect) RunTag(runID string) string { return sqlgen.RunTag(runID) }
 
 var _ adapters.StageTables = Dialect{}
 
