@@ -194,9 +194,9 @@ func (h *httpLoad) prepare(ctx context.Context) (map[string]httpsource.Entry, er
 			return nil, err
 		}
 	}
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	h.landing = plan.Relation{Database: h.rel.Database, Schema: h.rel.Schema, Name: h.rel.Name + "__idemc_http_" + hex.EncodeToString(b[:])}
+	// Named by the run: the next run drops it if this one dies with it
+	// (dropStaleStages).
+	h.landing = sqlgen.HTTPLandingName(h.rel, sqlgen.RunTag(r.res.RunID))
 	cols, ok, err := sess.Relation(ctx, h.rel)
 	if err != nil {
 		return nil, err

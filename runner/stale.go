@@ -3,44 +3,31 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/sqlgen"
 	"github.com/idemc/idemc/plan"
 )
 
-// dropStaleStages drops the staging tables that dead runs left beside the
-// project's destinations (StageTables dialects: Spark's stages are Delta
-// tables, dropped by the unit's cleanup, which a killed run never ran).
-// The running runs are read after the relations were listed: a unit
-// writes its running row before it creates its stage, so every stage
-// listed whose unit still runs belongs to a run read here, and that run's
-// stages are kept while it lives.
+// dropStaleStages drops the tables that dead runs left beside the
+// project's destinations, which a killed run never dropped: an HTTP
+// source's landing table on every engine (sqlgen.HTTPLandingRun), and on
+// StageTables dialects the stages and seed-load tables (Spark's stages
+// are Delta tables; Spark's and Snowflake's seed loads fill a table
+// aside). Each carries its run's tag. The running runs are read after the
+// relations were listed: a unit writes its running row before it creates
+// such a table, so every one listed whose unit still runs belongs to a
+// run read here, and that run's tables are kept while it lives.
 func (r *run) dropStaleStages(ctx context.Context, sess adapters.Session) error {
-	st, ok := r.d.(adapters.StageTables)
-	if !ok || r.db == nil {
+	if r.db == nil {
 		return nil
 	}
-	type stage struct {
-		rel plan.Relation
-		tag string
-	}
-	var stale []stage
-	for _, dest := range r.tables {
-		key := r.db.key(dest)
-		for rel := range r.db.relations {
-			if rel.Schema != key.Schema {
-				continue
-			}
-			if tag, ok := st.StageRun(dest.Name, rel.Name); ok {
-				stale = append(stale, stage{plan.Relation{Database: dest.Database, Schema: dest.Schema, Name: rel.Name}, tag})
-			}
-		}
-	}
+	stale := r.staleCandidates()
 	if len(stale) == 0 {
 		return nil
 	}
-	live := map[string]bool{st.RunTag(r.res.RunID): true}
+	live := map[string]bool{sqlgen.RunTag(r.res.RunID): true}
 	_, rows, err := sess.Query(ctx, sqlgen.RunningQuery(r.d, r.state), 0)
 	if err != nil {
 		return err
@@ -54,15 +41,52 @@ func (r *run) dropStaleStages(ctx context.Context, sess adapters.Session) error 
 		if err != nil {
 			return err
 		}
-		live[st.RunTag(row[0])] = live[st.RunTag(row[0])] || alive
+		live[sqlgen.RunTag(row[0])] = live[sqlgen.RunTag(row[0])] || alive
 	}
 	for _, s := range stale {
 		if live[s.tag] {
 			continue
 		}
 		if _, err := adapters.ExecSQL(ctx, sess, r.d.DropTable(s.rel)); err != nil {
-			return fmt.Errorf("dropping %s, a stage a dead run left: %w", s.rel.Name, err)
+			return fmt.Errorf("dropping %s, a table a dead run left: %w", s.rel.Name, err)
 		}
 	}
 	return nil
+}
+
+// staleStage is a table of a run beside a destination, and its run's tag.
+type staleStage struct {
+	rel plan.Relation
+	tag string
+}
+
+// staleCandidates lists the listed relations that are a run's table
+// beside one of the run's destinations: one pass over the catalog, each
+// name cut at its first "__idemc_" and looked up among the destinations.
+func (r *run) staleCandidates() []staleStage {
+	st, _ := r.d.(adapters.StageTables)
+	dests := make(map[plan.Relation]plan.Relation, len(r.tables))
+	for _, dest := range r.tables {
+		dests[r.db.key(dest)] = dest
+	}
+	var out []staleStage
+	for rel := range r.db.relations {
+		name := strings.ToLower(rel.Name)
+		i := strings.Index(name, "__idemc_")
+		if i <= 0 {
+			continue
+		}
+		dest, ok := dests[plan.Relation{Schema: strings.ToLower(rel.Schema), Name: name[:i]}]
+		if !ok {
+			continue
+		}
+		tag, ok := sqlgen.HTTPLandingRun(dest.Name, rel.Name)
+		if !ok && st != nil {
+			tag, ok = st.StageRun(dest.Name, rel.Name)
+		}
+		if ok {
+			out = append(out, staleStage{plan.Relation{Database: dest.Database, Schema: dest.Schema, Name: rel.Name}, tag})
+		}
+	}
+	return out
 }

@@ -189,3 +189,19 @@ func StageRun(dest, name string) (tag string, ok bool) {
 	dest, name = strings.ToLower(dest), strings.ToLower(name)
 	return runSuffix(name, dest+"__idemc_stage")
 }
+
+// HTTPLandingName is the table an HTTP source's pages land in before they
+// are merged into its destination r: one per run (tag, RunTag), which the
+// next run drops if the ingest died with its run (HTTPLandingRun).
+func HTTPLandingName(r plan.Relation, tag string) plan.Relation {
+	r.Name = portableDerive(r.Name, "__idemc_http_"+tag)
+	return r
+}
+
+// HTTPLandingRun reports whether name is an HTTP landing table of dest
+// (HTTPLandingName), or a seed-load table of one (SeedLoadName), and the
+// run tag it ends with.
+func HTTPLandingRun(dest, name string) (tag string, ok bool) {
+	dest, name = strings.ToLower(dest), strings.ToLower(name)
+	return runSuffix(name, dest+"__idemc_http_")
+}

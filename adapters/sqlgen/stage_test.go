@@ -62,3 +62,35 @@ func TestSeedLoadName(t *testing.T) {
 		t.Fatalf("tagged load table %q, want codes__idemc_new_0badf00d", got)
 	}
 }
+
+// TestRunTables: the tables a run names by its tag are told apart from
+// everything else beside their destination, in any case, so that the next
+// run can drop those of a dead run (an HTTP ingest killed with its run
+// left orders__idemc_http_<random> forever).
+func TestRunTables(t *testing.T) {
+	tag := RunTag("20260703T060000.000Z-cafe0001")
+	land := HTTPLandingName(plan.Relation{Schema: "raw", Name: "orders"}, tag).Name
+	seedOfLand := SeedLoadName(plan.Relation{Name: land}, tag).Name
+	for _, tc := range []struct {
+		name string
+		f    func(dest, name string) (string, bool)
+		dest string
+		ok   bool
+	}{
+		{land, HTTPLandingRun, "orders", true},
+		{strings.ToUpper(land), HTTPLandingRun, "ORDERS", true},
+		{seedOfLand, HTTPLandingRun, "orders", true},
+		{"orders__idemc_http_zzzzzzzz", HTTPLandingRun, "orders", false},
+		{"orders__idemc_http_", HTTPLandingRun, "orders", false},
+		{land, HTTPLandingRun, "order", false},
+		{"codes__idemc_new_" + tag, SeedLoadRun, "codes", true},
+		{"codes__idemc_new_" + tag, HTTPLandingRun, "codes", false},
+		{"events__idemc_stage_x_20260702_" + tag, StageRun, "events", true},
+		{"events__idemc_stage_x_20260702_" + tag, SeedLoadRun, "events", false},
+	} {
+		got, ok := tc.f(tc.dest, tc.name)
+		if ok != tc.ok || ok && got != tag {
+			t.Errorf("%s of %s: %q %v, want ok=%v (tag %s)", tc.name, tc.dest, got, ok, tc.ok, tag)
+		}
+	}
+}

@@ -107,6 +107,11 @@ func TestHTTPKillTrials(t *testing.T) {
 			if got != want {
 				t.Fatalf("after a kill and a rerun the table differs from a clean run's")
 			}
+			// The killed run's landing table is dropped by the rerun (it
+			// stayed forever under a random name).
+			if left := rawTables(t, dir); left != "orders_api" {
+				t.Fatalf("tables in raw after the rerun: %s, want orders_api alone", left)
+			}
 			_, out := ingestTable(t, dir)
 			if !strings.Contains(out, "orders_api") || !strings.Contains(out, " 0 rows") {
 				t.Fatalf("a third run wrote rows:\n%s", out)
@@ -114,6 +119,21 @@ func TestHTTPKillTrials(t *testing.T) {
 		})
 	}
 	t.Logf("%d kill -9 trials of 20-page ingests: every rerun left the table identical to a clean run's", killed)
+}
+
+// rawTables lists the tables of the schema raw, sorted, comma-separated.
+func rawTables(t *testing.T, dir string) string {
+	t.Helper()
+	db, err := sql.Open("duckdb", filepath.Join(dir, "target", "w.duckdb")+"?access_mode=read_only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var names string
+	if err := db.QueryRow(`SELECT coalesce(string_agg(table_name, ',' ORDER BY table_name), '') FROM duckdb_tables() WHERE schema_name = 'raw'`).Scan(&names); err != nil {
+		t.Fatal(err)
+	}
+	return names
 }
 
 func lastLine(s string) string {
