@@ -172,6 +172,12 @@ func FormatUnit(b *strings.Builder, u *Unit, withSQL bool) {
 			// Sent as a query only when the write did not report its rows.
 			fmt.Fprintf(b, "-- count: %s\n", strings.Join(strings.Fields(s.Count), " "))
 		}
+		if s.NotSent != "" {
+			b.WriteString("--    not sent: " + s.NotSent + "\n-- ")
+			b.WriteString(strings.ReplaceAll(s.SQL, "\n", "\n-- "))
+			b.WriteString(";\n")
+			continue
+		}
 		b.WriteString(s.SQL)
 		b.WriteString(terminator(s.SQL))
 		b.WriteByte('\n')

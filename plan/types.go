@@ -176,6 +176,11 @@ type Step struct {
 	// when it ended, its checks' results), they are all the runner fills
 	// in; everything else runs as the recipe says (DESIGN §7).
 	Slots []string
+	// NotSent, set by the runner on a unit's steps as they ran, says why
+	// the step was not sent: an idempotent prepare step an earlier unit of
+	// the run sent for the same destination. The unit's file shows the
+	// statement commented out, under the reason.
+	NotSent string
 }
 
 // LockSpec is the lock a lock step takes.

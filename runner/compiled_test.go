@@ -95,17 +95,20 @@ func compiledSteps(t *testing.T, path string) []expected {
 	header := regexp.MustCompile(`^-- \d+\. [a-z_]+(: .*)?$`)
 	var out []expected
 	var body []string
+	notSent := false // a step the runner did not send: its SQL is commented out
 	flush := func() {
-		if body != nil {
+		if body != nil && !notSent {
 			out = append(out, expect(strings.TrimSuffix(strings.Join(body, "\n"), ";"), false))
 		}
-		body = nil
+		body, notSent = nil, false
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		switch {
 		case strings.HasPrefix(line, "-- unit "):
 		case header.MatchString(line):
 			flush()
+		case strings.HasPrefix(line, "--    not sent: "):
+			notSent = true
 		case strings.HasPrefix(line, "--    "): // a step's lock, job or deferral
 		case strings.HasPrefix(line, "-- count: "):
 			out = append(out, expect(strings.TrimPrefix(line, "-- count: "), true))
@@ -207,6 +210,11 @@ func TestCompiledIsWhatRan(t *testing.T) {
 	})
 	p := loadProject(t, dir)
 	files := buildAndCompare(t, dir, p, 6, true)
+	// daily's second partition does not send the prepare steps its first
+	// sent: its file says so, and the comparison above skips them.
+	if !regexp.MustCompile(`(?m)^--    not sent: an earlier unit of this run sent it for the same destination\n-- CREATE TABLE IF NOT EXISTS "main"\."daily"`).MatchString(files) {
+		t.Errorf("no unit's file shows daily's CREATE TABLE IF NOT EXISTS as not sent:\n%s", files)
+	}
 	if !regexp.MustCompile(`CAST\('\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{8}' AS VARCHAR\) AS "_idemc_run_id"`).MatchString(files) {
 		t.Errorf("no unit's file writes the run id into _idemc_run_id:\n%s", files)
 	}

@@ -175,7 +175,7 @@ func (h *httpLoad) merge(ctx context.Context, t *seed.Table, p *httpsource.Page)
 	w := &plan.Write{Model: h.u.Model, Materialized: plan.Incremental, Strategy: "merge", Target: h.rel,
 		Select:    fmt.Sprintf("SELECT %s FROM %s", strings.Join(cols, ", "), r.d.Qualify(h.landing)),
 		UniqueKey: []string{httpsource.KeyColumn}, State: r.state, Audit: h.row}
-	recipe, _, ue := r.resolveRecipe(ctx, h.sess, w, h.ur)
+	recipe, _, _, ue := r.resolveRecipe(ctx, h.sess, w, h.ur)
 	if ue != nil {
 		return ue.err
 	}

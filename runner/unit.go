@@ -195,17 +195,21 @@ func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *plan.Unit,
 // ddlSteps is ddlPhase under the relation's lock: it resolves what the
 // unit's recipe depends on and builds it once (resolveRecipe), writes it to
 // target/compiled (what runs is what the file says), then runs its prepare
-// steps; hold says the recipe changes the relation's schema, so the lock is
+// steps, unless an earlier unit of the run on the same destination sent
+// them (the file says so under each); hold says the recipe changes the relation's schema, so the lock is
 // kept until the unit ends.
 func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *plan.Unit, w *plan.Write, ur *UnitResult) ([]plan.Step, int, bool, *unitError) {
-	steps, hold, ue := r.resolveRecipe(ctx, sess, w, ur)
+	steps, hold, prepared, ue := r.resolveRecipe(ctx, sess, w, ur)
 	if ue != nil {
 		return steps, 0, false, ue
 	}
 	steps = r.claims.withoutStart(u.ID, steps)
+	i := 0
+	if prepared {
+		i = skipPrepared(steps)
+	}
 	u.Steps = steps
 	r.recordRecipe(u, w, steps)
-	i := 0
 	for ; i < len(steps) && steps[i].Purpose == plan.Prepare; i++ {
 		err := execIdempotent(ctx, r.eng, sess, &steps[i])
 		if err == nil {
@@ -214,6 +218,9 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *plan.Unit,
 		if err != nil {
 			return steps, i, false, &unitError{step: i + 1, purp: steps[i].Purpose, err: err}
 		}
+	}
+	if !prepared {
+		r.markPrepared(w)
 	}
 	return steps, i, hold, nil
 }
@@ -225,16 +232,17 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *plan.Unit,
 // the recipe, once (sqlgen.Recipe composes the change in). Reading comes
 // first, before any of the recipe runs: its prepare steps create a
 // missing destination with the batch's columns, which leaves nothing to
-// change. hold says the recipe changes the relation's schema.
-func (r *run) resolveRecipe(ctx context.Context, sess adapters.Session, w *plan.Write, ur *UnitResult) ([]plan.Step, bool, *unitError) {
-	schemaErr := func(err error) ([]plan.Step, bool, *unitError) {
-		return nil, false, &unitError{step: 1, purp: plan.SchemaStep, err: err}
+// change. hold says the recipe changes the relation's schema; prepared
+// that an earlier unit of the run sent its prepare steps (schema_cache.go).
+func (r *run) resolveRecipe(ctx context.Context, sess adapters.Session, w *plan.Write, ur *UnitResult) (steps []plan.Step, hold, prepared bool, ue *unitError) {
+	schemaErr := func(err error) ([]plan.Step, bool, bool, *unitError) {
+		return nil, false, false, &unitError{step: 1, purp: plan.SchemaStep, err: err}
 	}
-	if steps, ok, err := r.cachedRecipe(ctx, sess, w); ok || err != nil {
+	if steps, prepared, ok, err := r.cachedRecipe(ctx, sess, w); ok || err != nil {
 		if err != nil {
 			return schemaErr(err)
 		}
-		return steps, false, nil
+		return steps, false, prepared, nil
 	}
 	ddl := r.newSchemaDDL(sess, w)
 	if ch, err := r.kindChangeRecipe(ctx, sess, ddl, w); ch != nil || err != nil {
@@ -243,7 +251,7 @@ func (r *run) resolveRecipe(ctx context.Context, sess adapters.Session, w *plan.
 			return schemaErr(err)
 		}
 		w.Schema = ch
-		return sqlgen.Recipe(r.d, w), true, nil
+		return sqlgen.Recipe(r.d, w), true, false, nil
 	}
 	if w.Materialized == plan.Incremental || w.Materialized == plan.Table && r.ad.Capabilities.TableInPlace {
 		cols, note, err := r.syncSchema(ctx, sess, ddl, w)
@@ -267,7 +275,7 @@ func (r *run) resolveRecipe(ctx context.Context, sess adapters.Session, w *plan.
 			CopyRows: ddl.aside && !ddl.emptyCopy && !(w.FullRefresh && w.Window == nil)}
 	}
 	r.rememberDest(w, ddl.batch, w.Schema != nil)
-	return sqlgen.Recipe(r.d, w), w.Schema != nil, nil
+	return sqlgen.Recipe(r.d, w), w.Schema != nil, false, nil
 }
 
 // kindChangeRecipe decides the change of a unit whose destination changes
