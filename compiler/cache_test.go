@@ -96,52 +96,9 @@ func TestCacheEqualsCold(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 2))
 	hits := int64(0)
 	for round := 0; round < 18; round++ {
-		files := modelFiles(t, dir)
-		f := files[rng.IntN(len(files))]
-		what := ""
-		switch k := rng.IntN(9); {
-		case round == 0:
-			what = "nothing (first compile)"
-		case k == 0:
-			what = "a model's SQL: " + f
-			b, _ := os.ReadFile(f)
-			_ = os.WriteFile(f, append(b, fmt.Sprintf("\n-- edited in round %d\n", round)...), 0o644)
-		case k == 1:
-			what = "a model's header: " + f
-			b, _ := os.ReadFile(f)
-			if !strings.HasPrefix(string(b), "/* idemc") {
-				_ = os.WriteFile(f, append([]byte("/* idemc\nmaterialized = \"table\"\n*/\n"), b...), 0o644)
-			}
-		case k == 2:
-			what = "a macro"
-			edit(t, filepath.Join(dir, "macros", "money.sql"), "* 100", fmt.Sprintf("* 100 + %d", round))
-		case k == 3:
-			what = "a var"
-			edit(t, filepath.Join(dir, "project.toml"), "source_system = \"synth", fmt.Sprintf("source_system = \"synth%d", round))
-		case k == 4:
-			what = "the target's schema"
-			edit(t, filepath.Join(dir, "project.toml"), "schema = \"main", fmt.Sprintf("schema = \"main%d", round))
-		case k == 5:
-			what = "a model deleted: " + f
-			_ = os.Remove(f)
-		case k == 6:
-			what = "a touch without change: " + f
-			now := time.Now()
-			_ = os.Chtimes(f, now, now)
-		case k == 7:
-			what = "a same-size edit, modification time kept: " + f
-			st, _ := os.Stat(f)
-			b, _ := os.ReadFile(f)
-			if i := strings.LastIndex(string(b), "SELECT"); i >= 0 {
-				copy(b[i:], "select")
-				_ = os.WriteFile(f, b, 0o644)
-				_ = os.Chtimes(f, st.ModTime(), st.ModTime())
-			}
-		default:
-			up := strings.TrimSuffix(filepath.Base(files[rng.IntN(len(files))]), ".sql")
-			what = "a model added reading " + up
-			_ = os.WriteFile(filepath.Join(dir, "models", fmt.Sprintf("added_%d.sql", round)),
-				[]byte(fmt.Sprintf("SELECT * FROM {{ ref(%q) }}\n", up)), 0o644)
+		what, err := synth.Edit(dir, rng, round)
+		if err != nil {
+			t.Fatal(err)
 		}
 		w := &compiler.Work{}
 		warm, _ := compileDir(t, dir, cacheOpts(cache, w))
