@@ -76,7 +76,8 @@ func (cc *compilation) renderAll() error {
 	wg.Wait()
 	if cc.cache != nil {
 		cc.cache.save(cc.opts.Cache)
-		cc.cache = nil // its entries are in the models now
+		cc.keyEnv = cc.cache.env // what unit keys start from (unitKey)
+		cc.cache = nil           // its entries are in the models now
 	}
 	cc.checkNames()
 	return cc.errs.Err()

@@ -15,6 +15,7 @@ import (
 	"github.com/idemc/idemc/compiler/analyze"
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/compiler/render"
+	"github.com/idemc/idemc/plan"
 )
 
 // The compile cache keeps every model's render and analysis under
@@ -228,3 +229,29 @@ func (k *compileCache) save(dir string) {
 
 // buildID names this idemc build (the load cache's too).
 var buildID = project.BuildID
+
+// unitKey is the hash of everything a unit's file is made of: the
+// compile's environment (target, vars, macros, the idemc build: what the
+// dialect and the render read), the unit's id and kind, and its write as
+// planned, SELECT included (json: every field, so that a field added to
+// plan.Write is covered). "" without Options.Reuse or a cache, or when the
+// write cannot be encoded: the recipe is built.
+func (cc *compilation) unitKey(u *plan.Unit) string {
+	if cc.opts.Reuse == nil || cc.keyEnv == nil {
+		return ""
+	}
+	// The SELECT, most of a write's bytes, is hashed as it is: escaped for
+	// json it cost more than the recipe it saves.
+	w := *u.Write
+	w.Select = ""
+	b, err := json.Marshal(&w)
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	h.Write(cc.keyEnv)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00", u.ID, u.Model, u.Partition, u.Kind(), len(u.Write.Select))
+	h.Write([]byte(u.Write.Select))
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}

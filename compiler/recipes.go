@@ -105,9 +105,15 @@ func (cc *compilation) fillSQL() {
 				if c.m.Lineage {
 					u.Write.Select = cc.d.LineageSelect(sels[i], cc.opts.RunID, cc.opts.AsOf)
 				}
-				if !cc.opts.NoRecipes {
-					u.Steps = cc.d.Recipe(u.Write)
+				if cc.opts.NoRecipes {
+					continue
 				}
+				if u.Key = cc.unitKey(u); u.Key != "" {
+					if u.Reused = cc.opts.Reuse(u); u.Reused > 0 {
+						continue
+					}
+				}
+				u.Steps = cc.d.Recipe(u.Write)
 			}
 		}()
 	}

@@ -94,6 +94,22 @@ type Unit struct {
 	// Reason says why the unit runs, when the plan was asked to explain
 	// (idemc plan): "never succeeded", "upstream data changed (dim_users)", …
 	Reason string
+	// Key hashes everything the unit's file under target/compiled is made
+	// of (its id, kind and write, the target, the idemc build), when the
+	// compile was asked (Options.Reuse); "" otherwise.
+	Key string
+	// Reused, when not 0, is the number of steps of a recipe the compile
+	// did not build again: the unit's file under target/compiled holds the
+	// recipe of Key (idemc compile), and Steps is nil.
+	Reused int
+}
+
+// StepCount is how many steps the unit's recipe has, built or reused.
+func (u *Unit) StepCount() int {
+	if u.Steps == nil {
+		return u.Reused
+	}
+	return len(u.Steps)
 }
 
 // UnitID names a unit.

@@ -30,13 +30,19 @@ func compileCmd(c *common) *cobra.Command {
 			if err := statelessSelection(opts); err != nil {
 				return err
 			}
+			// A unit whose file target/compiled holds already, for the same
+			// key, keeps it: its recipe is not built again (--sql prints it).
+			idx := runner.OpenCompiled(p.Root)
+			if !printSQL && opts.Cache != "" {
+				opts.Reuse = idx.Reuse
+			}
 			pl, err := compiler.Compile(p, opts)
 			if err != nil {
 				return err
 			}
 			printFindings(c, pl.Findings, analyze.Warning)
 			ad, _ := adapters.Lookup(pl.Engine)
-			if err := runner.WriteCompiled(p.Root, pl, ad.Dialect); err != nil {
+			if err := idx.Write(pl, ad.Dialect); err != nil {
 				return err
 			}
 			if printSQL {
@@ -49,7 +55,7 @@ func compileCmd(c *common) *cobra.Command {
 			fmt.Fprintf(out, "capabilities: transactional DDL %s, MERGE %s, native partition overwrite %s, checks inside the write %s, lock: %s\n",
 				yes(caps.TransactionalDDL), yes(caps.Merge), yes(caps.PartitionOverwrite), yes(caps.ChecksInWrite), caps.Lock)
 			for _, u := range pl.Units {
-				fmt.Fprintf(out, "  %-28s %-12s %-24s %d steps\n", u.Model, u.PartitionLabel(), u.Kind(), len(u.Steps))
+				fmt.Fprintf(out, "  %-28s %-12s %-24s %d steps\n", u.Model, u.PartitionLabel(), u.Kind(), u.StepCount())
 			}
 			fmt.Fprintf(out, "%d units of %d selected models compiled into %s\n", len(pl.Units), len(pl.Selected), filepath.Join("target", "compiled"))
 			return out.Flush()
