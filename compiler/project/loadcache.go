@@ -2,7 +2,6 @@ package project
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/gob"
 	"fmt"
@@ -35,7 +34,7 @@ import (
 const loadCacheFile = "load_cache.gob"
 
 // loadCacheFormat changes whenever an entry's meaning does.
-const loadCacheFormat = "idemc-load-cache/2"
+const loadCacheFormat = "idemc-load-cache/3"
 
 // racyWindow: a file modified this recently before a load is checked by
 // hash on the next load, not by stat.
@@ -53,11 +52,6 @@ type modelEntry struct {
 	Sum   [sha256.Size]byte // of the file's bytes
 	Racy  bool              // recorded too soon after the file changed: check Sum
 	Model *Model
-}
-
-type loadCacheData struct {
-	Format, Env string
-	Entries     map[string]*modelEntry // by model path
 }
 
 // loadCache is one load's view of the cache.
@@ -85,14 +79,16 @@ func openLoadCache(dir, projectText string, start time.Time) *loadCache {
 	if err != nil {
 		return k
 	}
-	var d loadCacheData
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&d) == nil && d.Format == loadCacheFormat && d.Env == k.env {
-		for _, e := range d.Entries {
+	if entries := decodeShards(b, loadCacheFormat, k.env); entries != nil {
+		for _, e := range entries {
+			if e.Model == nil {
+				return k // not an entry this build writes: a miss
+			}
 			if e.Model.HeaderLine == nil { // parseModel's is never nil; gob sends no empty map
 				e.Model.HeaderLine = map[string]Pos{}
 			}
 		}
-		k.old = d.Entries
+		k.old = entries
 	}
 	return k
 }
@@ -228,15 +224,14 @@ func init() {
 
 // save writes the entries of this load when they differ from what was
 // read, written aside and renamed (a concurrent load reads the old file or
-// the new one). It is encoded straight into the file: a buffer of the
-// whole cache cost ~30 MiB of peak memory at 10,000 models. A cache that
-// cannot be written costs time, not correctness.
+// the new one), in shards (loadcache_shards.go). A cache that cannot be
+// written costs time, not correctness.
 func (k *loadCache) save() {
 	if k == nil || !k.dirty && len(k.fresh) == len(k.old) {
 		return
 	}
 	_ = writeAside(k.dir, loadCacheFile, func(w io.Writer) error {
-		return gob.NewEncoder(w).Encode(loadCacheData{Format: loadCacheFormat, Env: k.env, Entries: k.fresh})
+		return encodeShards(w, loadCacheFormat, k.env, k.fresh)
 	})
 }
 

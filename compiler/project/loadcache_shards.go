@@ -1,0 +1,110 @@
+package project
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/gob"
+	"hash/crc32"
+	"hash/fnv"
+	"io"
+	"sync"
+)
+
+// The load cache's file holds its entries in loadCacheShards gob streams,
+// which a load decodes at once: decoding 10,000 entries in one stream was
+// ~0.18 s of CPU, the largest part of a warm compile's load. A trailer
+// after the streams gives the format, the environment and each stream's
+// size, then its own size in 8 bytes; it is read first, so that a cache of
+// another build or project file is not decoded at all.
+const loadCacheShards = 4
+
+type shardTrailer struct {
+	Format, Env string
+	Sizes       []int
+	Sums        []uint32 // CRC-32C of each shard
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// shardOf spreads the entries by path.
+func shardOf(rel string) int {
+	h := fnv.New32a()
+	h.Write([]byte(rel))
+	return int(h.Sum32() % loadCacheShards)
+}
+
+// encodeShards writes entries as the shards and the trailer. A shard is
+// encoded whole before it is written: a buffer of one shard, not of the
+// whole cache (~30 MiB at 10,000 models).
+func encodeShards(w io.Writer, format, env string, entries map[string]*modelEntry) error {
+	parts := make([]map[string]*modelEntry, loadCacheShards)
+	for i := range parts {
+		parts[i] = map[string]*modelEntry{}
+	}
+	for rel, e := range entries {
+		parts[shardOf(rel)][rel] = e
+	}
+	tr := shardTrailer{Format: format, Env: env}
+	var buf bytes.Buffer
+	for _, p := range parts {
+		buf.Reset()
+		if err := gob.NewEncoder(&buf).Encode(p); err != nil {
+			return err
+		}
+		tr.Sizes = append(tr.Sizes, buf.Len())
+		tr.Sums = append(tr.Sums, crc32.Checksum(buf.Bytes(), castagnoli))
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	buf.Reset()
+	if err := gob.NewEncoder(&buf).Encode(tr); err != nil {
+		return err
+	}
+	buf.Write(binary.BigEndian.AppendUint64(nil, uint64(buf.Len())))
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// decodeShards reads what encodeShards wrote, nil when b is not such a
+// file or was written for another format or environment.
+func decodeShards(b []byte, format, env string) map[string]*modelEntry {
+	if len(b) < 8 {
+		return nil
+	}
+	n := binary.BigEndian.Uint64(b[len(b)-8:])
+	if n > uint64(len(b)-8) {
+		return nil
+	}
+	var tr shardTrailer
+	if gob.NewDecoder(bytes.NewReader(b[len(b)-8-int(n):len(b)-8])).Decode(&tr) != nil ||
+		tr.Format != format || tr.Env != env || len(tr.Sizes) != loadCacheShards || len(tr.Sums) != loadCacheShards {
+		return nil
+	}
+	parts := make([]map[string]*modelEntry, len(tr.Sizes))
+	ok := make([]bool, len(tr.Sizes))
+	var wg sync.WaitGroup
+	off := 0
+	for i, size := range tr.Sizes {
+		if size < 0 || off+size > len(b)-8-int(n) {
+			return nil
+		}
+		wg.Add(1)
+		go func(i int, part []byte) {
+			defer wg.Done()
+			ok[i] = crc32.Checksum(part, castagnoli) == tr.Sums[i] && gob.NewDecoder(bytes.NewReader(part)).Decode(&parts[i]) == nil
+		}(i, b[off:off+size])
+		off += size
+	}
+	wg.Wait()
+	out := map[string]*modelEntry{}
+	for i, p := range parts {
+		if !ok[i] {
+			return nil
+		}
+		for rel, e := range p {
+			out[rel] = e
+		}
+	}
+	return out
+}

@@ -1,0 +1,52 @@
+package project
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+// TestLoadCacheShards: the entries come back as written, from every
+// shard; a file of another format or environment, a truncated or a
+// garbled one, gives nothing (a miss, not an error or a partial cache).
+func TestLoadCacheShards(t *testing.T) {
+	entries := map[string]*modelEntry{}
+	for i := 0; i < 40; i++ {
+		rel := fmt.Sprintf("models/m%02d.sql", i)
+		entries[rel] = &modelEntry{Stat: fileStat{Size: int64(i)}, Racy: i%3 == 0,
+			Model: &Model{Name: fmt.Sprintf("m%02d", i), Path: rel, Body: "SELECT 1", HeaderLine: map[string]Pos{"materialized": {rel, 2}}}}
+	}
+	var buf bytes.Buffer
+	if err := encodeShards(&buf, "f", "env", entries); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	used := map[int]bool{}
+	for rel := range entries {
+		used[shardOf(rel)] = true
+	}
+	if len(used) != loadCacheShards {
+		t.Fatalf("the entries fill %d of %d shards", len(used), loadCacheShards)
+	}
+	if got := decodeShards(b, "f", "env"); !reflect.DeepEqual(got, entries) {
+		t.Fatalf("decoded %d entries, not the %d written", len(got), len(entries))
+	}
+	garbled := append([]byte(nil), b...)
+	garbled[len(garbled)/3] ^= 0xff
+	for name, c := range map[string]struct {
+		b           []byte
+		format, env string
+	}{
+		"another format":      {b, "g", "env"},
+		"another environment": {b, "f", "other"},
+		"truncated":           {b[:len(b)-5], "f", "env"},
+		"cut at the front":    {b[100:], "f", "env"},
+		"garbled":             {garbled, "f", "env"},
+		"empty":               {nil, "f", "env"},
+	} {
+		if got := decodeShards(c.b, c.format, c.env); got != nil {
+			t.Errorf("%s: %d entries, want none", name, len(got))
+		}
+	}
+}
