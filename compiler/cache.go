@@ -128,9 +128,11 @@ func (k *compileCache) key(c *compiled) string {
 	h := sha256.New()
 	h.Write(k.env)
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00%s\x00%v\x00", c.m.Name, c.m.Path, c.m.BodyLine, len(c.m.Body), c.m.Body, c.incremental)
-	if writeJSON(h, c.m.Config) != nil || writeJSON(h, c.m.Settled) != nil {
+	settings, ok := c.m.SettingsHash()
+	if !ok {
 		return ""
 	}
+	h.Write(settings[:])
 	return hex.EncodeToString(h.Sum(nil))
 }
 

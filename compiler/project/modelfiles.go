@@ -123,6 +123,7 @@ func loadModel(f modelFile, base *layer, folders []folderLayer, cache *loadCache
 	}
 	m, err := parseModel(f.rel, string(b), base, folders)
 	if err == nil {
+		m.SettingsSum, _ = m.SettingsHash() // before put: the entry keeps it
 		cache.put(f.rel, st, sum, m)
 		m.FileSum = sum
 	}

@@ -6,6 +6,8 @@
 package project
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -142,6 +144,29 @@ type Model struct {
 	// loader kept none): a run's record hashes the project from it
 	// instead of reading every model file again.
 	FileSum [32]byte `json:"-"`
+	// SettingsSum hashes Config and Settled as json (SettingsHash), kept
+	// with the load cache's entry so that a warm compile's cache keys do
+	// not encode every model's settings again; zero until computed.
+	SettingsSum [32]byte `json:"-"`
+}
+
+// SettingsHash is the SHA-256 of m's Config and Settled as json: SettingsSum
+// when the load computed it. ok is false when they cannot be encoded.
+func (m *Model) SettingsHash() (sum [32]byte, ok bool) {
+	if m.SettingsSum != ([32]byte{}) {
+		return m.SettingsSum, true
+	}
+	h := sha256.New()
+	for _, v := range []any{m.Config, m.Settled} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return sum, false
+		}
+		h.Write(b)
+		h.Write([]byte{0})
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, true
 }
 
 // Pos is a position of a setting, for errors about its value.
