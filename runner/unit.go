@@ -196,8 +196,8 @@ func (r *run) ddlPhase(ctx context.Context, sess adapters.Session, u *plan.Unit,
 // unit's recipe depends on and builds it once (resolveRecipe), writes it to
 // target/compiled (what runs is what the file says), then runs its prepare
 // steps, unless an earlier unit of the run on the same destination sent
-// them (the file says so under each); hold says the recipe changes the relation's schema, so the lock is
-// kept until the unit ends.
+// them (the file says so under each); hold says the recipe changes the
+// relation's schema, so the lock is kept until the unit ends.
 func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *plan.Unit, w *plan.Write, ur *UnitResult) ([]plan.Step, int, bool, *unitError) {
 	steps, hold, prepared, ue := r.resolveRecipe(ctx, sess, w, ur)
 	if ue != nil {
