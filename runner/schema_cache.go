@@ -86,14 +86,11 @@ func (r *run) markPrepared(w *plan.Write) {
 }
 
 // skipPrepared marks a recipe's prepare steps as not sent, which the
-// unit's compiled file shows (what runs is what the file says), and returns
-// how many there are.
-func skipPrepared(steps []plan.Step) int {
-	n := sqlgen.LeadingPrepare(steps)
-	for i := 0; i < n; i++ {
+// unit's compiled file shows (what runs is what the file says).
+func skipPrepared(steps []plan.Step) {
+	for i := range sqlgen.LeadingPrepare(steps) {
 		steps[i].NotSent = "an earlier unit of this run sent it for the same destination"
 	}
-	return n
 }
 
 // cacheable: the units whose destination's columns may be remembered, an

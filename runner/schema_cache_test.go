@@ -2,14 +2,17 @@ package runner_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
+	"github.com/idemc/idemc/plan"
 	"github.com/idemc/idemc/runner"
 )
 
@@ -148,5 +151,58 @@ func TestNoOpBuildReadsTheAuditOnce(t *testing.T) {
 	st, err := runner.Status(context.Background(), p, compiler.Options{})
 	if err != nil || len(st) != 1 || st[0].Attempt != 2 {
 		t.Fatalf("status %+v %v, want attempt 2", st, err)
+	}
+}
+
+// TestNotSentStepsReachTheHooks: a partition whose prepare steps are not
+// sent (an earlier unit of the run sent them) still passes them to the
+// step hooks, so that a fault rule at prepare fires on any partition, and
+// a failure there fails the unit cleanly (the MySQL fault suite once saw a
+// fail:<unit>:prepare rule never fire on a later partition).
+func TestNotSentStepsReachTheHooks(t *testing.T) {
+	dir := writeProject(t, map[string]string{"p": `/* idemc
+materialized = "incremental"
+partition_by = "d"
+start = "2026-07-01"
+*/
+SELECT {{ start }} AS d, 1 AS n`})
+	p, err := project.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(hook runner.StepHook) *runner.Result {
+		t.Helper()
+		opts := compiler.Options{Start: "2026-07-01", End: "2026-07-04", Models: true, AsOf: time.Date(2026, 7, 11, 0, 0, 0, 0, time.UTC)}
+		res, err := runner.Build(context.Background(), p, runner.Options{Compile: opts, Threads: 1, AfterStep: hook, Out: &strings.Builder{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	var mu sync.Mutex
+	seen := map[string]int{}
+	build(func(_ context.Context, unit string, pu plan.Purpose) error {
+		if pu == plan.Prepare {
+			mu.Lock()
+			seen[unit]++
+			mu.Unlock()
+		}
+		return nil
+	})
+	for _, u := range []string{"p/2026-07-01", "p/2026-07-02", "p/2026-07-03"} {
+		if seen[u] == 0 {
+			t.Errorf("%s: no prepare step reached the hook (seen %v)", u, seen)
+		}
+	}
+	// A failure injected after the third partition's (not sent) prepare
+	// step fails that unit alone.
+	res := build(func(_ context.Context, unit string, pu plan.Purpose) error {
+		if unit == "p/2026-07-03" && pu == plan.Prepare {
+			return errors.New("injected")
+		}
+		return nil
+	})
+	if res.Succeeded != 2 || res.Failed != 1 {
+		t.Fatalf("after a failure at the third partition's prepare step: %d succeeded, %d failed, want 2 and 1", res.Succeeded, res.Failed)
 	}
 }

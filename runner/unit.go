@@ -204,14 +204,19 @@ func (r *run) ddlSteps(ctx context.Context, sess adapters.Session, u *plan.Unit,
 		return steps, 0, false, ue
 	}
 	steps = r.claims.withoutStart(u.ID, steps)
-	i := 0
 	if prepared {
-		i = skipPrepared(steps)
+		skipPrepared(steps)
 	}
 	u.Steps = steps
 	r.recordRecipe(u, w, steps)
+	i := 0
 	for ; i < len(steps) && steps[i].Purpose == plan.Prepare; i++ {
-		err := execIdempotent(ctx, r.eng, sess, &steps[i])
+		// A step not sent is passed all the same: the step hooks (fault
+		// rules) see every unit's numbered steps.
+		var err error
+		if steps[i].NotSent == "" {
+			err = execIdempotent(ctx, r.eng, sess, &steps[i])
+		}
 		if err == nil {
 			err = r.o.AfterStep.after(ctx, u.ID, steps[i].Purpose)
 		}
