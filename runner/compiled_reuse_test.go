@@ -15,6 +15,7 @@ import (
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/internal/synth"
+	"github.com/idemc/idemc/internal/testtree"
 )
 
 // TestCompiledReuseEqualsCold: after each of a random sequence of edits
@@ -136,29 +137,7 @@ func readTree(t *testing.T, root string) map[string]string {
 }
 
 // copyProject copies everything of src but target/ into dst.
-func copyProject(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if rel == "target" {
-			return filepath.SkipDir
-		}
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+func copyProject(t *testing.T, src, dst string) { testtree.Copy(t, src, dst, "target") }
 
 // restoreProject puts back dir's project as copyProject saved it in
 // saved, keeping target/.

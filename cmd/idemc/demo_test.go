@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"database/sql"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/idemc/idemc/adapters/sqlgen"
+	"github.com/idemc/idemc/internal/testtree"
 )
 
 // TestDemo builds the repository's demo project twice, as the README's
@@ -88,24 +88,4 @@ func fingerprint(t *testing.T, path string) string {
 	return b.String()
 }
 
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.Walk(from, func(path string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		dst := filepath.Join(to, rel)
-		if info.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+func copyTree(t *testing.T, from, to string) { testtree.Copy(t, from, to) }

@@ -45,3 +45,35 @@ func Replace(tb testing.TB, dir, path, text string) {
 		tb.Fatal(err)
 	}
 }
+
+// Copy copies the tree at from into to, leaving out the top-level entries
+// named in skip (a project's target/, say).
+func Copy(tb testing.TB, from, to string, skip ...string) {
+	tb.Helper()
+	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		for _, s := range skip {
+			if rel == s {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+		}
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
