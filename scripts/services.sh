@@ -256,7 +256,13 @@ ensure_pyspark() {
 # off (it re-plans every tiny query in extra jobs) and MERGE without
 # materializing its source (an extra job per MERGE; idemc's sources are
 # staged Delta tables, which do not change under the MERGE).
-# One shuffle partition: every table here is a few rows. (C1-only JIT and
+# One shuffle partition: every table here is a few rows. No generated code
+# (spark.sql.codegen.factoryMode=NO_CODEGEN: Spark's interpreted projections,
+# which its own tests run beside the generated ones): a JFR profile of the
+# conformance suite spent 45 % of the server's CPU generating and compiling
+# Java for rows that number a few (Delta's log replay and stats trackers,
+# each query anew); four scenarios took 354 s with it and 242 s without.
+# (C1-only JIT and
 # the serial GC were tried in issue 12 and dropped: merge_null_keys took
 # 367 s with them at load 5-9, against 101 s without at load 6-9.)
 # Memory: a test suite creates and drops hundreds of Delta tables, and
@@ -309,6 +315,7 @@ EOF
       --conf spark.default.parallelism=1 \
       --conf spark.ui.enabled=false \
       --conf spark.sql.codegen.wholeStage=false \
+      --conf spark.sql.codegen.factoryMode=NO_CODEGEN \
       --conf spark.connect.session.manager.defaultSessionTimeout=10m \
       --conf spark.databricks.delta.snapshotPartitions=1 \
       --conf spark.sql.adaptive.enabled=false \
