@@ -62,7 +62,8 @@ type staleStage struct {
 
 // staleCandidates lists the listed relations that are a run's table
 // beside one of the run's destinations: one pass over the catalog, each
-// name cut at its first "__idemc_" and looked up among the destinations.
+// name cut at each "__idemc_" in it (a model's own name may hold one) and
+// looked up among the destinations.
 func (r *run) staleCandidates() []staleStage {
 	st, _ := r.d.(adapters.StageTables)
 	dests := make(map[plan.Relation]plan.Relation, len(r.tables))
@@ -72,20 +73,22 @@ func (r *run) staleCandidates() []staleStage {
 	var out []staleStage
 	for rel := range r.db.relations {
 		name := strings.ToLower(rel.Name)
-		i := strings.Index(name, "__idemc_")
-		if i <= 0 {
-			continue
-		}
-		dest, ok := dests[plan.Relation{Schema: strings.ToLower(rel.Schema), Name: name[:i]}]
-		if !ok {
-			continue
-		}
-		tag, ok := sqlgen.HTTPLandingRun(dest.Name, rel.Name)
-		if !ok && st != nil {
-			tag, ok = st.StageRun(dest.Name, rel.Name)
-		}
-		if ok {
-			out = append(out, staleStage{plan.Relation{Database: dest.Database, Schema: dest.Schema, Name: rel.Name}, tag})
+		for i := strings.Index(name, "__idemc_"); i > 0; {
+			if dest, ok := dests[plan.Relation{Schema: strings.ToLower(rel.Schema), Name: name[:i]}]; ok {
+				tag, ok := sqlgen.HTTPLandingRun(dest.Name, rel.Name)
+				if !ok && st != nil {
+					tag, ok = st.StageRun(dest.Name, rel.Name)
+				}
+				if ok {
+					out = append(out, staleStage{plan.Relation{Database: dest.Database, Schema: dest.Schema, Name: rel.Name}, tag})
+					break
+				}
+			}
+			j := strings.Index(name[i+1:], "__idemc_")
+			if j < 0 {
+				break
+			}
+			i += 1 + j
 		}
 	}
 	return out
