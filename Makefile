@@ -12,7 +12,8 @@ build:
 # test: every unit, golden and end-to-end test; vet and gofmt must be clean.
 # Live PostgreSQL/MariaDB/Spark suites skip unless their servers answer (CI sets IDEMC_REQUIRE_LIVE=1);
 # `make services` starts them. The live Spark package (its conformance suite and
-# fault trials) takes about half an hour on a 2-core machine: hence the timeout.
+# fault trials) takes about 25 minutes on a quiet 2-core machine, longer
+# beside the other packages: hence the timeout.
 test:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }

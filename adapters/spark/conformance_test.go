@@ -37,7 +37,7 @@ func TestConformance(t *testing.T) { conformance.Run(t, target(t)) }
 // and by timer, and failed steps (Spark Connect lists no sessions to kill).
 // Each unit is seconds of Delta commits on a 2-core machine, so CI runs
 // 20 random trials on a project of two days (eight model units, not
-// sixteen), two at a time, and no sweep: 767 s on a quiet machine. `make
+// sixteen), two at a time, and no sweep: 639 s on a quiet machine. `make
 // spark` (IDEMC_FAULT_TRIALS=20, IDEMC_FAULT_DAYS=6) runs the sweep and 20
 // trials on the whole project.
 func TestFaults(t *testing.T) {
