@@ -262,9 +262,9 @@ ensure_pyspark() {
 # conformance suite spent 45 % of the server's CPU generating and compiling
 # Java for rows that number a few (Delta's log replay and stats trackers,
 # each query anew); four scenarios took 354 s with it and 242 s without.
-# (C1-only JIT and
-# the serial GC were tried in issue 12 and dropped: merge_null_keys took
-# 367 s with them at load 5-9, against 101 s without at load 6-9.)
+# (C1-only JIT and the serial GC were tried in issue 12 and dropped:
+# merge_null_keys took 367 s with them at load 5-9, against 101 s without
+# at load 6-9.)
 # Memory: a test suite creates and drops hundreds of Delta tables, and
 # Delta keeps each table's log and cached snapshot: with 1 GB of heap the
 # server ran out of memory after about 20 minutes of scenarios (and then
