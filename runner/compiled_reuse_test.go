@@ -33,7 +33,7 @@ func TestCompiledReuseEqualsCold(t *testing.T) {
 	reused, rebuilt := 0, 0
 	for round := 0; round < 30; round++ {
 		before := t.TempDir()
-		copyProject(t, dir, before)
+		testtree.Copy(t, dir, before, "target")
 		what, err := synth.Edit(dir, rng, round)
 		if err != nil {
 			t.Fatal(err)
@@ -83,7 +83,7 @@ func compileReusing(t *testing.T, dir string) (files map[string]string, counts s
 // no index.
 func compileInto(t *testing.T, dir, cold string) (map[string]string, string, int) {
 	t.Helper()
-	copyProject(t, dir, cold)
+	testtree.Copy(t, dir, cold, "target")
 	return compileWith(t, cold, reuseOpts(""), OpenCompiled(cold))
 }
 
@@ -136,10 +136,7 @@ func readTree(t *testing.T, root string) map[string]string {
 	return out
 }
 
-// copyProject copies everything of src but target/ into dst.
-func copyProject(t *testing.T, src, dst string) { testtree.Copy(t, src, dst, "target") }
-
-// restoreProject puts back dir's project as copyProject saved it in
+// restoreProject puts back dir's project as testtree.Copy saved it in
 // saved, keeping target/.
 func restoreProject(t *testing.T, dir, saved string) {
 	t.Helper()
@@ -154,7 +151,7 @@ func restoreProject(t *testing.T, dir, saved string) {
 			}
 		}
 	}
-	copyProject(t, saved, dir)
+	testtree.Copy(t, saved, dir, "target")
 }
 
 // rewriteOneUnitFile rewrites a random unit file with other text (a build

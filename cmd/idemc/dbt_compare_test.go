@@ -15,6 +15,8 @@ import (
 	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2" // the "duckdb" database/sql driver
+
+	"github.com/idemc/idemc/internal/testtree"
 )
 
 // dbtProject is the dbt project both tools build (issue 15, item 4).
@@ -40,28 +42,8 @@ func findDBT() string {
 // copyProject copies the dbt test project into a fresh folder, so that
 // neither tool writes into testdata.
 func copyProject(t *testing.T) string {
-	t.Helper()
 	dst := t.TempDir()
-	err := filepath.Walk(dbtProject, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dbtProject, p)
-		if rel == "target" || strings.HasPrefix(rel, "target"+string(filepath.Separator)) {
-			return filepath.SkipDir
-		}
-		if fi.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testtree.Copy(t, dbtProject, dst, "target")
 	return dst
 }
 

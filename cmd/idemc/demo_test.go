@@ -17,7 +17,7 @@ import (
 func TestDemo(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"project.toml", "models", "macros", "seeds", "tests"} {
-		copyTree(t, filepath.Join("..", "..", name), filepath.Join(dir, name))
+		testtree.Copy(t, filepath.Join("..", "..", name), filepath.Join(dir, name))
 	}
 	idemc := func(want int, args ...string) string {
 		t.Helper()
@@ -87,5 +87,3 @@ func fingerprint(t *testing.T, path string) string {
 	}
 	return b.String()
 }
-
-func copyTree(t *testing.T, from, to string) { testtree.Copy(t, from, to) }

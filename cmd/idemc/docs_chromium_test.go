@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idemc/idemc/internal/testtree"
 )
 
 // chromium finds Debian's headless Chromium ($IDEMC_CHROMIUM, else
@@ -60,7 +62,7 @@ func TestDocsChromium(t *testing.T) {
 	started := time.Now()
 	dir := t.TempDir()
 	for _, name := range []string{"project.toml", "models", "macros", "seeds", "tests"} {
-		copyTree(t, filepath.Join("..", "..", name), filepath.Join(dir, name))
+		testtree.Copy(t, filepath.Join("..", "..", name), filepath.Join(dir, name))
 	}
 	idemc := func(want int, args ...string) string {
 		t.Helper()

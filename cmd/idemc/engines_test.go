@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/adapters/conformance"
+	"github.com/idemc/idemc/internal/testtree"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -21,7 +22,7 @@ func TestDemoSameOnEveryEngine(t *testing.T) {
 	my := conformance.Live(t, "mysql", "IDEMC_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/test")
 	dir := t.TempDir()
 	for _, name := range []string{"project.toml", "models", "macros", "seeds", "tests"} {
-		copyTree(t, filepath.Join("..", "..", name), filepath.Join(dir, name))
+		testtree.Copy(t, filepath.Join("..", "..", name), filepath.Join(dir, name))
 	}
 	t.Setenv("IDEMC_PG_DSN", pg)
 	t.Setenv("IDEMC_MYSQL_DSN", my)
