@@ -110,7 +110,7 @@ func (e *Engine) Session(ctx context.Context) (adapters.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sqlgen.Session{Conn: c, Gen: e.d.Gen}, nil
+	return session{&sqlgen.Session{Conn: c, Gen: e.d.Gen}}, nil
 }
 
 // LoadSeed replaces r with the seed's rows: the table is created from the
