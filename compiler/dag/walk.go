@@ -85,147 +85,111 @@ func (g *Graph) Walk(ctx context.Context, opts WalkOptions, fn func(ctx context.
 	if err != nil {
 		return nil, err
 	}
-	n := len(order)
-	results := make([]Result, n)
-	if n == 0 {
-		return results, nil
+	if len(order) == 0 {
+		return []Result{}, nil
 	}
-	threads := max(opts.Threads, 1)
+	w := g.newWalker(ctx, order, opts)
+	w.run(fn)
+	if w.firstPan != nil {
+		panic(fmt.Sprintf("dag: panic in node %q: %v\n\n%s", w.panicID, w.firstPan.value, w.firstPan.stack))
+	}
+	return w.results, nil
+}
 
-	// Everything below works on positions in order, not on dense ids.
+// noCause is a walker's cause of a node decided by no failure (it
+// succeeded, or the context was cancelled).
+const noCause = -1
+
+// walker is one Walk. Everything in it works on positions in TopoOrder, not
+// on the graph's dense ids.
+type walker struct {
+	ctx     context.Context
+	opts    WalkOptions
+	threads int
+	n       int
+	results []Result
+	// Upstream and downstream positions, laid out as compressed sparse
+	// rows: the neighbours of p are xs[xOff[p]:xOff[p+1]].
+	upOff, downOff []int32
+	ups, downs     []int32
+	pending        []int32 // upstream nodes not yet decided
+	// cause[p] is the position of the failed node at the root of p's
+	// status (p itself when p failed), or noCause.
+	cause []int
+	ready intHeap // positions; popping gives the earliest in TopoOrder
+	stack []int   // settle's scratch
+
+	stopped   bool
+	stopCause int
+	firstPan  *panicked
+	panicID   string
+}
+
+// walkOutcome is what one call of fn returned.
+type walkOutcome struct {
+	p   int
+	err error // a *panicked when fn panicked
+}
+
+func (g *Graph) newWalker(ctx context.Context, order []int, opts WalkOptions) *walker {
+	n := len(order)
+	w := &walker{ctx: ctx, opts: opts, threads: max(opts.Threads, 1), n: n, results: make([]Result, n),
+		upOff: make([]int32, n+1), downOff: make([]int32, n+1), pending: make([]int32, n), cause: make([]int, n), stopCause: noCause}
 	pos := make([]int, n)
 	for p, v := range order {
 		pos[v] = p
-		results[p].ID = g.ids[v]
+		w.results[p].ID = g.ids[v]
+		w.upOff[p+1] = w.upOff[p] + int32(len(g.up[v]))
+		w.downOff[p+1] = w.downOff[p] + int32(len(g.down[v]))
 	}
-	// Upstream and downstream positions, laid out as compressed sparse rows:
-	// the neighbours of p are xs[xOff[p]:xOff[p+1]].
-	upOff, downOff := make([]int32, n+1), make([]int32, n+1)
-	for p, v := range order {
-		upOff[p+1] = upOff[p] + int32(len(g.up[v]))
-		downOff[p+1] = downOff[p] + int32(len(g.down[v]))
-	}
-	ups, downs := make([]int32, upOff[n]), make([]int32, downOff[n])
-	pending := make([]int32, n) // upstream nodes not yet decided
+	w.ups, w.downs = make([]int32, w.upOff[n]), make([]int32, w.downOff[n])
 	for p, v := range order {
 		for k, u := range g.up[v] {
-			ups[int(upOff[p])+k] = int32(pos[u])
+			w.ups[int(w.upOff[p])+k] = int32(pos[u])
 		}
-		for k, w := range g.down[v] {
-			downs[int(downOff[p])+k] = int32(pos[w])
+		for k, d := range g.down[v] {
+			w.downs[int(w.downOff[p])+k] = int32(pos[d])
 		}
-		pending[p] = int32(len(g.up[v]))
+		w.pending[p] = int32(len(g.up[v]))
+		if w.pending[p] == 0 {
+			w.ready.push(p)
+		}
 	}
-	up := func(p int) []int32 { return ups[upOff[p]:upOff[p+1]] }
-	down := func(p int) []int32 { return downs[downOff[p]:downOff[p+1]] }
-	// cause[p] is the position of the failed node at the root of p's
-	// status (p itself when p failed), or noCause.
-	const noCause = -1
-	cause := make([]int, n)
+	return w
+}
 
+func (w *walker) up(p int) []int32   { return w.ups[w.upOff[p]:w.upOff[p+1]] }
+func (w *walker) down(p int) []int32 { return w.downs[w.downOff[p]:w.downOff[p+1]] }
+
+// run calls fn on up to threads workers until no node is ready and none
+// runs, then marks the nodes that never started.
+func (w *walker) run(fn func(context.Context, string) error) {
 	type job struct {
 		p  int
 		id string
 	}
-	type outcome struct {
-		p   int
-		err error // a *panicked when fn panicked
-	}
-	workers := min(threads, n)
+	workers := min(w.threads, w.n)
 	jobs := make(chan job, workers)
-	done := make(chan outcome, workers)
+	done := make(chan walkOutcome, workers)
 	finished := make(chan struct{})
 	for range workers {
 		go func() {
 			defer func() { finished <- struct{}{} }()
 			for j := range jobs {
-				done <- outcome{p: j.p, err: call(ctx, fn, j.id)}
+				done <- walkOutcome{p: j.p, err: call(w.ctx, fn, j.id)}
 			}
 		}()
 	}
-
-	var ready intHeap // positions; popping gives the earliest in TopoOrder
-	for p := range n {
-		if pending[p] == 0 {
-			ready.push(p)
-		}
-	}
-
-	// skipCause returns the root cause for a node with a non-succeeded
-	// upstream node, or false if all of its upstream nodes succeeded.
-	skipCause := func(p int) (int, bool) {
-		best, blocked := n, false
-		for _, u := range up(p) {
-			if results[u].Status == Succeeded {
-				continue
-			}
-			blocked = true
-			c := cause[u]
-			if c == noCause {
-				c = n // cancellation sorts after every failure
-			}
-			best = min(best, c)
-		}
-		if best == n {
-			best = noCause
-		}
-		return best, blocked
-	}
-	skip := func(p, c int) {
-		r := &results[p]
-		r.Status = Skipped
-		cause[p] = c
-		if c == noCause {
-			r.Err = context.Cause(ctx)
-		} else {
-			r.SkippedBecause = results[c].ID
-		}
-	}
-	// settle records that p is decided and makes its downstream nodes ready
-	// or skips them, transitively.
-	var stack []int
-	settle := func(p int) {
-		stack = append(stack[:0], p)
-		for len(stack) > 0 {
-			q := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			for _, w := range down(q) {
-				pending[w]--
-				if pending[w] > 0 {
-					continue
-				}
-				if c, blocked := skipCause(int(w)); blocked {
-					skip(int(w), c)
-					stack = append(stack, int(w))
-				} else {
-					ready.push(int(w))
-				}
-			}
-		}
-	}
-
-	var (
-		stopped   bool
-		stopCause = noCause
-		firstPan  *panicked
-		panicID   string
-		running   int
-		ctxDone   = ctx.Done()
-	)
-	stop := func(c int) {
-		if !stopped {
-			stopped, stopCause = true, c
-		}
-	}
+	running, ctxDone := 0, w.ctx.Done()
 	for {
-		for !stopped && running < threads && len(ready) > 0 {
-			if ctx.Err() != nil {
-				stop(noCause)
+		for !w.stopped && running < w.threads && len(w.ready) > 0 {
+			if w.ctx.Err() != nil {
+				w.stop(noCause)
 				break
 			}
-			p := ready.pop()
+			p := w.ready.pop()
 			running++
-			jobs <- job{p: p, id: results[p].ID}
+			jobs <- job{p: p, id: w.results[p].ID}
 		}
 		if running == 0 {
 			break
@@ -233,51 +197,117 @@ func (g *Graph) Walk(ctx context.Context, opts WalkOptions, fn func(ctx context.
 		select {
 		case o := <-done:
 			running--
-			r := &results[o.p]
-			pv, isPanic := o.err.(*panicked)
-			switch {
-			case isPanic:
-				r.Status, r.Err, cause[o.p] = Failed, pv, o.p
-				if firstPan == nil {
-					firstPan, panicID = pv, r.ID
-				}
-				stop(o.p)
-			case o.err != nil:
-				r.Status, r.Err, cause[o.p] = Failed, o.err, o.p
-				if opts.FailFast {
-					stop(o.p)
-				}
-			default:
-				r.Status, cause[o.p] = Succeeded, noCause
-			}
-			settle(o.p)
+			w.record(o)
 		case <-ctxDone:
 			ctxDone = nil
-			stop(noCause)
+			w.stop(noCause)
 		}
 	}
 	close(jobs)
 	for range workers {
 		<-finished
 	}
+	if w.stopped {
+		w.skipUnstarted()
+	}
+}
 
-	// The walk stopped early: every node not decided yet did not start.
-	if stopped {
-		for p := range n {
-			if results[p].Status != 0 {
+// record decides the node fn returned for and settles it.
+func (w *walker) record(o walkOutcome) {
+	r := &w.results[o.p]
+	pv, isPanic := o.err.(*panicked)
+	switch {
+	case isPanic:
+		r.Status, r.Err, w.cause[o.p] = Failed, pv, o.p
+		if w.firstPan == nil {
+			w.firstPan, w.panicID = pv, r.ID
+		}
+		w.stop(o.p)
+	case o.err != nil:
+		r.Status, r.Err, w.cause[o.p] = Failed, o.err, o.p
+		if w.opts.FailFast {
+			w.stop(o.p)
+		}
+	default:
+		r.Status, w.cause[o.p] = Succeeded, noCause
+	}
+	w.settle(o.p)
+}
+
+// stop starts no new node from now on; c is the first cause.
+func (w *walker) stop(c int) {
+	if !w.stopped {
+		w.stopped, w.stopCause = true, c
+	}
+}
+
+// skipUnstarted: the walk stopped early, so every node not decided yet did
+// not start.
+func (w *walker) skipUnstarted() {
+	for p := range w.n {
+		if w.results[p].Status != 0 {
+			continue
+		}
+		if c, blocked := w.skipCause(p); blocked {
+			w.skip(p, c)
+		} else {
+			w.skip(p, w.stopCause)
+		}
+	}
+}
+
+// skipCause returns the root cause for a node with a non-succeeded
+// upstream node, or false if all of its upstream nodes succeeded.
+func (w *walker) skipCause(p int) (int, bool) {
+	best, blocked := w.n, false
+	for _, u := range w.up(p) {
+		if w.results[u].Status == Succeeded {
+			continue
+		}
+		blocked = true
+		c := w.cause[u]
+		if c == noCause {
+			c = w.n // cancellation sorts after every failure
+		}
+		best = min(best, c)
+	}
+	if best == w.n {
+		best = noCause
+	}
+	return best, blocked
+}
+
+func (w *walker) skip(p, c int) {
+	r := &w.results[p]
+	r.Status = Skipped
+	w.cause[p] = c
+	if c == noCause {
+		r.Err = context.Cause(w.ctx)
+	} else {
+		r.SkippedBecause = w.results[c].ID
+	}
+}
+
+// settle records that p is decided and makes its downstream nodes ready
+// or skips them, transitively.
+func (w *walker) settle(p int) {
+	w.stack = append(w.stack[:0], p)
+	for len(w.stack) > 0 {
+		q := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		for _, d := range w.down(q) {
+			w.pending[d]--
+			if w.pending[d] > 0 {
 				continue
 			}
-			if c, blocked := skipCause(p); blocked {
-				skip(p, c)
+			if c, blocked := w.skipCause(int(d)); blocked {
+				w.skip(int(d), c)
+				w.stack = append(w.stack, int(d))
 			} else {
-				skip(p, stopCause)
+				w.ready.push(int(d))
 			}
 		}
 	}
-	if firstPan != nil {
-		panic(fmt.Sprintf("dag: panic in node %q: %v\n\n%s", panicID, firstPan.value, firstPan.stack))
-	}
-	return results, nil
 }
 
 // panicked records a panic in fn.
