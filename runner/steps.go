@@ -64,104 +64,147 @@ func cleanup(ctx context.Context, sess adapters.Session, steps []plan.Step, st *
 
 // execSteps runs steps[from:] on the session and returns the first failure.
 func (r *run) execSteps(ctx context.Context, sess adapters.Session, u *plan.Unit, w *plan.Write, steps []plan.Step, from int, ur *UnitResult, row *plan.AuditRow, st *unitState) *unitError {
-	written := int64(-1) // rows reported by insert/merge steps; -1 unknown
+	x := &stepRun{r: r, ctx: ctx, sess: sess, u: u, w: w, steps: steps, ur: ur, st: st, written: -1}
+	for i := from; i < len(steps); i++ {
+		if ue := x.step(i); ue != nil {
+			return ue
+		}
+	}
+	return nil
+}
+
+// stepRun is one execSteps call: its unit and what its steps told so far.
+type stepRun struct {
+	r     *run
+	ctx   context.Context
+	sess  adapters.Session
+	u     *plan.Unit
+	w     *plan.Write
+	steps []plan.Step
+	ur    *UnitResult
+	st    *unitState
+
+	written int64 // rows reported by insert/merge steps; -1 unknown
 	// scripted: the audit finish was buffered into a script (BigQuery),
 	// whose commit reports the rows its writes affected.
-	scripted := false
-	var fill map[string]string // the audit_finish slots' values, for its latest_end too
-	for i := from; i < len(steps); i++ {
-		s := steps[i]
-		switch s.Purpose {
-		case plan.Validate, plan.CheckStep:
-			cr, err := runCheck(ctx, sess, s)
-			if err != nil {
-				return &unitError{step: i + 1, purp: s.Purpose, err: err}
-			}
-			ur.Checks = append(ur.Checks, *cr)
-			if cr.Status == CheckFail {
-				return &unitError{step: i + 1, purp: s.Purpose, check: cr}
-			}
-			if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {
-				return &unitError{step: i + 1, purp: s.Purpose, err: err}
-			}
-			continue
-		case plan.Lock:
-			if ue := r.takeLock(ctx, sess, u, s, i, ur, st); ue != nil {
-				return ue
-			}
-			continue
-		case plan.AuditStart, plan.LatestStart:
-			if st.audited {
-				// The run's claim committed this row (claims.go).
-				if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {
-					return &unitError{step: i + 1, purp: s.Purpose, err: err}
-				}
-				continue
-			}
-		case plan.AuditFinish:
-			// Rows written: what the insert or merge reported, else a count.
-			n := written
-			if n < 0 {
-				var err error
-				if n, err = scalar(ctx, sess, s.Count); err != nil {
-					return &unitError{step: i + 1, purp: s.Purpose, err: err}
-				}
-			}
-			ur.Rows = n
-			scripted = s.Deferred && written < 0
-			// Checks buffered in a script are recorded as they will be
-			// once it commits (which this statement is part of).
-			fill = map[string]string{plan.SlotRows: strconv.FormatInt(n, 10),
-				plan.SlotEndedAt: r.d.Timestamp(time.Now().UTC()), plan.SlotChecks: r.checksLiteral(committed(ur.Checks))}
-			s.SQL = s.Fill(fill)
-		case plan.LatestEnd:
-			s.SQL = s.Fill(fill)
+	scripted bool
+	fill     map[string]string // the audit_finish slots' values, for its latest_end too
+}
+
+// step runs steps[i]: a check or a lock its own way, a running row the
+// run's claim committed not at all, any other statement as it is, its
+// slots filled.
+func (x *stepRun) step(i int) *unitError {
+	s := x.steps[i] // a copy: its slots are filled in it
+	switch s.Purpose {
+	case plan.Validate, plan.CheckStep:
+		return x.check(i, s)
+	case plan.Lock:
+		return x.r.takeLock(x.ctx, x.sess, x.u, s, i, x.ur, x.st)
+	case plan.AuditStart, plan.LatestStart:
+		if x.st.audited {
+			return x.after(i, s) // the run's claim committed this row (claims.go)
 		}
-		var res plan.Result
+	case plan.AuditFinish:
+		if err := x.finish(&s); err != nil {
+			return &unitError{step: i + 1, purp: s.Purpose, err: err}
+		}
+	case plan.LatestEnd:
+		s.SQL = s.Fill(x.fill)
+	}
+	res, err := x.send(&s)
+	if s.Purpose == plan.Commit {
+		if ue := settleDeferred(x.ur, err, i); ue != nil {
+			return ue
+		}
+	}
+	if err != nil {
+		if s.Purpose == plan.Cleanup && !x.st.inTx {
+			return nil // best effort: the unit's work is committed
+		}
+		// Inside the transaction a failed statement may have aborted
+		// it (PostgreSQL then answers COMMIT with a silent ROLLBACK):
+		// the unit fails, or is retried, like any other step.
+		return &unitError{step: i + 1, purp: s.Purpose, err: err}
+	}
+	x.record(s, res)
+	return x.after(i, s)
+}
+
+// check runs a check step; a failing check fails the unit.
+func (x *stepRun) check(i int, s plan.Step) *unitError {
+	cr, err := runCheck(x.ctx, x.sess, s)
+	if err != nil {
+		return &unitError{step: i + 1, purp: s.Purpose, err: err}
+	}
+	x.ur.Checks = append(x.ur.Checks, *cr)
+	if cr.Status == CheckFail {
+		return &unitError{step: i + 1, purp: s.Purpose, check: cr}
+	}
+	return x.after(i, s)
+}
+
+// finish fills the audit_finish step's slots: the rows written (what the
+// insert or merge reported, else a count), the end time and the checks.
+func (x *stepRun) finish(s *plan.Step) error {
+	n := x.written
+	if n < 0 {
 		var err error
-		if s.Purpose == plan.Cleanup && sqlgen.IsRelease(steps, s) {
-			// Released once per take, and only when this unit took it.
-			if st.release(s.SQL) {
-				_, _ = sess.Exec(context.WithoutCancel(ctx), &s)
-			}
-		} else {
-			res, err = sess.Exec(ctx, &s)
-			if err != nil && !st.inTx && sharedStateStep(s.Purpose) {
-				res, err = r.retryShared(ctx, sess, &s, err)
-			}
+		if n, err = scalar(x.ctx, x.sess, s.Count); err != nil {
+			return err
 		}
-		if s.Purpose == plan.Commit {
-			if ue := settleDeferred(ur, err, i); ue != nil {
-				return ue
-			}
+	}
+	x.ur.Rows = n
+	x.scripted = s.Deferred && x.written < 0
+	// Checks buffered in a script are recorded as they will be once it
+	// commits (which this statement is part of).
+	x.fill = map[string]string{plan.SlotRows: strconv.FormatInt(n, 10),
+		plan.SlotEndedAt: x.r.d.Timestamp(time.Now().UTC()), plan.SlotChecks: x.r.checksLiteral(committed(x.ur.Checks))}
+	s.SQL = s.Fill(x.fill)
+	return nil
+}
+
+// send sends a statement: a lock's release once per take, and only when
+// this unit took it; a shared state statement outside the transaction
+// retried after a conflict.
+func (x *stepRun) send(s *plan.Step) (plan.Result, error) {
+	if s.Purpose == plan.Cleanup && sqlgen.IsRelease(x.steps, *s) {
+		if x.st.release(s.SQL) {
+			_, _ = x.sess.Exec(context.WithoutCancel(x.ctx), s)
 		}
-		if err != nil {
-			if s.Purpose == plan.Cleanup && !st.inTx {
-				continue // best effort: the unit's work is committed
-			}
-			// Inside the transaction a failed statement may have aborted
-			// it (PostgreSQL then answers COMMIT with a silent ROLLBACK):
-			// the unit fails, or is retried, like any other step.
-			return &unitError{step: i + 1, purp: s.Purpose, err: err}
+		return plan.Result{}, nil
+	}
+	res, err := x.sess.Exec(x.ctx, s)
+	if err != nil && !x.st.inTx && sharedStateStep(s.Purpose) {
+		res, err = x.r.retryShared(x.ctx, x.sess, s, err)
+	}
+	return res, err
+}
+
+// record notes what a statement that ran says about the unit: rows
+// written, the transaction begun or committed, the running row written.
+func (x *stepRun) record(s plan.Step, res plan.Result) {
+	switch {
+	case s.Purpose == plan.Insert || s.Purpose == plan.Merge || s.Counts:
+		if res.Affected >= 0 && (x.w.Materialized == plan.Incremental || x.w.Materialized == plan.Table) {
+			x.written = max(x.written, 0) + res.Affected
 		}
-		switch {
-		case s.Purpose == plan.Insert || s.Purpose == plan.Merge || s.Counts:
-			if res.Affected >= 0 && (w.Materialized == plan.Incremental || w.Materialized == plan.Table) {
-				written = max(written, 0) + res.Affected
-			}
-		case s.Purpose == plan.Begin:
-			st.inTx = true
-		case s.Purpose == plan.Commit:
-			st.inTx = false
-			if scripted && res.Affected >= 0 {
-				ur.Rows = res.Affected
-			}
-		case s.Purpose == plan.AuditStart:
-			st.audited = true
+	case s.Purpose == plan.Begin:
+		x.st.inTx = true
+	case s.Purpose == plan.Commit:
+		x.st.inTx = false
+		if x.scripted && res.Affected >= 0 {
+			x.ur.Rows = res.Affected
 		}
-		if err := r.o.AfterStep.after(ctx, u.ID, s.Purpose); err != nil {
-			return &unitError{step: i + 1, purp: s.Purpose, err: err}
-		}
+	case s.Purpose == plan.AuditStart:
+		x.st.audited = true
+	}
+}
+
+// after runs the fault hook after a step (tests and fault trials).
+func (x *stepRun) after(i int, s plan.Step) *unitError {
+	if err := x.r.o.AfterStep.after(x.ctx, x.u.ID, s.Purpose); err != nil {
+		return &unitError{step: i + 1, purp: s.Purpose, err: err}
 	}
 	return nil
 }
