@@ -57,14 +57,20 @@ func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 	if r.trace != nil {
 		sess = &tracing{Session: sess, w: r.trace, unit: u.ID}
 	}
-	if u.HTTP {
+	switch {
+	case u.HTTP:
 		r.runHTTP(ctx, sess, u, ur)
-		return ur
-	}
-	if u.Seed {
+	case u.Seed:
 		r.runSeed(ctx, sess, u, ur)
-		return ur
+	default:
+		r.runWrite(ctx, sess, u, ur)
 	}
+	return ur
+}
+
+// runWrite runs a model's unit on its session: its running row (or the
+// run's claim of it), the DDL phase, then its transaction.
+func (r *run) runWrite(ctx context.Context, sess adapters.Session, u *plan.Unit, ur *UnitResult) {
 	// A root unit's running row may be committed already, with others
 	// ready with it (claims.go).
 	started, claimed := r.claim(ctx, sess, u)
@@ -75,65 +81,69 @@ func (r *run) runUnit(ctx context.Context, u *plan.Unit) *UnitResult {
 	w := *u.Write
 	w.Audit = row
 	st := &unitState{audited: claimed}
-	var steps []plan.Step // what the failure path cleans up after
-	fail := func(e *unitError) { r.failUnit(ctx, sess, u, &w, steps, row, st, ur, e) }
-
 	steps, begin, release, ue := r.ddlPhase(ctx, sess, u, &w, ur)
 	defer release()
 	if ue == nil && claimed {
-		// The claim committed the running rows where the recipe's
-		// latest_start and audit_start would have: their hooks run here.
-		hooks := []plan.Purpose{plan.AuditStart}
-		if sqlgen.HasLatest(r.d) {
-			hooks = []plan.Purpose{plan.LatestStart, plan.AuditStart}
-		}
-		for i, p := range hooks {
-			if err := r.o.AfterStep.after(ctx, u.ID, p); err != nil {
-				ue = &unitError{step: begin + 1 + i, purp: p, err: err}
-				break
-			}
-		}
+		ue = r.claimedHooks(ctx, u, begin)
+	}
+	if ue == nil {
+		ue = r.runTx(ctx, sess, u, &w, steps, begin, ur, row, st)
 	}
 	if ue != nil {
-		fail(ue)
-		return ur
+		r.failUnit(ctx, sess, u, &w, steps, row, st, ur, ue)
+		return
 	}
+	ur.Status = StatusSucceeded
+}
 
-	// The transactional part is retried when the engine reports a
-	// retryable conflict (a deadlock, a serialization failure): it was
-	// rolled back, so running it again is safe.
+// claimedHooks runs the fault hooks of the running rows a claim committed
+// where the recipe's latest_start and audit_start would have.
+func (r *run) claimedHooks(ctx context.Context, u *plan.Unit, begin int) *unitError {
+	hooks := []plan.Purpose{plan.AuditStart}
+	if sqlgen.HasLatest(r.d) {
+		hooks = []plan.Purpose{plan.LatestStart, plan.AuditStart}
+	}
+	for i, p := range hooks {
+		if err := r.o.AfterStep.after(ctx, u.ID, p); err != nil {
+			return &unitError{step: begin + 1 + i, purp: p, err: err}
+		}
+	}
+	return nil
+}
+
+// runTx runs a unit's steps from begin. The transactional part is retried
+// when the engine reports a retryable conflict (a deadlock, a
+// serialization failure): it was rolled back, so running it again is safe.
+func (r *run) runTx(ctx context.Context, sess adapters.Session, u *plan.Unit, w *plan.Write, steps []plan.Step, begin int, ur *UnitResult, row *plan.AuditRow, st *unitState) *unitError {
 	bo := newBackoff(r.eng)
 	for attempt := 1; ; attempt++ {
-		ue := r.execSteps(ctx, sess, u, &w, steps, begin, ur, row, st)
+		ue := r.execSteps(ctx, sess, u, w, steps, begin, ur, row, st)
 		if ue == nil {
 			// A lock whose release a composed recipe left out (a claim
 			// around Spark's swap) is released here.
 			releaseLocks(ctx, sess, st)
-			ur.Status = StatusSucceeded
-			return ur
+			return nil
 		}
 		wait, again := bo.next(attempt, time.Now())
-		if again && ue.check == nil && ctx.Err() == nil && retryable(r.eng, ue.err) {
-			if st.inTx {
-				rollback(context.WithoutCancel(ctx), sess, r.d)
-				st.inTx = false
-			}
-			// The retry takes its locks again: session locks count
-			// re-entries, so release this attempt's first.
-			releaseLocks(ctx, sess, st)
-			ur.Checks = nil
-			ur.Note = fmt.Sprintf("retried after a conflict with a concurrent transaction (%v)", firstLine(ue.err.Error()))
-			for begin < len(steps) && (steps[begin].Purpose == plan.LatestStart || steps[begin].Purpose == plan.AuditStart) {
-				begin++ // the running row is already there
-			}
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-			}
-			continue
+		if !again || ue.check != nil || ctx.Err() != nil || !retryable(r.eng, ue.err) {
+			return ue
 		}
-		fail(ue)
-		return ur
+		if st.inTx {
+			rollback(context.WithoutCancel(ctx), sess, r.d)
+			st.inTx = false
+		}
+		// The retry takes its locks again: session locks count
+		// re-entries, so release this attempt's first.
+		releaseLocks(ctx, sess, st)
+		ur.Checks = nil
+		ur.Note = fmt.Sprintf("retried after a conflict with a concurrent transaction (%v)", firstLine(ue.err.Error()))
+		for begin < len(steps) && (steps[begin].Purpose == plan.LatestStart || steps[begin].Purpose == plan.AuditStart) {
+			begin++ // the running row is already there
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
 	}
 }
 
