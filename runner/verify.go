@@ -71,76 +71,15 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 		return nil, err
 	}
 	defer release()
-	fs := vo.AfterStep
 	results := make([]VerifyResult, len(units))
-	var snaps []plan.Relation
-	defer func() { dropAll(ctx, p, opts.Target, snaps, d) }()
+	for i, id := range units {
+		results[i].Unit = id
+	}
+	v := &verifyRun{p: p, vo: vo, opts: opts, pl: pl, d: d, units: units, results: results}
+	defer func() { dropAll(ctx, p, opts.Target, v.snaps, d) }()
 	for run := 1; run <= vo.Runs; run++ {
-		o := opts
-		o.Units = units
-		o.Select, o.Exclude = nil, nil
-		o.KeepVersions = true
-		res, err := Build(ctx, p, Options{Compile: o, Threads: vo.Threads, Command: "verify", Trace: vo.Trace, AfterStep: vo.AfterStep})
-		if err != nil {
+		if err := v.run(ctx, run); err != nil {
 			return nil, err
-		}
-		failed := map[string]string{}
-		for _, u := range res.Units {
-			if u.Status != StatusSucceeded {
-				failed[u.ID] = string(u.Status) + ": " + u.Error
-			}
-		}
-		c, err := openConn(ctx, p, opts.Target)
-		if err != nil {
-			return nil, err
-		}
-		sess := c.sess
-		for i, id := range units {
-			r := &results[i]
-			r.Unit = id
-			if msg, bad := failed[id]; bad {
-				r.Error = fmt.Sprintf("run %d %s", run, msg)
-				continue
-			}
-			rel, where := region(pl, id, d)
-			snap := rel // one snapshot per unit: partitions of a model share a table
-			snap.Name = sqlgen.Derive(d.IdentLimit(), d.IdentLimit().Name, snap.Name, fmt.Sprintf("%s_%d", verifySuffix, i))
-			fp, cols, err := fingerprint(ctx, sess, d, rel, where)
-			if err != nil {
-				r.Error = err.Error()
-				continue
-			}
-			r.Fingerprints = append(r.Fingerprints, fp)
-			if run == 1 {
-				q := "CREATE TABLE " + d.Qualify(snap) + " AS SELECT * FROM " + d.Qualify(rel) + " AS t"
-				if where != "" {
-					q += " WHERE " + where
-				}
-				if _, err := adapters.ExecSQL(ctx, sess, "DROP TABLE IF EXISTS "+d.Qualify(snap)); err != nil {
-					r.Error = err.Error()
-					continue
-				}
-				if _, err := adapters.ExecSQL(ctx, sess, q); err != nil {
-					r.Error = err.Error()
-					continue
-				}
-				snaps = append(snaps, snap)
-				continue
-			}
-			names, rows, err := sess.Query(ctx, sqlgen.DiffQuery(d, rel, where, snap, cols), 0)
-			if err != nil {
-				r.Error = err.Error()
-				continue
-			}
-			for _, row := range rows {
-				if len(r.Diff) < 5 {
-					r.Diff = append(r.Diff, fmt.Sprintf("run %d %s", run, rowText(names, row)))
-				}
-			}
-		}
-		c.Close()
-		if err := fs.after(ctx, "verify", "snapshot"); err != nil {
-			return nil, err // the tests' kill -9 and interrupt point: snapshots exist
 		}
 	}
 	for i := range results {
@@ -155,6 +94,93 @@ func Verify(ctx context.Context, p *project.Project, vo VerifyOptions) ([]Verify
 		results = append(results, more...)
 	}
 	return results, nil
+}
+
+// verifyRun is one Verify: what it runs and what each run found.
+type verifyRun struct {
+	p       *project.Project
+	vo      VerifyOptions
+	opts    compiler.Options
+	pl      *plan.Plan
+	d       adapters.VerifyDialect
+	units   []string
+	results []VerifyResult // by unit, as units
+	snaps   []plan.Relation
+}
+
+// run builds the units once more (run counts from 1) and compares each
+// unit's rows with the first run's: the first run snapshots them.
+func (v *verifyRun) run(ctx context.Context, run int) error {
+	o := v.opts
+	o.Units = v.units
+	o.Select, o.Exclude = nil, nil
+	o.KeepVersions = true
+	res, err := Build(ctx, v.p, Options{Compile: o, Threads: v.vo.Threads, Command: "verify", Trace: v.vo.Trace, AfterStep: v.vo.AfterStep})
+	if err != nil {
+		return err
+	}
+	failed := map[string]string{}
+	for _, u := range res.Units {
+		if u.Status != StatusSucceeded {
+			failed[u.ID] = string(u.Status) + ": " + u.Error
+		}
+	}
+	c, err := openConn(ctx, v.p, v.opts.Target)
+	if err != nil {
+		return err
+	}
+	for i, id := range v.units {
+		r := &v.results[i]
+		if msg, bad := failed[id]; bad {
+			r.Error = fmt.Sprintf("run %d %s", run, msg)
+			continue
+		}
+		if err := v.compare(ctx, c.sess, i, run); err != nil {
+			r.Error = err.Error()
+		}
+	}
+	c.Close()
+	// The tests' kill -9 and interrupt point: snapshots exist.
+	return v.vo.AfterStep.after(ctx, "verify", "snapshot")
+}
+
+// compare fingerprints unit i's rows after a run; the first run copies
+// them into a snapshot (one per unit: partitions of a model share a
+// table), the later ones list up to five rows that differ from it.
+func (v *verifyRun) compare(ctx context.Context, sess adapters.Session, i, run int) error {
+	r, d := &v.results[i], v.d
+	rel, where := region(v.pl, r.Unit, d)
+	snap := rel
+	snap.Name = sqlgen.Derive(d.IdentLimit(), d.IdentLimit().Name, snap.Name, fmt.Sprintf("%s_%d", verifySuffix, i))
+	fp, cols, err := fingerprint(ctx, sess, d, rel, where)
+	if err != nil {
+		return err
+	}
+	r.Fingerprints = append(r.Fingerprints, fp)
+	if run == 1 {
+		q := "CREATE TABLE " + d.Qualify(snap) + " AS SELECT * FROM " + d.Qualify(rel) + " AS t"
+		if where != "" {
+			q += " WHERE " + where
+		}
+		if _, err := adapters.ExecSQL(ctx, sess, "DROP TABLE IF EXISTS "+d.Qualify(snap)); err != nil {
+			return err
+		}
+		if _, err := adapters.ExecSQL(ctx, sess, q); err != nil {
+			return err
+		}
+		v.snaps = append(v.snaps, snap)
+		return nil
+	}
+	names, rows, err := sess.Query(ctx, sqlgen.DiffQuery(d, rel, where, snap, cols), 0)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		if len(r.Diff) < 5 {
+			r.Diff = append(r.Diff, fmt.Sprintf("run %d %s", run, rowText(names, row)))
+		}
+	}
+	return nil
 }
 
 // verifyUnits are the unit ids verify runs.
