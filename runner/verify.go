@@ -281,38 +281,7 @@ func dropAll(ctx context.Context, p *project.Project, target string, rels []plan
 // whole table with the incrementally built one, then drops the scratch
 // schemas.
 func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOptions, pl *plan.Plan) ([]VerifyResult, error) {
-	scratch := *p
-	scratch.Targets = map[string]*project.Target{}
-	for name, t := range p.Targets {
-		ct := *t
-		ct.Schema = scratchName(t.Engine, ct.Schema)
-		if ct.StateSchema != "" {
-			ct.StateSchema = scratchName(t.Engine, ct.StateSchema)
-		}
-		scratch.Targets[name] = &ct
-	}
-	scratch.SeedSchema = ""
-	if p.SeedSchema != "" {
-		scratch.SeedSchema = scratchName(pl.Engine, p.SeedSchema)
-	}
-	// Seeds and models with their own schema setting move to scratch
-	// schemas too.
-	scratch.Seeds = make([]*project.Seed, len(p.Seeds))
-	for i, s := range p.Seeds {
-		cs := *s
-		if cs.Schema != "" {
-			cs.Schema = scratchName(pl.Engine, cs.Schema)
-		}
-		scratch.Seeds[i] = &cs
-	}
-	scratch.Models = make([]*project.Model, len(p.Models))
-	for i, m := range p.Models {
-		cm := *m
-		if cm.Config.Schema != "" {
-			cm.Config.Schema = scratchName(pl.Engine, cm.Config.Schema)
-		}
-		scratch.Models[i] = &cm
-	}
+	scratch := scratchProject(p, pl.Engine)
 	o := vo.Compile
 	o.FullRefresh, o.Models, o.Seeds = true, true, true
 	o.Partition, o.Start, o.End, o.Units = "", "", "", nil
@@ -322,8 +291,8 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 		sel = append(sel, "+"+n)
 	}
 	o.Select, o.Exclude = []string{strings.Join(sel, " ")}, nil
-	res, err := Build(ctx, &scratch, Options{Compile: o, Threads: vo.Threads, Command: "verify", Trace: vo.Trace, AfterStep: vo.AfterStep})
-	splan, perr := compiler.Compile(&scratch, o)
+	res, err := Build(ctx, scratch, Options{Compile: o, Threads: vo.Threads, Command: "verify", Trace: vo.Trace, AfterStep: vo.AfterStep})
+	splan, perr := compiler.Compile(scratch, o)
 	defer dropScratch(ctx, p, vo.Compile.Target, splan, perr)
 	if err != nil {
 		return nil, err
@@ -339,7 +308,6 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 		return nil, err
 	}
 	defer c.Close()
-	sess := c.sess
 	d, err := c.ad.VerifyDialect()
 	if err != nil {
 		return nil, err
@@ -350,29 +318,70 @@ func againstFullRefresh(ctx context.Context, p *project.Project, vo VerifyOption
 		if node.Seed || node.Materialized == plan.Ephemeral {
 			continue
 		}
-		r := VerifyResult{Unit: n + " (against a full refresh)"}
-		scratchRel := splan.Nodes[n].Relation
-		a, cols, err1 := fingerprint(ctx, sess, d, node.Relation, "")
-		b, _, err2 := fingerprint(ctx, sess, d, scratchRel, "")
-		switch {
-		case err1 != nil:
-			r.Error = err1.Error()
-		case err2 != nil:
-			r.Error = err2.Error()
-		default:
-			r.Fingerprints = []string{a, b}
-			names, rows, err := sess.Query(ctx, sqlgen.DiffQuery(d, node.Relation, "", scratchRel, cols), 0)
-			if err != nil {
-				r.Error = err.Error()
-			}
-			for _, row := range rows {
-				r.Diff = append(r.Diff, strings.Replace(strings.Replace(rowText(names, row), "side=now", "incremental has", 1), "side=before", "full refresh has", 1))
-			}
-			r.Identical = a == b && len(rows) == 0 && err == nil
-		}
-		out = append(out, r)
+		out = append(out, compareFullRefresh(ctx, c.sess, d, n, node.Relation, splan.Nodes[n].Relation))
 	}
 	return out, nil
+}
+
+// scratchProject is a copy of p whose targets, seeds and models with a
+// schema of their own write to scratch schemas.
+func scratchProject(p *project.Project, engine string) *project.Project {
+	scratch := *p
+	scratch.Targets = map[string]*project.Target{}
+	for name, t := range p.Targets {
+		ct := *t
+		ct.Schema = scratchName(t.Engine, ct.Schema)
+		if ct.StateSchema != "" {
+			ct.StateSchema = scratchName(t.Engine, ct.StateSchema)
+		}
+		scratch.Targets[name] = &ct
+	}
+	scratch.SeedSchema = ""
+	if p.SeedSchema != "" {
+		scratch.SeedSchema = scratchName(engine, p.SeedSchema)
+	}
+	scratch.Seeds = make([]*project.Seed, len(p.Seeds))
+	for i, s := range p.Seeds {
+		cs := *s
+		if cs.Schema != "" {
+			cs.Schema = scratchName(engine, cs.Schema)
+		}
+		scratch.Seeds[i] = &cs
+	}
+	scratch.Models = make([]*project.Model, len(p.Models))
+	for i, m := range p.Models {
+		cm := *m
+		if cm.Config.Schema != "" {
+			cm.Config.Schema = scratchName(engine, cm.Config.Schema)
+		}
+		scratch.Models[i] = &cm
+	}
+	return &scratch
+}
+
+// compareFullRefresh compares a model's relation with its full refresh in
+// the scratch schema.
+func compareFullRefresh(ctx context.Context, sess adapters.Session, d adapters.VerifyDialect, model string, rel, scratchRel plan.Relation) VerifyResult {
+	r := VerifyResult{Unit: model + " (against a full refresh)"}
+	a, cols, err1 := fingerprint(ctx, sess, d, rel, "")
+	b, _, err2 := fingerprint(ctx, sess, d, scratchRel, "")
+	switch {
+	case err1 != nil:
+		r.Error = err1.Error()
+	case err2 != nil:
+		r.Error = err2.Error()
+	default:
+		r.Fingerprints = []string{a, b}
+		names, rows, err := sess.Query(ctx, sqlgen.DiffQuery(d, rel, "", scratchRel, cols), 0)
+		if err != nil {
+			r.Error = err.Error()
+		}
+		for _, row := range rows {
+			r.Diff = append(r.Diff, strings.Replace(strings.Replace(rowText(names, row), "side=now", "incremental has", 1), "side=before", "full refresh has", 1))
+		}
+		r.Identical = a == b && len(rows) == 0 && err == nil
+	}
+	return r
 }
 
 // dropScratch drops every scratch schema the full-refresh build used.
