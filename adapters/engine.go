@@ -43,7 +43,9 @@ type Session interface {
 	// Query runs a query and returns at most limit rows as text (NULL as
 	// "NULL"), with the column names. It reads: state, catalogs, counts.
 	Query(ctx context.Context, sql string, limit int) (cols []string, rows [][]string, err error)
-	// Columns runs a query that returns no rows and reports its columns.
+	// Columns reports the columns of a query that returns no rows: by
+	// running it, or, on DuckDB, from its prepared statement without
+	// running it (adapters/duckdb/describe.go).
 	Columns(ctx context.Context, sql string) ([]Column, error)
 	// Relation reports a relation's columns, or ok=false when it does not exist.
 	Relation(ctx context.Context, r Relation) (cols []Column, ok bool, err error)
