@@ -110,57 +110,12 @@ func (s *faultSuite) snap(t *testing.T, e *env) *snapshot {
 			continue
 		}
 		rel := d.Qualify(plan.Relation{Schema: schema, Name: ft.name})
-		parts, counts := map[string]string{}, map[string]int{}
+		var parts map[string]string
+		var counts map[string]int
 		if ft.big {
-			p, k, v := d.Quote(ft.part), d.Quote(ft.key), d.Quote("v")
-			_, rows, err := sess.Query(ctx, fmt.Sprintf("SELECT %s, count(*), count(DISTINCT %s), sum(%s), sum(%s), min(%s), max(%s) FROM %s GROUP BY %s", p, k, k, v, k, k, rel, p), 0)
-			if err != nil {
-				t.Fatalf("%s: %v", ft.name, err)
-			}
-			for _, r := range rows {
-				key := partKey(r[0])
-				parts[key] = strings.Join(r[1:], "\t")
-				counts[key], _ = strconv.Atoi(r[1])
-				if r[1] != r[2] {
-					sn.dups[ft.name] += fmt.Sprintf("partition %s: %s rows, %s distinct keys; ", key, r[1], r[2])
-				}
-			}
+			parts, counts = snapBig(t, ctx, sess, d, sn, ft, rel)
 		} else {
-			cols, rows, err := sess.Query(ctx, "SELECT * FROM "+rel, 0)
-			if err != nil {
-				t.Fatalf("%s: %v", ft.name, err)
-			}
-			pi, ki := -1, -1
-			for i, c := range cols {
-				if strings.EqualFold(c, ft.part) {
-					pi = i
-				}
-				if strings.EqualFold(c, ft.key) {
-					ki = i
-				}
-			}
-			lines := map[string][]string{}
-			keys := map[string]int{}
-			for _, r := range rows {
-				key := ""
-				if pi >= 0 {
-					key = partKey(r[pi])
-				}
-				lines[key] = append(lines[key], strings.Join(r, "\t"))
-				counts[key]++
-				if ki >= 0 {
-					keys[r[ki]]++
-				}
-			}
-			for key, ls := range lines {
-				sort.Strings(ls)
-				parts[key] = strings.Join(ls, "\n")
-			}
-			for k, n := range keys {
-				if n > 1 {
-					sn.dups[ft.name] += fmt.Sprintf("%s=%s ×%d; ", ft.key, k, n)
-				}
-			}
+			parts, counts = snapRows(t, ctx, sess, sn, ft, rel)
 		}
 		sn.tables[ft.name], sn.counts[ft.name] = parts, counts
 	}
@@ -179,6 +134,70 @@ func (s *faultSuite) snap(t *testing.T, e *env) *snapshot {
 		sn.audit = attemptRows(rows)
 	}
 	return sn
+}
+
+// snapBig summarizes a big table by partition: rows, distinct keys, sums
+// and the keys' range (its rows are too many to compare one by one).
+func snapBig(t *testing.T, ctx context.Context, sess adapters.Session, d adapters.Dialect, sn *snapshot, ft faultTable, rel string) (map[string]string, map[string]int) {
+	t.Helper()
+	parts, counts := map[string]string{}, map[string]int{}
+	p, k, v := d.Quote(ft.part), d.Quote(ft.key), d.Quote("v")
+	_, rows, err := sess.Query(ctx, fmt.Sprintf("SELECT %s, count(*), count(DISTINCT %s), sum(%s), sum(%s), min(%s), max(%s) FROM %s GROUP BY %s", p, k, k, v, k, k, rel, p), 0)
+	if err != nil {
+		t.Fatalf("%s: %v", ft.name, err)
+	}
+	for _, r := range rows {
+		key := partKey(r[0])
+		parts[key] = strings.Join(r[1:], "\t")
+		counts[key], _ = strconv.Atoi(r[1])
+		if r[1] != r[2] {
+			sn.dups[ft.name] += fmt.Sprintf("partition %s: %s rows, %s distinct keys; ", key, r[1], r[2])
+		}
+	}
+	return parts, counts
+}
+
+// snapRows reads a table's rows by partition, sorted, and notes its
+// duplicate keys.
+func snapRows(t *testing.T, ctx context.Context, sess adapters.Session, sn *snapshot, ft faultTable, rel string) (map[string]string, map[string]int) {
+	t.Helper()
+	parts, counts := map[string]string{}, map[string]int{}
+	cols, rows, err := sess.Query(ctx, "SELECT * FROM "+rel, 0)
+	if err != nil {
+		t.Fatalf("%s: %v", ft.name, err)
+	}
+	pi, ki := -1, -1
+	for i, c := range cols {
+		if strings.EqualFold(c, ft.part) {
+			pi = i
+		}
+		if strings.EqualFold(c, ft.key) {
+			ki = i
+		}
+	}
+	lines := map[string][]string{}
+	keys := map[string]int{}
+	for _, r := range rows {
+		key := ""
+		if pi >= 0 {
+			key = partKey(r[pi])
+		}
+		lines[key] = append(lines[key], strings.Join(r, "\t"))
+		counts[key]++
+		if ki >= 0 {
+			keys[r[ki]]++
+		}
+	}
+	for key, ls := range lines {
+		sort.Strings(ls)
+		parts[key] = strings.Join(ls, "\n")
+	}
+	for k, n := range keys {
+		if n > 1 {
+			sn.dups[ft.name] += fmt.Sprintf("%s=%s ×%d; ", ft.key, k, n)
+		}
+	}
+	return parts, counts
 }
 
 // attemptRows is one audit row per unit attempt (run, job, partition,

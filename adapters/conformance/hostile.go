@@ -7,29 +7,16 @@ package conformance
 // errors, logs, target/ artifacts or the audit table.
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"net/url"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/compiler"
 	"github.com/idemc/idemc/compiler/diag"
-	"github.com/idemc/idemc/compiler/project"
-	"github.com/idemc/idemc/internal/faultinject"
 	"github.com/idemc/idemc/plan"
-	"github.com/idemc/idemc/runner"
 )
 
 // Hostile runs the hostile input scenarios on a target.
@@ -89,6 +76,36 @@ func tomlString(s string) string {
 func hostileIdentifiers(t *testing.T, tgt Target) {
 	ad, _ := adapters.Lookup(tgt.Engine)
 	d := ad.Dialect
+	files, odd, accepted := hostileFiles(d)
+	e := hostileEnv(t, tgt, files)
+	raw := e.schema + "_raw"
+	// Canaries in both schemas, created before the first build.
+	for _, sc := range []string{e.schema, raw} {
+		canary := d.Qualify(plan.Relation{Schema: sc, Name: "canary"})
+		e.exec(d.CreateSchema(plan.Relation{Schema: sc, Name: "x"}), "CREATE TABLE "+canary+" (n INT)", "INSERT INTO "+canary+" VALUES (1)")
+	}
+	for i := 0; i < 2; i++ {
+		res := e.build("2026-07-03T00:00:00Z", func(o *compiler.Options) {
+			if i == 1 {
+				o.Start, o.End = "2026-07-01", "2026-07-03"
+			}
+		})
+		e.mustSucceed(res)
+	}
+	for _, sc := range []string{e.schema, raw} {
+		if got := e.query("SELECT count(*) FROM " + d.Qualify(plan.Relation{Schema: sc, Name: "canary"})); got[0][0] != "1" {
+			t.Fatalf("canary in %q: %v", sc, got)
+		}
+	}
+	checkHostileTables(t, e, d)
+	hostileFailingCheck(t, e, d, odd, accepted)
+}
+
+// hostileFiles is the hostile identifiers' project: a seed, an
+// incremental, a merge and a watermark model on hostile names, and an
+// aliased table; odd is the incremental model's text and accepted its
+// accepted values, as written.
+func hostileFiles(d adapters.Dialect) (files map[string]string, odd string, accepted []string) {
 	q := d.Quote
 	csv := fmt.Sprintf("id,%s,%s,%s\n", csvField(hostileDay), csvField(hostileCol), csvField(hostileTs))
 	for i, v := range hostileValues {
@@ -96,11 +113,10 @@ func hostileIdentifiers(t *testing.T, tgt Target) {
 			csv += fmt.Sprintf("%d,2026-07-0%d,%s,2026-07-0%d 1%d:00:00\n", 10*day+i, day, csvField(v), day, i)
 		}
 	}
-	var accepted []string
 	for _, v := range hostileValues {
 		accepted = append(accepted, tomlString(v))
 	}
-	odd := fmt.Sprintf(`/* idemc
+	odd = fmt.Sprintf(`/* idemc
 materialized = "incremental"
 partition_by = %s
 start = "2026-07-01"
@@ -129,7 +145,7 @@ relationships = { %s = %s }
 SELECT id AS %s, %s AS %s, %s AS %s, 'v1' AS %s FROM {{ ref("odd") }}
 `, tomlString(hostileCol), tomlString("odd."+hostileCol),
 		q("select"), q(hostileCol), q("my key"), q(hostileCol), q(hostileCol), q("first'seen"))
-	files := map[string]string{
+	files = map[string]string{
 		"seeds/" + hostileSeed + ".csv": csv,
 		"models/odd.sql":                odd,
 		"models/odd_merge.sql":          merge,
@@ -146,28 +162,14 @@ WHERE %s >= {{ watermark_start }} AND %s < {{ watermark_end }}
 		"models/aliased.sql":    "/* idemc\nmaterialized = \"table\"\nalias = " + tomlString(hostileAlias) + "\n*/\nSELECT 1 AS n",
 		"models/uses_alias.sql": "/* idemc\nmaterialized = \"table\"\n*/\nSELECT n FROM {{ ref(\"aliased\") }}",
 	}
-	e := hostileEnv(t, tgt, files)
-	raw := e.schema + "_raw"
-	// Canaries in both schemas, created before the first build.
-	for _, sc := range []string{e.schema, raw} {
-		canary := d.Qualify(plan.Relation{Schema: sc, Name: "canary"})
-		e.exec(d.CreateSchema(plan.Relation{Schema: sc, Name: "x"}), "CREATE TABLE "+canary+" (n INT)", "INSERT INTO "+canary+" VALUES (1)")
-	}
-	for i := 0; i < 2; i++ {
-		res := e.build("2026-07-03T00:00:00Z", func(o *compiler.Options) {
-			if i == 1 {
-				o.Start, o.End = "2026-07-01", "2026-07-03"
-			}
-		})
-		e.mustSucceed(res)
-	}
-	for _, sc := range []string{e.schema, raw} {
-		if got := e.query("SELECT count(*) FROM " + d.Qualify(plan.Relation{Schema: sc, Name: "canary"})); got[0][0] != "1" {
-			t.Fatalf("canary in %q: %v", sc, got)
-		}
-	}
+	return files, odd, accepted
+}
+
+// checkHostileTables: the values came through unchanged, once each, into
+// every model's table, the high-water mark and the aliased table.
+func checkHostileTables(t *testing.T, e *env, d adapters.Dialect) {
+	q := d.Quote
 	rel := func(name string) string { return d.Qualify(plan.Relation{Schema: e.schema, Name: name}) }
-	// The values came through unchanged, once each.
 	for _, v := range hostileValues {
 		got := e.query(fmt.Sprintf("SELECT count(*) FROM %s WHERE %s = %s", rel("odd"), q(hostileCol), d.String(v)))
 		if got[0][0] != "2" {
@@ -196,9 +198,14 @@ WHERE %s >= {{ watermark_start }} AND %s < {{ watermark_end }}
 		t.Errorf("odd's columns: %q", got)
 	}
 
-	// A failing check whose sample holds the hostile values: the unit
-	// fails, its audit row records the values verbatim, and nothing else
-	// happens.
+}
+
+// hostileFailingCheck: a failing check whose sample holds the hostile
+// values fails its unit, its audit row records the values verbatim, and
+// nothing else happens.
+func hostileFailingCheck(t *testing.T, e *env, d adapters.Dialect, odd string, accepted []string) {
+	rel := func(name string) string { return d.Qualify(plan.Relation{Schema: e.schema, Name: name}) }
+	raw := e.schema + "_raw"
 	e.write(map[string]string{"models/odd.sql": strings.Replace(odd, "accepted_values = { "+tomlString(hostileCol)+" = ["+strings.Join(accepted, ", ")+"] }",
 		"accepted_values = { "+tomlString(hostileCol)+" = [\"only\"] }", 1)})
 	res := e.build("2026-07-03T00:00:00Z", func(o *compiler.Options) { o.Partition = "2026-07-01"; o.Seeds = false })
@@ -305,214 +312,4 @@ func hostilePartitions(t *testing.T, tgt Target) {
 	if e.schemaExists() {
 		t.Errorf("a refused build created the schema %s", e.schema)
 	}
-}
-
-// hostileSecrets: a password in the DSN and in a target setting, both from
-// an environment variable, never reach the output, errors, the trace,
-// target/ or the audit table; neither when the connection works nor when
-// it fails.
-func hostileSecrets(t *testing.T, tgt Target) {
-	var rb [8]byte
-	_, _ = rand.Read(rb[:])
-	secret := "SEKRET" + hex.EncodeToString(rb[:])
-	t.Setenv("IDEMC_TEST_SECRET", secret)
-	e := newEnv(t, tgt, base(map[string]string{
-		"models/totals.sql": "/* idemc\nmaterialized = \"table\"\n[checks]\nmin_rows = 1\n*/\nSELECT user_id, sum(amount) AS total FROM {{ ref(\"daily\") }} GROUP BY user_id",
-		// Fails its check: the failure paths write errors too.
-		"models/failing.sql": "/* idemc\nmaterialized = \"table\"\n[checks]\nmin_rows = 100\n*/\nSELECT 1 AS n",
-	}))
-	settings := tgt.Settings(e.dir)
-	good, bad := "", ""
-	switch tgt.Engine {
-	case "postgres":
-		u, err := url.Parse(settings["dsn"])
-		if err != nil || u.Scheme == "" {
-			t.Skipf("the PostgreSQL DSN is not a URL: %v", err)
-		}
-		user := u.User.Username()
-		// Under trust authentication any password is accepted; otherwise
-		// the configured one is needed and this part is skipped.
-		u.User = url.UserPassword(user, "${IDEMC_TEST_SECRET}")
-		good = strings.Replace(u.String(), "%7BIDEMC_TEST_SECRET%7D", "{IDEMC_TEST_SECRET}", 1)
-		u.Path = "/idemc_no_such_db"
-		bad = strings.Replace(u.String(), "%7BIDEMC_TEST_SECRET%7D", "{IDEMC_TEST_SECRET}", 1)
-	case "mysql":
-		user := "idemc_h" + hex.EncodeToString(rb[:3])
-		dsn := settings["dsn"]
-		grants := []string{"CREATE USER '" + user + "'@'%' IDENTIFIED BY '" + secret + "'",
-			"GRANT ALL ON " + e.d.Quote(e.schema) + ".* TO '" + user + "'@'%'",
-			"GRANT ALL ON " + e.d.Quote(e.schema+"_raw") + ".* TO '" + user + "'@'%'"}
-		// The DSN's own database, which the connection opens.
-		db := dsn[strings.LastIndex(dsn, "/")+1:]
-		if i := strings.IndexByte(db, '?'); i >= 0 {
-			db = db[:i]
-		}
-		if db != "" {
-			grants = append(grants, "GRANT SELECT ON "+e.d.Quote(db)+".* TO '"+user+"'@'%'")
-		}
-		e.exec(grants...)
-		t.Cleanup(func() { e.exec("DROP USER IF EXISTS '" + user + "'@'%'") })
-		at := strings.LastIndex(dsn[:strings.LastIndex(dsn, "/")], "@")
-		good = user + ":${IDEMC_TEST_SECRET}" + dsn[at:]
-		bad = "root:${IDEMC_TEST_SECRET}@tcp(127.0.0.1:1)/test?timeout=2s"
-	default:
-		good = ""
-	}
-	writeProject := func(dsn string) {
-		var b strings.Builder
-		fmt.Fprintf(&b, "name = \"secrets\"\ndefault_target = \"t\"\n[targets.t]\nengine = %q\nschema = %q\n", tgt.Engine, e.schema)
-		if ad, _ := adapters.Lookup(tgt.Engine); slices.Contains(ad.Settings, "password") {
-			b.WriteString("password = \"${IDEMC_TEST_SECRET}\"\n") // the engine reads it: the connection uses it
-		}
-		for k, v := range settings {
-			if k == "dsn" {
-				v = dsn
-			}
-			fmt.Fprintf(&b, "%s = %s\n", k, tomlString(v))
-		}
-		fmt.Fprintf(&b, "[sources.raw]\nschema = %q\ntables = [\"events\", \"users\"]\n[seeds]\nschema = %q\n", e.schema+"_raw", e.schema+"_raw")
-		e.write(map[string]string{"project.toml": b.String()})
-	}
-	var out bytes.Buffer
-	check := func(what, text string) {
-		t.Helper()
-		if strings.Contains(text, secret) {
-			t.Errorf("the secret appears in %s:\n%s", what, text)
-		}
-	}
-
-	writeProject(good)
-	if tgt.Engine == "postgres" {
-		p, err := project.Load(e.dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng, _, err := runner.Connect(context.Background(), p, "")
-		if err != nil {
-			check("the connection error", err.Error())
-			t.Skipf("PostgreSQL does not accept the password-carrying DSN (not trust authentication): %v", err)
-		}
-		eng.Close()
-	}
-	stderr := captureStderr(t, func() {
-		p, err := project.Load(e.dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		at, _ := time.Parse(time.RFC3339, asOf)
-		opts := compiler.Options{AsOf: at, Models: true, Seeds: true}
-		res, err := runner.Build(context.Background(), p, runner.Options{AfterStep: faultinject.FromEnv(), Compile: opts, Threads: 2, Tests: true, Out: &out,
-			Trace: os.Stderr}) // what IDEMC_TRACE=1 gives the command line
-		if err != nil {
-			t.Fatalf("build: %v", err)
-		}
-		t.Logf("built on %s with the password from IDEMC_TEST_SECRET: %d units succeeded, %d failed", tgt.Engine, res.Succeeded, res.Failed)
-		if res.Failed != 1 {
-			t.Errorf("want exactly the failing unit to fail, got %d failed", res.Failed)
-		}
-		for _, u := range res.Units {
-			check("unit "+u.ID+"'s error", u.Error)
-		}
-		st, err := runner.Status(context.Background(), p, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		check("status", fmt.Sprint(st))
-		tr, err := runner.Test(context.Background(), p, opts)
-		if err == nil {
-			check("test results", fmt.Sprint(tr))
-		} else {
-			check("the test error", err.Error())
-		}
-		pl, err := compiler.Compile(p, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ad, _ := adapters.Lookup(tgt.Engine)
-		if err := runner.WriteCompiled(e.dir, pl, ad.Dialect); err != nil {
-			t.Fatal(err)
-		}
-		check("the printed pl", pl.Format(true))
-	})
-	check("the run output", out.String())
-	check("stderr (the statement trace)", stderr)
-	if !strings.Contains(stderr, "trace") {
-		t.Errorf("the statement trace printed nothing: %q", stderr)
-	}
-	// The audit table and the state table, every column.
-	for _, table := range []string{"idemc_audit", "idemc_state", "idemc_latest"} {
-		for _, r := range e.query("SELECT * FROM " + e.rel(table)) {
-			check(table, strings.Join(r, " | "))
-		}
-	}
-
-	// A connection that fails: the error names the target, not the secret.
-	if bad != "" {
-		writeProject(bad)
-		p, err := project.Load(e.dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		at, _ := time.Parse(time.RFC3339, asOf)
-		_, err = runner.Build(context.Background(), p, runner.Options{AfterStep: faultinject.FromEnv(), Compile: compiler.Options{AsOf: at, Models: true, Seeds: true}, Out: &out})
-		if err == nil {
-			t.Fatal("a build against an unreachable target succeeded")
-		}
-		check("the connection error", err.Error())
-		check("the run output", out.String())
-	}
-
-	// Every file under target/.
-	n := 0
-	err := filepath.WalkDir(filepath.Join(e.dir, "target"), func(path string, de fs.DirEntry, err error) error {
-		if err != nil || de.IsDir() || strings.HasSuffix(path, ".duckdb") || strings.HasSuffix(path, ".wal") {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		n++
-		check(path, string(b))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"run_results.json", "manifest.json"} {
-		if _, err := os.Stat(filepath.Join(e.dir, "target", want)); err != nil {
-			t.Errorf("target/%s was not written: %v", want, err)
-		}
-	}
-	if n < 4 {
-		t.Errorf("only %d files under target/ to search", n)
-	}
-}
-
-// captureStderr runs f with os.Stderr redirected and returns what was
-// written to it.
-func captureStderr(t *testing.T, f func()) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := os.Stderr
-	os.Stderr = w
-	done := make(chan string)
-	go func() {
-		b, _ := io.ReadAll(r)
-		done <- string(b)
-	}()
-	defer func() {
-		os.Stderr = saved
-	}()
-	func() {
-		defer func() {
-			os.Stderr = saved
-			w.Close()
-		}()
-		f()
-	}()
-	return <-done
 }
