@@ -177,36 +177,7 @@ func (g *gen) planModel(idx, layer int) *model {
 	default:
 		m.dir = "intermediate/l" + strconv.Itoa(layer) + "/" + m.domain
 	}
-	r := g.rng.Float64()
-	switch {
-	case r < 0.45:
-		m.mat = "view"
-	case r < 0.70:
-		m.mat = "table"
-	case r < 0.95:
-		m.mat = "incremental"
-	default:
-		m.mat = "ephemeral"
-	}
-	if m.mat == "ephemeral" && layer == layers-1 {
-		m.mat = "view" // nothing would read it
-	}
-	if m.mat == "incremental" {
-		r := g.rng.Float64()
-		switch {
-		case r < 0.75:
-			m.strategy, m.partitioned = "delete_insert", true
-			m.start = "2026-06-" + fmt.Sprintf("%02d", 1+g.rng.IntN(30))
-			if g.chance(0.2) {
-				m.start = Partition
-			}
-			m.lookback = g.rng.IntN(3)
-		case r < 0.875:
-			m.strategy, m.watermark = "merge", true
-		default:
-			m.strategy = "merge"
-		}
-	}
+	g.materialize(m)
 	m.checks = m.mat == "table" && g.chance(0.4)
 	m.tags = m.partitioned || g.chance(0.2)
 	prefix := "int"
@@ -227,49 +198,90 @@ func (g *gen) planModel(idx, layer int) *model {
 		m.srcTable = g.pick(tables)
 		m.useVar = g.chance(0.1)
 	} else {
-		r := g.rng.Float64()
-		switch {
-		case r < 0.50:
-			m.shape = shapeJoin
-		case r < 0.70:
-			m.shape = shapeAggregate
-		case r < 0.85:
-			m.shape = shapeDedupe
-		case r < 0.95:
-			m.shape = shapeUnion
-		default:
-			m.shape = shapeStar
-		}
-		if m.shape == shapeStar && m.mat == "incremental" {
-			m.shape = shapeJoin // SELECT * in an incremental model is a lint warning
-		}
-		nrefs := 1
-		switch m.shape {
-		case shapeJoin:
-			nrefs = 1 + g.rng.IntN(4)
-		case shapeAggregate:
-			nrefs = 1 + g.rng.IntN(2)
-		case shapeUnion:
-			nrefs = 2
-		}
-		for range nrefs * 4 { // tries
-			if len(m.refs) == nrefs {
-				break
-			}
-			up := g.upstream(layer, d)
-			if up != nil && !hasModel(m.refs, up) {
-				m.refs = append(m.refs, up)
-			}
-		}
-		if m.shape == shapeUnion && len(m.refs) < 2 {
-			m.shape = shapeJoin
-		}
-		if m.shape == shapeJoin && g.chance(0.05) {
-			m.seed = "status_codes"
-		}
+		g.shapeAndRefs(m, d)
 	}
 	g.byLayer[layer][d] = append(g.byLayer[layer][d], m)
 	return m
+}
+
+// materialize draws a model's materialization and, for an incremental
+// one, its strategy and partitioning.
+func (g *gen) materialize(m *model) {
+	r := g.rng.Float64()
+	switch {
+	case r < 0.45:
+		m.mat = "view"
+	case r < 0.70:
+		m.mat = "table"
+	case r < 0.95:
+		m.mat = "incremental"
+	default:
+		m.mat = "ephemeral"
+	}
+	if m.mat == "ephemeral" && m.layer == layers-1 {
+		m.mat = "view" // nothing would read it
+	}
+	if m.mat != "incremental" {
+		return
+	}
+	switch r := g.rng.Float64(); {
+	case r < 0.75:
+		m.strategy, m.partitioned = "delete_insert", true
+		m.start = "2026-06-" + fmt.Sprintf("%02d", 1+g.rng.IntN(30))
+		if g.chance(0.2) {
+			m.start = Partition
+		}
+		m.lookback = g.rng.IntN(3)
+	case r < 0.875:
+		m.strategy, m.watermark = "merge", true
+	default:
+		m.strategy = "merge"
+	}
+}
+
+// shapeAndRefs draws the SELECT's shape of a model above the staging
+// layer and the upstream models it reads (domain d's first).
+func (g *gen) shapeAndRefs(m *model, d int) {
+	r := g.rng.Float64()
+	switch {
+	case r < 0.50:
+		m.shape = shapeJoin
+	case r < 0.70:
+		m.shape = shapeAggregate
+	case r < 0.85:
+		m.shape = shapeDedupe
+	case r < 0.95:
+		m.shape = shapeUnion
+	default:
+		m.shape = shapeStar
+	}
+	if m.shape == shapeStar && m.mat == "incremental" {
+		m.shape = shapeJoin // SELECT * in an incremental model is a lint warning
+	}
+	nrefs := 1
+	switch m.shape {
+	case shapeJoin:
+		nrefs = 1 + g.rng.IntN(4)
+	case shapeAggregate:
+		nrefs = 1 + g.rng.IntN(2)
+	case shapeUnion:
+		nrefs = 2
+	}
+	for range nrefs * 4 { // tries
+		if len(m.refs) == nrefs {
+			break
+		}
+		up := g.upstream(m.layer, d)
+		if up != nil && !hasModel(m.refs, up) {
+			m.refs = append(m.refs, up)
+		}
+	}
+	if m.shape == shapeUnion && len(m.refs) < 2 {
+		m.shape = shapeJoin
+	}
+	if m.shape == shapeJoin && g.chance(0.05) {
+		m.seed = "status_codes"
+	}
 }
 
 // upstream picks a model of an earlier layer: the layer just before 70% of
