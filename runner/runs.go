@@ -76,14 +76,23 @@ func (r *run) prepareState(ctx context.Context, sess adapters.Session) error {
 // pg_namespace, pg_type, pg_class); run again, the statement finds the
 // object and does nothing. Only errors the engine classifies as such a race
 // (adapters.DDLRacer) are tried again, a few times; any other fails at once.
+// The waits grow from 30 ms, or from the first wait of an engine that
+// declares a RetryBackoff (Spark: its racer is another session's whole
+// CREATE, seconds on a busy server).
 func execIdempotent(ctx context.Context, e adapters.Engine, sess adapters.Session, s *plan.Step) error {
 	racer, _ := e.(adapters.DDLRacer)
+	step := 30 * time.Millisecond
+	if b := newBackoff(e); b.first > 0 {
+		step = b.first
+	}
 	var err error
 	for attempt := 1; attempt <= 4; attempt++ {
 		if _, err = sess.Exec(ctx, s); err == nil || ctx.Err() != nil || racer == nil || !racer.LostDDLRace(err) {
 			return err
 		}
-		time.Sleep(time.Duration(attempt) * 30 * time.Millisecond)
+		if attempt < 4 {
+			time.Sleep(time.Duration(attempt) * step)
+		}
 	}
 	return err
 }

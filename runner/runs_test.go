@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/plan"
@@ -69,5 +70,27 @@ func TestExecIdempotentRetriesOnlyRaces(t *testing.T) {
 				t.Errorf("ran the statement %d times, want %d", s.runs, tc.wantRuns)
 			}
 		})
+	}
+}
+
+// backoffRacer is a racer that declares a RetryBackoff, as Spark does.
+type backoffRacer struct{ racerEngine }
+
+func (backoffRacer) RetryBackoff() (budget, first time.Duration) {
+	return time.Minute, 100 * time.Millisecond
+}
+
+// TestExecIdempotentWaitsFromTheEngineBackoff: on an engine with a
+// RetryBackoff the waits between tries grow from its first wait (100,
+// 200, 300 ms here), not from 30 ms (30, 60, 90).
+func TestExecIdempotentWaitsFromTheEngineBackoff(t *testing.T) {
+	s := &ddlSession{errs: []error{errRace, errRace, errRace, errRace}}
+	start := time.Now()
+	err := execIdempotent(context.Background(), backoffRacer{}, s, &plan.Step{SQL: "CREATE TABLE IF NOT EXISTS t (n INT)"})
+	if !errors.Is(err, errRace) || s.runs != 4 {
+		t.Fatalf("error %v after %d runs, want the race after 4", err, s.runs)
+	}
+	if d := time.Since(start); d < 600*time.Millisecond {
+		t.Errorf("waited %v in all, want at least 100+200+300 ms", d)
 	}
 }

@@ -242,6 +242,26 @@ func (e *Engine) Retryable(err error) bool {
 		strings.Contains(msg, "MetadataChangedException") || strings.Contains(msg, "DELTA_CONCURRENT")
 }
 
+// LostDDLRace reports a CREATE … IF NOT EXISTS that met another
+// session's create of the same relation half done: Delta committed the
+// table's first version at its location, the catalog does not list it yet
+// (DELTA_CREATE_TABLE_WITH_NON_EMPTY_LOCATION), or the catalog listed it
+// between the statement's check and its own entry. The other session may
+// be a killed run's: Spark Connect finishes an operation whose client is
+// gone, so the rerun that follows a kill can meet its create (a fault
+// trial did: the rerun failed creating the audit table). Run again, the
+// statement finds the relation and does nothing.
+func (e *Engine) LostDDLRace(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "DELTA_CREATE_TABLE_WITH_NON_EMPTY_LOCATION") ||
+		strings.Contains(msg, "TABLE_OR_VIEW_ALREADY_EXISTS") || strings.Contains(msg, "SCHEMA_ALREADY_EXISTS")
+}
+
+var _ adapters.DDLRacer = (*Engine)(nil)
+
 // Delta commits optimistically: concurrent writes of one table conflict
 // (a REPLACE WHERE on an unpartitioned table with every other write of
 // it), and a local Spark takes seconds per commit while a wave of
