@@ -26,12 +26,25 @@ const maxRetryWait = 8 * time.Second
 
 func newBackoff(e adapters.Engine) *backoff {
 	b := &backoff{start: time.Now(), jitter: func(d time.Duration) time.Duration { return d/2 + rand.N(d/2+1) }}
-	if p, ok := e.(interface {
-		RetryBackoff() (budget, first time.Duration)
-	}); ok {
+	if p, ok := e.(retryBackoffer); ok {
 		b.budget, b.first = p.RetryBackoff()
 	}
 	return b
+}
+
+// retryBackoffer is an engine that declares a budget for retrying conflicts.
+type retryBackoffer interface {
+	RetryBackoff() (budget, first time.Duration)
+}
+
+// firstWait is the engine's first wait before a retry, 0 when it declares
+// no RetryBackoff.
+func firstWait(e adapters.Engine) time.Duration {
+	if p, ok := e.(retryBackoffer); ok {
+		_, first := p.RetryBackoff()
+		return first
+	}
+	return 0
 }
 
 // next is the wait before attempt+1 after attempt failed on a conflict,

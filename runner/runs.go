@@ -82,8 +82,8 @@ func (r *run) prepareState(ctx context.Context, sess adapters.Session) error {
 func execIdempotent(ctx context.Context, e adapters.Engine, sess adapters.Session, s *plan.Step) error {
 	racer, _ := e.(adapters.DDLRacer)
 	step := 30 * time.Millisecond
-	if b := newBackoff(e); b.first > 0 {
-		step = b.first
+	if first := firstWait(e); first > 0 {
+		step = first
 	}
 	var err error
 	for attempt := 1; attempt <= 4; attempt++ {
