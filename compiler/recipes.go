@@ -93,6 +93,10 @@ func (cc *compilation) fillSQL() {
 	}
 	close(next)
 	sels := make([]string, len(pl.Units)) // the models' own SELECTs, for display
+	filed := cc.opts.Filed
+	if cc.errs.Err() != nil {
+		filed = nil // bad input: nothing is written
+	}
 	for w := 0; w < cc.workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -114,6 +118,9 @@ func (cc *compilation) fillSQL() {
 					}
 				}
 				u.Steps = cc.d.Recipe(u.Write)
+				if filed != nil && filed(u) {
+					u.Reused, u.Steps = len(u.Steps), nil
+				}
 			}
 		}()
 	}

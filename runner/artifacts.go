@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/idemc/idemc/adapters"
@@ -143,6 +145,8 @@ type CompiledIndex struct {
 	root  string
 	files map[string]compiledEntry
 	dirs  map[string]compiledDir
+	once  sync.Once
+	filer *filer // started by Filed
 }
 
 // OpenCompiled reads the index of the project's target/compiled (empty
@@ -168,11 +172,20 @@ func (x *CompiledIndex) Reuse(u *plan.Unit) int {
 	return e.Steps
 }
 
+// Filed is compiler.Options.Filed: it formats and hashes the unit's file
+// as soon as the compiler has its recipe, and hands a changed one to the
+// index's writer (filer); the compile may then drop the recipe. Write
+// files the units not filed yet and waits for the writer.
+func (x *CompiledIndex) Filed(u *plan.Unit) bool {
+	x.once.Do(func() { x.filer = newFiler(filepath.Join(x.root, "target", "compiled"), x.files) })
+	x.filer.file(u)
+	return true
+}
+
 // Write writes the plan's files under target/compiled, those that changed
 // only, and the manifest with their index.
 func (x *CompiledIndex) Write(pl *plan.Plan, d adapters.Dialect) error {
 	root := x.root
-	start := time.Now()
 	dir := filepath.Join(root, "target", "compiled")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -189,16 +202,19 @@ func (x *CompiledIndex) Write(pl *plan.Plan, d adapters.Dialect) error {
 		want[f] = true
 		want[filepath.Dir(f)] = true
 	}
-	old, oldDirs := x.files, x.dirs
-	known, err := removeUnwanted(dir, want, knownDirs(want, old, oldDirs))
+	x.once.Do(func() { x.filer = newFiler(dir, x.files) })
+	f := x.filer
+	if err := f.finish(units); err != nil {
+		return err
+	}
+	// After the writes: a folder written to is listed (its time changed),
+	// so its files no longer wanted go too.
+	known, err := removeUnwanted(dir, want, knownDirs(want, x.files, x.dirs))
 	if err != nil {
 		return err
 	}
-	index, err := updateUnits(dir, units, old, known)
-	if err != nil {
-		return err
-	}
-	return writeManifest(root, pl, d, index, recordDirs(dir, index, known, start))
+	index := f.index(units, known)
+	return writeManifest(root, pl, d, index, recordDirs(dir, index, known, f.start))
 }
 
 // compiledEntry is what the manifest keeps of one file under
@@ -220,19 +236,18 @@ type compiledEntry struct {
 // rewritten unseen (the problem and the remedy of git's racy index).
 const racyWindow = 2 * time.Second
 
-// unitEntry formats a unit's file and hashes it; ok when the index entry
-// still describes the file (same hash and size, and the file's size and
-// time are the recorded ones): the file need not be read or written.
-func unitEntry(dir string, u *plan.Unit, buf *[]byte, old compiledEntry) (e compiledEntry, text string, ok bool) {
+// unitEntry formats a unit's file into b and hashes it; ok when the index
+// entry still describes the file (same hash and size, and the file's size
+// and time are the recorded ones): the file need not be read or written.
+// text is the file's text in b, valid until b's next use.
+func unitEntry(dir string, u *plan.Unit, b *bytes.Buffer, old compiledEntry) (e compiledEntry, text []byte, ok bool) {
 	if u.Steps == nil && u.Reused > 0 {
-		return old, "", true // Reuse checked the file
+		return old, nil, true // Reuse checked the file
 	}
-	var b strings.Builder
-	b.Grow(unitTextSize(u))
-	plan.FormatUnit(&b, u, true)
-	text = strings.TrimLeft(b.String(), "\n")
-	*buf = append((*buf)[:0], text...) // reused: no copy of every file's text to collect
-	sum := sha256.Sum256(*buf)
+	b.Reset()
+	plan.FormatUnit(b, u, true)
+	text = bytes.TrimLeft(b.Bytes(), "\n")
+	sum := sha256.Sum256(text)
 	e = compiledEntry{SHA: hex.EncodeToString(sum[:16]), Size: int64(len(text)), Key: u.Key, Steps: len(u.Steps)}
 	if old.SHA == e.SHA && old.Size == e.Size {
 		st, err := os.Stat(filepath.Join(dir, unitFile(u)))

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/internal/synth"
 	"github.com/idemc/idemc/internal/testtree"
+	"github.com/idemc/idemc/plan"
 )
 
 // TestCompiledReuseEqualsCold: after each of a random sequence of edits
@@ -70,13 +72,31 @@ func TestCompiledReuseEqualsCold(t *testing.T) {
 }
 
 // compileReusing compiles dir as idemc compile does: its caches, its
-// target/compiled's index asked before building each recipe.
+// target/compiled's index asked before building each recipe, and each
+// recipe filed as it is made.
 func compileReusing(t *testing.T, dir string) (files map[string]string, counts string, reused int) {
 	t.Helper()
 	idx := OpenCompiled(dir)
 	opts := reuseOpts(filepath.Join(dir, "target"))
-	opts.Reuse = idx.Reuse
-	return compileWith(t, dir, opts, idx)
+	var hits atomic.Int64 // Unit.Reused counts filed units too
+	opts.Reuse = func(u *plan.Unit) int {
+		n := idx.Reuse(u)
+		if n > 0 {
+			hits.Add(1)
+		}
+		return n
+	}
+	opts.Filed = idx.Filed
+	compiled := filepath.Join(dir, "target", "compiled")
+	before := readTreeIfAny(t, compiled)
+	files, counts, _ = compileWith(t, dir, opts, idx)
+	reused = int(hits.Load())
+	if files == nil { // a failed compile writes nothing
+		if d := firstDifference(before, readTreeIfAny(t, compiled)); d != "" || len(before) != len(readTreeIfAny(t, compiled)) {
+			t.Fatalf("a failed compile changed target/compiled: %s", d)
+		}
+	}
+	return files, counts, reused
 }
 
 // compileInto compiles dir's project into a copy without target/: no cache,
@@ -116,6 +136,15 @@ func compileWith(t *testing.T, dir string, opts compiler.Options, idx *CompiledI
 		}
 	}
 	return readTree(t, filepath.Join(dir, "target", "compiled")), counts.String(), reused
+}
+
+// readTreeIfAny is readTree, empty when root does not exist.
+func readTreeIfAny(t *testing.T, root string) map[string]string {
+	t.Helper()
+	if _, err := os.Stat(root); os.IsNotExist(err) {
+		return map[string]string{}
+	}
+	return readTree(t, root)
 }
 
 func readTree(t *testing.T, root string) map[string]string {

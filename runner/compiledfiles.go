@@ -4,11 +4,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"time"
-
-	"github.com/idemc/idemc/plan"
 )
 
 // compiledDir is what the manifest keeps of a model's folder under
@@ -91,85 +87,6 @@ func removeUnwanted(dir string, want map[string]bool, known map[string]int64) (m
 		}
 	}
 	return same, nil
-}
-
-// updateUnits writes the files of units that changed and returns the
-// index. Formatting and hashing every unit's file to check it against the
-// index is spread over the CPUs; the writes are made one at a time, in
-// plan order: creating folders and files under one parent serializes in
-// the file system (writing with 4 workers on a fresh target/ was slower:
-// 32 s against 26 s, medians of 3 on this machine's busy disk).
-func updateUnits(dir string, units []*plan.Unit, old map[string]compiledEntry, known map[string]int64) (map[string]compiledEntry, error) {
-	type result struct {
-		e    compiledEntry
-		text string
-		ok   bool
-		err  error
-	}
-	res := make([]result, len(units))
-	each(len(units), runtime.GOMAXPROCS(0), func(i int, buf *[]byte) {
-		r := &res[i]
-		r.e, r.text, r.ok = unitEntry(dir, units[i], buf, old[filepath.ToSlash(unitFile(units[i]))])
-		if r.ok {
-			r.text = "" // not needed: let it go
-		}
-	})
-	var changed []int
-	for i := range res {
-		if !res[i].ok {
-			changed = append(changed, i)
-			delete(known, filepath.ToSlash(filepath.Dir(unitFile(units[i])))) // its time changes
-		}
-	}
-	var buf []byte
-	for _, i := range changed {
-		res[i].e, res[i].err = writeUnitSQL(dir, units[i], &buf, res[i].e, res[i].text)
-		if res[i].err != nil {
-			return nil, res[i].err
-		}
-	}
-	index := make(map[string]compiledEntry, len(units))
-	for i, u := range units {
-		if res[i].err != nil {
-			return nil, res[i].err
-		}
-		if res[i].e.SHA != "" {
-			index[filepath.ToSlash(unitFile(u))] = res[i].e
-		}
-	}
-	return index, nil
-}
-
-// each calls fn(i) for i in [0, n) on that many workers, each with its own
-// scratch buffer.
-func each(n, workers int, fn func(i int, buf *[]byte)) {
-	next := make(chan int, n)
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for w := 0; w < workers && w < n; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf []byte
-			for i := range next {
-				fn(i, &buf)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// unitTextSize is about the length of a unit's file, so that formatting it
-// grows its buffer once, not a doubling at a time.
-func unitTextSize(u *plan.Unit) int {
-	n := 256
-	for i := range u.Steps {
-		n += 128 + len(u.Steps[i].SQL) + len(u.Steps[i].Count) + len(u.Steps[i].Comment)
-	}
-	return n
 }
 
 // recordDirs returns the folders to record in the manifest: those of the

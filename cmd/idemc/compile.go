@@ -32,9 +32,13 @@ func compileCmd(c *common) *cobra.Command {
 			}
 			// A unit whose file target/compiled holds already, for the same
 			// key, keeps it: its recipe is not built again (--sql prints it).
+			// Without --sql the recipes are not kept either, once filed.
 			idx := runner.OpenCompiled(p.Root)
 			if !printSQL && opts.Cache != "" {
 				opts.Reuse = idx.Reuse
+			}
+			if !printSQL {
+				opts.Filed = idx.Filed // the files are written as the recipes are made
 			}
 			pl, err := compiler.Compile(p, opts)
 			if err != nil {
