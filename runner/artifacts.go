@@ -59,14 +59,15 @@ type compiledFile struct{ path, text string }
 // write replaces the file unless it holds the text already; buf is scratch
 // space for reading it.
 func (f compiledFile) write(buf *[]byte) {
-	same, exists := holds(f.path, f.text, buf)
+	text := []byte(f.text)
+	same, exists := holds(f.path, text, buf)
 	if same {
 		return
 	}
 	if !exists {
 		_ = os.MkdirAll(filepath.Dir(f.path), 0o755)
 	}
-	_ = writeAtomic(f.path, []byte(f.text))
+	_ = writeAtomic(f.path, text)
 }
 
 // compiledWriter writes the units' files while they run: creating a file
@@ -261,7 +262,7 @@ func unitEntry(dir string, u *plan.Unit, b *bytes.Buffer, old compiledEntry) (e 
 
 // writeUnitSQL writes a unit's file unless it holds text already, and
 // returns its index entry (none for a file just written).
-func writeUnitSQL(dir string, u *plan.Unit, buf *[]byte, e compiledEntry, text string) (compiledEntry, error) {
+func writeUnitSQL(dir string, u *plan.Unit, buf *[]byte, e compiledEntry, text []byte) (compiledEntry, error) {
 	path := filepath.Join(dir, unitFile(u))
 	same, exists := holds(path, text, buf)
 	if !same {
@@ -270,7 +271,7 @@ func writeUnitSQL(dir string, u *plan.Unit, buf *[]byte, e compiledEntry, text s
 				return compiledEntry{}, err
 			}
 		}
-		if err := writeAtomic(path, []byte(text)); err != nil {
+		if err := writeAtomic(path, text); err != nil {
 			return compiledEntry{}, err
 		}
 	}
@@ -331,7 +332,7 @@ func readCompiledIndexes(root string) (files map[string]compiledEntry, dirs map[
 
 // holds reports whether the file at path has exactly text, and whether it
 // exists.
-func holds(path, text string, buf *[]byte) (same, exists bool) {
+func holds(path string, text []byte, buf *[]byte) (same, exists bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, false
@@ -347,7 +348,7 @@ func holds(path, text string, buf *[]byte) (same, exists bool) {
 	if _, err := io.ReadFull(f, b); err != nil {
 		return false, true
 	}
-	return string(b) == text, true
+	return bytes.Equal(b, text), true
 }
 
 type manifestNode struct {

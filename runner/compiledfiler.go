@@ -37,7 +37,7 @@ type filer struct {
 type filedText struct {
 	u    *plan.Unit
 	e    compiledEntry
-	text string
+	text []byte
 }
 
 // filedUnit is a unit's entry for the index, and whether its file was
@@ -87,7 +87,7 @@ func (f *filer) file(u *plan.Unit) {
 	f.done[key] = filedUnit{e: e, changed: !ok}
 	f.mu.Unlock()
 	if !ok {
-		f.pending <- filedText{u, e, string(text)}
+		f.pending <- filedText{u, e, bytes.Clone(text)}
 	}
 }
 
