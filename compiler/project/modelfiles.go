@@ -222,9 +222,9 @@ func parseModel(rel, text string, base *layer, folders []folderLayer) (*Model, e
 			errs.Append(tomlError(rel, hLine-1, err))
 			return nil, errs.Err()
 		}
-		hlines := strings.Split(header, "\n") // split once: every key is looked up
+		hlines := scanKeyLines(strings.Split(header, "\n")) // once: every key is looked up
 		at := func(k toml.Key) Pos {
-			if l := keyLineIn(hlines, k); l > 0 {
+			if l := hlines.find(k); l > 0 {
 				return Pos{rel, hLine - 1 + l}
 			}
 			return Pos{rel, hLine}

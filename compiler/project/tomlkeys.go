@@ -65,24 +65,32 @@ func keyLine(text string, k toml.Key) int {
 	return keyLineIn(strings.Split(text, "\n"), k)
 }
 
-// keyLineIn is keyLine on a text split into lines, for many keys of one text.
+// keyLineIn is keyLine on a text split into lines.
 func keyLineIn(lines []string, k toml.Key) int {
-	if len(k) == 0 {
-		return 0
-	}
+	return scanKeyLines(lines).find(k)
+}
+
+// keyLines are a TOML text's lines as keyLine reads them, worked out once
+// for the many keys of one text (a model header's every key was looked up
+// by trimming and splitting every line again: ~0.08 s of CPU in a fresh
+// 10,000-model load).
+type keyLines []keyLineInfo
+
+type keyLineInfo struct {
+	line  int      // 1-based
+	table bool     // a [table] header, whose name is key
+	key   []string // the table's name, or the assignment's whole key
+	value string   // an assignment's text from its '='
+}
+
+func scanKeyLines(lines []string) keyLines {
+	var out keyLines
 	var table []string
-	tableLine := 0
 	for i, raw := range lines {
 		l := strings.TrimSpace(stripComment(raw))
 		if strings.HasPrefix(l, "[") {
-			l = strings.Trim(l, "[] \t")
-			table = splitDotted(l)
-			if equalKeys(table, k) {
-				return i + 1
-			}
-			if tableLine == 0 && len(table) > len(k) && equalKeys(table[:len(k)], k) {
-				tableLine = i + 1 // [k.sub] defines k implicitly
-			}
+			table = splitDotted(strings.Trim(l, "[] \t"))
+			out = append(out, keyLineInfo{line: i + 1, table: true, key: table})
 			continue
 		}
 		eq := strings.IndexByte(l, '=')
@@ -90,12 +98,34 @@ func keyLineIn(lines []string, k toml.Key) int {
 			continue
 		}
 		full := append(append([]string{}, table...), splitDotted(strings.TrimSpace(l[:eq]))...)
-		if equalKeys(full, k) || (len(full) > len(k) && equalKeys(full[:len(k)], k)) {
-			return i + 1
+		out = append(out, keyLineInfo{line: i + 1, key: full, value: l[eq:]})
+	}
+	return out
+}
+
+// find is the line (1-based) where k is set, 0 when it is not.
+func (kl keyLines) find(k toml.Key) int {
+	if len(k) == 0 {
+		return 0
+	}
+	tableLine := 0
+	for _, e := range kl {
+		key := e.key
+		if e.table {
+			if equalKeys(key, k) {
+				return e.line
+			}
+			if tableLine == 0 && len(key) > len(k) && equalKeys(key[:len(k)], k) {
+				tableLine = e.line // [k.sub] defines k implicitly
+			}
+			continue
+		}
+		if equalKeys(key, k) || (len(key) > len(k) && equalKeys(key[:len(k)], k)) {
+			return e.line
 		}
 		// inline tables: key = { a = 1 } sets k = key.a
-		if len(full) == len(k)-1 && equalKeys(full, k[:len(k)-1]) && strings.Contains(l[eq:], k[len(k)-1]) {
-			return i + 1
+		if len(key) == len(k)-1 && equalKeys(key, k[:len(k)-1]) && strings.Contains(e.value, k[len(k)-1]) {
+			return e.line
 		}
 	}
 	return tableLine
