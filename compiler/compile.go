@@ -211,6 +211,7 @@ func (pr *Prepared) plan(cc *compilation) (*plan.Plan, error) {
 		return cc.plan, cc.errs.Err()
 	}
 	cc.planUnits()
+	cc.fillSQL()
 	cc.compileTests()
 	return cc.plan, cc.errs.Err()
 }

@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"sync"
+
 	"github.com/idemc/idemc/compiler/dag"
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/compiler/render"
@@ -11,8 +13,7 @@ import (
 type explicitWindow struct{ partition, start, end string }
 
 // planUnits plans what is stale in the selection, given the audit state
-// (the planner, units.go), model by model in dependency order, and fills
-// the units' SQL (fill.go) as their models are planned.
+// (the planner, units.go), model by model in dependency order.
 func (cc *compilation) planUnits() {
 	opts := cc.opts
 	var window *explicitWindow
@@ -22,15 +23,11 @@ func (cc *compilation) planUnits() {
 	pl := &planner{plan: cc.plan, models: cc.models, opts: opts, window: window, chosen: cc.chosen, d: cc.d, p: cc.p, state: cc.state, target: cc.target,
 		unitsOf: map[string][]*plan.Unit{}, vers: newVersions()}
 	cc.plan.UnitGraph = dag.New()
-	f := cc.startFilling()
 	for _, n := range cc.order {
-		from := len(cc.plan.Units)
 		if err := pl.model(n); err != nil {
 			cc.errs.Append(err)
 		}
-		f.add(cc.plan.Units[from:]) // a model's units are final once it is planned
 	}
-	f.finish()
 }
 
 // buildUnit is one unit of model c for window w (nil: the whole model),
@@ -69,7 +66,7 @@ func (pl *planner) buildUnit(c *compiled, w *plan.Window) *plan.Unit {
 	if c.cfg.Materialized == plan.View || c.cfg.Materialized == plan.Table {
 		wr.Strategy = ""
 	}
-	// The SQL (Select and Steps) is filled by a filler (fill.go), in parallel.
+	// The SQL (Select and Steps) is filled by fillSQL, in parallel.
 	return &plan.Unit{ID: plan.UnitID(c.m.Name, part), Model: c.m.Name, Partition: part, Write: wr, CodeHash: c.hash}
 }
 
@@ -80,6 +77,64 @@ func hasEmpty(cols []string) bool {
 		}
 	}
 	return false
+}
+
+// fillSQL renders every unit's SELECT and recipe, spread over the workers:
+// after planning, units are independent. A selected model without a unit
+// shows its SQL for the latest window.
+func (cc *compilation) fillSQL() {
+	pl := cc.plan
+	var wg sync.WaitGroup
+	next := make(chan int, len(pl.Units))
+	for i, u := range pl.Units {
+		if !u.Seed {
+			next <- i
+		}
+	}
+	close(next)
+	sels := make([]string, len(pl.Units)) // the models' own SELECTs, for display
+	filed := cc.opts.Filed
+	if cc.errs.Err() != nil {
+		filed = nil // bad input: nothing is written
+	}
+	for w := 0; w < cc.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				u := pl.Units[i]
+				c := cc.models[u.Model]
+				sels[i] = cc.expand(c, u.Write.Window)
+				u.Write.Select = sels[i]
+				if c.m.Lineage {
+					u.Write.Select = cc.d.LineageSelect(sels[i], cc.opts.RunID, cc.opts.AsOf)
+				}
+				if cc.opts.NoRecipes {
+					continue
+				}
+				if u.Key = cc.unitKey(u); u.Key != "" {
+					if u.Reused = cc.opts.Reuse(u); u.Reused > 0 {
+						continue
+					}
+				}
+				u.Steps = cc.d.Recipe(u.Write)
+				if filed != nil && filed(u) {
+					u.Reused, u.Steps = len(u.Steps), nil
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, u := range pl.Units {
+		if !u.Seed {
+			pl.Nodes[u.Model].SQL = sels[i]
+		}
+	}
+	for _, n := range pl.Selected {
+		if node := pl.Nodes[n]; !node.Seed && node.SQL == "" && cc.models[n].cfg.Materialized != plan.Ephemeral {
+			node.SQL = cc.expand(cc.models[n], nil)
+		}
+	}
 }
 
 // renderedTest is one tests/*.sql file rendered for the target; its
