@@ -29,8 +29,8 @@ type filer struct {
 	scratch sync.Pool // *bytes.Buffer, a unit's text while it is hashed
 
 	mu   sync.Mutex
-	done map[string]filedUnit // by unitFile, slash-separated
-	werr error                // the writer's first error
+	done map[*plan.Unit]filedUnit
+	werr error // the writer's first error
 }
 
 // filedText is a changed file on its way to the writer.
@@ -49,7 +49,7 @@ type filedUnit struct {
 
 func newFiler(dir string, old map[string]compiledEntry) *filer {
 	f := &filer{dir: dir, old: old, start: time.Now(), pending: make(chan filedText, 64),
-		written: make(chan struct{}), done: map[string]filedUnit{}}
+		written: make(chan struct{}), done: make(map[*plan.Unit]filedUnit, len(old))}
 	f.scratch.New = func() any { return new(bytes.Buffer) }
 	go f.write()
 	return f
@@ -68,7 +68,7 @@ func (f *filer) write() {
 		}
 		e, err := writeUnitSQL(f.dir, t.u, &buf, t.e, t.text)
 		f.mu.Lock()
-		f.done[filepath.ToSlash(unitFile(t.u))] = filedUnit{e: e, changed: true}
+		f.done[t.u] = filedUnit{e: e, changed: true}
 		if f.werr == nil {
 			f.werr = err
 		}
@@ -81,33 +81,32 @@ func (f *filer) write() {
 func (f *filer) file(u *plan.Unit) {
 	b := f.scratch.Get().(*bytes.Buffer)
 	defer f.scratch.Put(b)
-	key := filepath.ToSlash(unitFile(u))
-	e, text, ok := unitEntry(f.dir, u, b, f.old[key])
+	e, text, ok := unitEntry(f.dir, u, b, f.old[filepath.ToSlash(unitFile(u))])
 	f.mu.Lock()
-	f.done[key] = filedUnit{e: e, changed: !ok}
+	f.done[u] = filedUnit{e: e, changed: !ok}
 	f.mu.Unlock()
 	if !ok {
 		f.pending <- filedText{u, e, bytes.Clone(text)}
 	}
 }
 
-// filed reports whether u's file was filed already.
-func (f *filer) filed(u *plan.Unit) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	_, ok := f.done[filepath.ToSlash(unitFile(u))]
-	return ok
-}
-
 // finish files the units not filed yet, waits for the writer and returns
-// its first error.
+// its first error. A unit whose file Reuse found is recorded as the index
+// has it, without a worker.
 func (f *filer) finish(units []*plan.Unit) error {
 	var rest []*plan.Unit
+	f.mu.Lock()
 	for _, u := range units {
-		if !f.filed(u) {
-			rest = append(rest, u)
+		if _, ok := f.done[u]; ok {
+			continue
 		}
+		if u.Steps == nil && u.Reused > 0 {
+			f.done[u] = filedUnit{e: f.old[filepath.ToSlash(unitFile(u))]}
+			continue
+		}
+		rest = append(rest, u)
 	}
+	f.mu.Unlock()
 	each(len(rest), runtime.GOMAXPROCS(0), func(i int) { f.file(rest[i]) })
 	close(f.pending)
 	<-f.written
@@ -119,13 +118,12 @@ func (f *filer) finish(units []*plan.Unit) error {
 func (f *filer) index(units []*plan.Unit, known map[string]int64) map[string]compiledEntry {
 	index := make(map[string]compiledEntry, len(units))
 	for _, u := range units {
-		key := filepath.ToSlash(unitFile(u))
-		fu := f.done[key]
+		fu := f.done[u]
 		if fu.changed {
 			delete(known, filepath.ToSlash(filepath.Dir(unitFile(u))))
 		}
 		if fu.e.SHA != "" {
-			index[key] = fu.e
+			index[filepath.ToSlash(unitFile(u))] = fu.e
 		}
 	}
 	return index
