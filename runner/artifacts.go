@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/adapters"
+	"github.com/idemc/idemc/internal/rawfile"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -100,30 +100,11 @@ func (w *compiledWriter) flush() {
 // concurrent runs sharing target/ never write into, rename or leave each
 // other's half-written files (a shared "path.tmp" made one run's rename
 // fail after all its units had succeeded).
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*"+tmpSuffix)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-	}
-	return err
-}
+func writeAtomic(path string, data []byte) error { return rawfile.WriteAtomic(path, data) }
 
 // tmpSuffix ends writeAtomic's temporary names; WriteCompiled leaves such
 // files alone (another run is about to rename one).
-const tmpSuffix = ".tmp"
+const tmpSuffix = rawfile.TempSuffix
 
 func isTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, tmpSuffix)
@@ -210,7 +191,7 @@ func (x *CompiledIndex) Write(pl *plan.Plan, d adapters.Dialect) error {
 	}
 	// After the writes: a folder written to is listed (its time changed),
 	// so its files no longer wanted go too.
-	known, err := removeUnwanted(dir, want, knownDirs(want, x.files, x.dirs))
+	known, err := removeUnwanted(dir, want, knownDirs(want, x.files, x.dirs), f.made)
 	if err != nil {
 		return err
 	}
@@ -261,26 +242,44 @@ func unitEntry(dir string, u *plan.Unit, b *bytes.Buffer, old compiledEntry) (e 
 }
 
 // writeUnitSQL writes a unit's file unless it holds text already, and
-// returns its index entry (none for a file just written).
-func writeUnitSQL(dir string, u *plan.Unit, buf *[]byte, e compiledEntry, text []byte) (compiledEntry, error) {
-	path := filepath.Join(dir, unitFile(u))
-	same, exists := holds(path, text, buf)
-	if !same {
-		if !exists {
+// returns its index entry (none for a file just written: its time is
+// racy). made holds the folders this writer created: every file in them
+// is one it wrote, so none is looked for before it is written.
+func writeUnitSQL(dir string, u *plan.Unit, buf *[]byte, e compiledEntry, text []byte, made map[string]bool) (compiledEntry, error) {
+	rel := unitFile(u)
+	path := filepath.Join(dir, rel)
+	if folder := filepath.Dir(rel); !made[folder] {
+		switch err := os.Mkdir(filepath.Dir(path), 0o755); {
+		case err == nil:
+			made[folder] = true
+		case os.IsExist(err):
+			if same, _ := holds(path, text, buf); same {
+				return recordedEntry(path, e), nil
+			}
+		case os.IsNotExist(err): // target/compiled itself is missing
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				return compiledEntry{}, err
 			}
-		}
-		if err := writeAtomic(path, text); err != nil {
+			made[folder] = true
+		default:
 			return compiledEntry{}, err
 		}
 	}
+	if err := writeAtomic(path, text); err != nil {
+		return compiledEntry{}, err
+	}
+	return compiledEntry{}, nil
+}
+
+// recordedEntry is e with the time of the file at path, which holds e's
+// text; none while that time is racy.
+func recordedEntry(path string, e compiledEntry) compiledEntry {
 	st, err := os.Stat(path)
 	if err != nil || time.Since(st.ModTime()) < racyWindow {
-		return compiledEntry{}, nil
+		return compiledEntry{}
 	}
 	e.MTime = st.ModTime().UnixNano()
-	return e, nil
+	return e
 }
 
 // readCompiledIndex reads the files' index of target/compiled.
@@ -330,25 +329,10 @@ func readCompiledIndexes(root string) (files map[string]compiledEntry, dirs map[
 	return files, dirs
 }
 
-// holds reports whether the file at path has exactly text, and whether it
-// exists.
+// holds reports whether the file at path holds text (exists: it could be
+// opened); buf is scratch space for reading it.
 func holds(path string, text []byte, buf *[]byte) (same, exists bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, false
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || st.Size() != int64(len(text)) {
-		return false, true
-	}
-	if cap(*buf) < len(text) {
-		*buf = make([]byte, len(text))
-	}
-	b := (*buf)[:len(text)]
-	if _, err := io.ReadFull(f, b); err != nil {
-		return false, true
-	}
-	return bytes.Equal(b, text), true
+	return rawfile.Equal(path, text, buf)
 }
 
 type manifestNode struct {

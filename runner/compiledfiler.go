@@ -28,6 +28,8 @@ type filer struct {
 	written chan struct{}
 	scratch sync.Pool // *bytes.Buffer, a unit's text while it is hashed
 
+	made map[string]bool // folders the writer created (the writer's own until it is done)
+
 	mu   sync.Mutex
 	done map[*plan.Unit]filedUnit
 	werr error // the writer's first error
@@ -49,7 +51,7 @@ type filedUnit struct {
 
 func newFiler(dir string, old map[string]compiledEntry) *filer {
 	f := &filer{dir: dir, old: old, start: time.Now(), pending: make(chan filedText, 64),
-		written: make(chan struct{}), done: make(map[*plan.Unit]filedUnit, len(old))}
+		written: make(chan struct{}), made: map[string]bool{}, done: make(map[*plan.Unit]filedUnit, len(old))}
 	f.scratch.New = func() any { return new(bytes.Buffer) }
 	go f.write()
 	return f
@@ -66,7 +68,7 @@ func (f *filer) write() {
 		if failed {
 			continue // drain: the formatting workers must not block
 		}
-		e, err := writeUnitSQL(f.dir, t.u, &buf, t.e, t.text)
+		e, err := writeUnitSQL(f.dir, t.u, &buf, t.e, t.text, f.made)
 		f.mu.Lock()
 		f.done[t.u] = filedUnit{e: e, changed: true}
 		if f.werr == nil {

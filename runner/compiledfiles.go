@@ -47,9 +47,10 @@ func knownDirs(want map[string]bool, old map[string]compiledEntry, oldDirs map[s
 
 // removeUnwanted removes what the plan no longer has from dir: model
 // folders it does not want, and files it does not want in the others.
-// A folder in known whose time is the recorded one is not listed; it
-// returns those folders.
-func removeUnwanted(dir string, want map[string]bool, known map[string]int64) (map[string]int64, error) {
+// A folder in known whose time is the recorded one is not listed, nor one
+// this compile made (every file in it is one it wrote); it returns the
+// known ones.
+func removeUnwanted(dir string, want map[string]bool, known map[string]int64, made map[string]bool) (map[string]int64, error) {
 	models, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -65,7 +66,7 @@ func removeUnwanted(dir string, want map[string]bool, known map[string]int64) (m
 			}
 			continue
 		}
-		if !m.IsDir() {
+		if !m.IsDir() || made[m.Name()] {
 			continue
 		}
 		if t, ok := known[filepath.ToSlash(m.Name())]; ok {

@@ -16,6 +16,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/idemc/idemc/compiler/diag"
+	"github.com/idemc/idemc/internal/rawfile"
 )
 
 // folderLayer is a [models."staging/*"] table.
@@ -110,7 +111,7 @@ func loadModel(f modelFile, base *layer, folders []folderLayer, cache *loadCache
 	if m, sum := cache.byStat(f.rel, st); m != nil {
 		return withSum(m, sum), nil
 	}
-	b, err := os.ReadFile(f.full)
+	b, err := rawfile.ReadFile(f.full, f.fi.Size())
 	if err != nil {
 		return nil, diag.List{diag.Errorf("models", 0, 0, "%v", err)}
 	}
