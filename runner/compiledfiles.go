@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// compiledDir is what the manifest keeps of a model's folder under
+// compiledDir is what the index keeps of a model's folder under
 // target/compiled: its modification time when it held exactly the files
 // the index lists under it. Adding, removing or renaming a file changes a
 // folder's time, so a folder whose time is still that one holds those
@@ -16,7 +16,7 @@ import (
 // record it is not recorded: something could still change it unseen
 // within the same timestamp (git's racy-index rule).
 type compiledDir struct {
-	MTime int64 `json:"mtime_ns"`
+	MTime int64
 }
 
 // knownDirs returns the model folders (by name) that need not be listed:
@@ -90,7 +90,7 @@ func removeUnwanted(dir string, want map[string]bool, known map[string]int64, ma
 	return same, nil
 }
 
-// recordDirs returns the folders to record in the manifest: those of the
+// recordDirs returns the folders to record in the index: those of the
 // index's files last modified at least racyWindow before this write began
 // (listed or known, they held those files when looked at). A known folder
 // not written into keeps its time; another is looked at again. (A folder

@@ -292,7 +292,7 @@ func (r *run) build(ctx context.Context) (*Result, error) {
 	}
 	r.pl = pl
 	r.res.Target, r.res.AsOf = pl.Target, pl.AsOf
-	if err := writeManifest(r.p.Root, pl, r.d, nil, nil); err != nil {
+	if err := writeManifest(r.p.Root, pl, r.d); err != nil {
 		return nil, err
 	}
 	r.files = startCompiledWriter()
