@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Tests of the fuzzer itself: they pass whatever state idemc is in.
@@ -402,6 +403,35 @@ func TestCompareLineage(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("after %s: want a %q difference", dmg.sql, dmg.what)
+		}
+	}
+}
+
+// TestInterruptProof: which outcomes of a build sent SIGINT prove nothing
+// (the signal never reached idemc's handler), and which are judged. The
+// CI run of 7 December 2026 (seeds 62 and 94) had SIGINT ignored by the
+// shell that started it in the background: a signal before the handler was
+// dropped, and a no-op build exited 0 295 ms after it.
+func TestInterruptProof(t *testing.T) {
+	done := "up to date: s1, m1, m2\n\nDone in 0.11s: 0 succeeded, 0 failed, 0 skipped, 3 up to date, 0 warnings (run x)\n"
+	handled := "\ninterrupt: rolling back the units in flight and starting no new one (press Ctrl-C again to quit at once)\n" + done
+	for _, c := range []struct {
+		name    string
+		o       Outcome
+		lag     time.Duration
+		ignored bool
+		proof   bool
+	}{
+		{"exit 130", Outcome{Exit: 130, Output: handled}, 400 * time.Millisecond, false, true},
+		{"ended as the signal landed", Outcome{Exit: 0, Output: done}, 50 * time.Millisecond, false, false},
+		{"killed before the handler", Outcome{Exit: 130, Signaled: true}, 300 * time.Millisecond, false, false},
+		{"killed by the signal after output", Outcome{Exit: 130, Signaled: true, Output: done}, 300 * time.Millisecond, false, true},
+		{"dropped before the handler, SIGINT ignored", Outcome{Exit: 0, Output: done}, 295 * time.Millisecond, true, false},
+		{"exit 0 without the handler, SIGINT not ignored", Outcome{Exit: 0, Output: done}, 295 * time.Millisecond, false, true},
+		{"handled and exit 0, SIGINT ignored", Outcome{Exit: 0, Output: handled}, 295 * time.Millisecond, true, true},
+	} {
+		if got := !noProof(c.o, c.lag, c.ignored); got != c.proof {
+			t.Errorf("%s: judged %v, want %v", c.name, got, c.proof)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
 	"syscall"
@@ -256,21 +257,7 @@ func (s *sequenceRun) act(ctx context.Context, op Op) (after string, diffs []Dif
 		// mid-build.
 		env := []string{"IDEMC_FAULT=sleep:*:audit_start:300ms"}
 		o, sent, lag := runSignalled(ctx, s.c.Bin, s.w, env, syscall.SIGINT, time.Duration(op.N)*time.Millisecond, s.buildArgs()...)
-		// A build with nothing to do can end just as the signal lands (a
-		// slow start on a loaded machine): exit 0 within a short lag is
-		// no proof of anything. A unit pauses 300ms, so a build that
-		// ignores the signal lives longer.
-		late := o.Exit == 0 && lag < 200*time.Millisecond
-		// A signal that comes before idemc has installed its handler
-		// kills it by the default action before it connected: harmless,
-		// and no proof either. idemc installs the handler before any
-		// work, and once it is installed the first SIGINT never kills by
-		// the default action, so death by the signal with no output is
-		// proof of that, however late it came (the Go runtime and DuckDB's
-		// initialization took over 225 ms on a machine with load 30). The
-		// next build is compared as always.
-		early := o.Signaled && strings.TrimSpace(o.Output) == ""
-		if sent && !late && !early && (o.Exit != 130 || o.Signaled) {
+		if sent && !noProof(o, lag, signal.Ignored(os.Interrupt)) && (o.Exit != 130 || o.Signaled) {
 			return "interrupt", []Difference{{What: "interrupt", Detail: fmt.Sprintf("an interrupted build must exit 130 (interrupted); it exited %d %s after SIGINT (died of the signal: %v)", o.Exit, lag.Round(time.Millisecond), o.Signaled)}}, o.Output, nil
 		}
 	case OpDropLatest:
@@ -289,4 +276,36 @@ func (s *sequenceRun) act(ctx context.Context, op Op) (after string, diffs []Dif
 		return "retry", diffs, out, err
 	}
 	return "", nil, "", nil
+}
+
+// noProof reports an interrupted build's outcome that proves nothing of
+// how idemc handles SIGINT: the signal did not reach its handler. lag is
+// how long the build lived after the signal; ignored, whether SIGINT is
+// ignored here (and so in the build, which inherits it).
+func noProof(o Outcome, lag time.Duration, ignored bool) bool {
+	// idemc's handler says so as it takes the signal.
+	handled := strings.Contains(o.Output, "interrupt:")
+	switch {
+	case o.Exit == 0 && lag < 200*time.Millisecond:
+		// A build with nothing to do can end just as the signal lands (a
+		// slow start on a loaded machine). A unit pauses 300ms, so a build
+		// that ignores the signal lives longer.
+		return true
+	case o.Signaled && strings.TrimSpace(o.Output) == "":
+		// A signal that comes before idemc has installed its handler
+		// kills it by the default action before it connected. idemc
+		// installs the handler before any work, and once it is installed
+		// the first SIGINT never kills by the default action, so death by
+		// the signal with no output is proof of that, however late it
+		// came (the Go runtime and DuckDB's initialization took over
+		// 225 ms on a machine with load 30).
+		return true
+	case ignored && o.Exit == 0 && !handled:
+		// Where SIGINT is ignored (a job a non-interactive shell started
+		// in the background: the shell ignores SIGINT for it, and exec
+		// keeps it ignored), one that comes before the handler is dropped
+		// and the build ends as if none came, however long after.
+		return true
+	}
+	return false
 }
