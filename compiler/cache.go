@@ -15,6 +15,7 @@ import (
 	"github.com/idemc/idemc/compiler/analyze"
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/compiler/render"
+	"github.com/idemc/idemc/internal/rawfile"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -210,23 +211,7 @@ func (k *compileCache) save(dir string) {
 	if os.MkdirAll(dir, 0o755) != nil {
 		return
 	}
-	f, err := os.CreateTemp(dir, "."+cacheFile+".*.tmp")
-	if err != nil {
-		return
-	}
-	_, err = f.Write(buf.Bytes())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, cacheFile))
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-	}
+	_ = rawfile.WriteAtomic(filepath.Join(dir, cacheFile), buf.Bytes())
 }
 
 // buildID names this idemc build (the load cache's too).

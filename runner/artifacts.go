@@ -47,7 +47,7 @@ func (r *run) recordRecipe(u *plan.Unit, w *plan.Write, steps []plan.Step) {
 	f := compiledFile{path: filepath.Join(r.p.Root, "target", "compiled", unitFile(u)), text: strings.TrimLeft(b.String(), "\n")}
 	if r.files == nil {
 		var buf []byte
-		f.write(&buf)
+		f.write(&buf, map[string]bool{})
 		return
 	}
 	r.files.ch <- f
@@ -57,17 +57,9 @@ func (r *run) recordRecipe(u *plan.Unit, w *plan.Write, steps []plan.Step) {
 type compiledFile struct{ path, text string }
 
 // write replaces the file unless it holds the text already; buf is scratch
-// space for reading it.
-func (f compiledFile) write(buf *[]byte) {
-	text := []byte(f.text)
-	same, exists := holds(f.path, text, buf)
-	if same {
-		return
-	}
-	if !exists {
-		_ = os.MkdirAll(filepath.Dir(f.path), 0o755)
-	}
-	_ = writeAtomic(f.path, text)
+// space for reading it, made the folders this writer created.
+func (f compiledFile) write(buf *[]byte, made map[string]bool) {
+	_, _ = replaceFile(f.path, []byte(f.text), buf, made)
 }
 
 // compiledWriter writes the units' files while they run: creating a file
@@ -82,8 +74,9 @@ func startCompiledWriter() *compiledWriter {
 	go func() {
 		defer close(w.done)
 		var buf []byte
+		made := map[string]bool{}
 		for f := range w.ch {
-			f.write(&buf)
+			f.write(&buf, made)
 		}
 	}()
 	return w
@@ -247,32 +240,40 @@ func unitEntry(dir string, u *plan.Unit, b *bytes.Buffer, old compiledEntry) (e 
 
 // writeUnitSQL writes a unit's file unless it holds text already, and
 // returns its index entry (none for a file just written: its time is
-// racy). made holds the folders this writer created: every file in them
-// is one it wrote, so none is looked for before it is written.
+// racy).
 func writeUnitSQL(dir string, u *plan.Unit, buf *[]byte, e compiledEntry, text []byte, made map[string]bool) (compiledEntry, error) {
-	rel := unitFile(u)
-	path := filepath.Join(dir, rel)
-	if folder := filepath.Dir(rel); !made[folder] {
-		switch err := os.Mkdir(filepath.Dir(path), 0o755); {
+	path := filepath.Join(dir, unitFile(u))
+	held, err := replaceFile(path, text, buf, made)
+	if err != nil || !held {
+		return compiledEntry{}, err
+	}
+	return recordedEntry(path, e), nil
+}
+
+// replaceFile makes path hold text unless it holds it already, and reports
+// whether it did. The folder is made first: made holds the folders this
+// writer created, every file in which is one it wrote, so none is looked
+// for before it is written (a lookup and a read saved per new file).
+func replaceFile(path string, text []byte, buf *[]byte, made map[string]bool) (held bool, err error) {
+	folder := filepath.Dir(path)
+	if !made[folder] {
+		switch err := os.Mkdir(folder, 0o755); {
 		case err == nil:
 			made[folder] = true
 		case os.IsExist(err):
 			if same, _ := holds(path, text, buf); same {
-				return recordedEntry(path, e), nil
+				return true, nil
 			}
 		case os.IsNotExist(err): // target/compiled itself is missing
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return compiledEntry{}, err
+			if err := os.MkdirAll(folder, 0o755); err != nil {
+				return false, err
 			}
 			made[folder] = true
 		default:
-			return compiledEntry{}, err
+			return false, err
 		}
 	}
-	if err := writeAtomic(path, text); err != nil {
-		return compiledEntry{}, err
-	}
-	return compiledEntry{}, nil
+	return false, writeAtomic(path, text)
 }
 
 // recordedEntry is e with the time of the file at path, which holds e's

@@ -48,8 +48,8 @@ func knownDirs(want map[string]bool, old map[string]compiledEntry, oldDirs map[s
 // removeUnwanted removes what the plan no longer has from dir: model
 // folders it does not want, and files it does not want in the others.
 // A folder in known whose time is the recorded one is not listed, nor one
-// this compile made (every file in it is one it wrote); it returns the
-// known ones.
+// this compile made (every file in it is one it wrote; made holds their
+// paths); it returns the known ones.
 func removeUnwanted(dir string, want map[string]bool, known map[string]int64, made map[string]bool) (map[string]int64, error) {
 	models, err := os.ReadDir(dir)
 	if err != nil {
@@ -66,7 +66,7 @@ func removeUnwanted(dir string, want map[string]bool, known map[string]int64, ma
 			}
 			continue
 		}
-		if !m.IsDir() || made[m.Name()] {
+		if !m.IsDir() || made[filepath.Join(dir, m.Name())] {
 			continue
 		}
 		if t, ok := known[filepath.ToSlash(m.Name())]; ok {

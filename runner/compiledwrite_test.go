@@ -35,7 +35,7 @@ func TestWriteUnitSQL(t *testing.T) {
 			t.Fatalf("%s: entry %+v, %v; want none (a file just written is racy)", unitFile(u), got, err)
 		}
 	}
-	if !made["a"] || !made["d"] || len(made) != 2 {
+	if !made[filepath.Join(dir, "a")] || !made[filepath.Join(dir, "d")] || len(made) != 2 {
 		t.Fatalf("made %v, want a and d", made)
 	}
 
