@@ -34,7 +34,7 @@ import (
 const loadCacheFile = "load_cache.gob"
 
 // loadCacheFormat changes whenever an entry's meaning does.
-const loadCacheFormat = "idemc-load-cache/3"
+const loadCacheFormat = "idemc-load-cache/4"
 
 // racyWindow: a file modified this recently before a load is checked by
 // hash on the next load, not by stat.
@@ -49,8 +49,8 @@ type fileStat struct {
 
 type modelEntry struct {
 	Stat  fileStat
-	Sum   [sha256.Size]byte // of the file's bytes
-	Racy  bool              // recorded too soon after the file changed: check Sum
+	Sum   Digest // of the file's bytes
+	Racy  bool   // recorded too soon after the file changed: check Sum
 	Model *Model
 }
 

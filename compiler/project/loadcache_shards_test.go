@@ -2,20 +2,23 @@ package project
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"reflect"
 	"testing"
 )
 
 // TestLoadCacheShards: the entries come back as written, from every
-// shard; a file of another format or environment, a truncated or a
+// shard, digests included; a file of another format or environment, a truncated or a
 // garbled one, gives nothing (a miss, not an error or a partial cache).
 func TestLoadCacheShards(t *testing.T) {
 	entries := map[string]*modelEntry{}
 	for i := 0; i < 40; i++ {
 		rel := fmt.Sprintf("models/m%02d.sql", i)
-		entries[rel] = &modelEntry{Stat: fileStat{Size: int64(i)}, Racy: i%3 == 0,
-			Model: &Model{Name: fmt.Sprintf("m%02d", i), Path: rel, Body: "SELECT 1", HeaderLine: map[string]Pos{"materialized": {rel, 2}}}}
+		sum := Digest(sha256.Sum256([]byte(rel)))
+		entries[rel] = &modelEntry{Stat: fileStat{Size: int64(i)}, Racy: i%3 == 0, Sum: sum,
+			Model: &Model{Name: fmt.Sprintf("m%02d", i), Path: rel, Body: "SELECT 1", HeaderLine: map[string]Pos{"materialized": {rel, 2}},
+				FileSum: sum, SettingsSum: Digest{byte(i), 0xff}}}
 	}
 	var buf bytes.Buffer
 	if err := encodeShards(&buf, "f", "env", entries); err != nil {
@@ -47,6 +50,25 @@ func TestLoadCacheShards(t *testing.T) {
 	} {
 		if got := decodeShards(c.b, c.format, c.env); got != nil {
 			t.Errorf("%s: %d entries, want none", name, len(got))
+		}
+	}
+}
+
+// TestDigestBytes: a digest is written as its bytes and read back only
+// from exactly as many.
+func TestDigestBytes(t *testing.T) {
+	d := Digest(sha256.Sum256([]byte("x")))
+	b, err := d.MarshalBinary()
+	if err != nil || !bytes.Equal(b, d[:]) {
+		t.Fatalf("MarshalBinary: %x, %v", b, err)
+	}
+	var got Digest
+	if err := got.UnmarshalBinary(b); err != nil || got != d {
+		t.Fatalf("UnmarshalBinary: %x, %v", got, err)
+	}
+	for _, n := range []int{0, 31, 33} {
+		if err := got.UnmarshalBinary(make([]byte, n)); err == nil {
+			t.Errorf("%d bytes read as a digest", n)
 		}
 	}
 }
