@@ -147,6 +147,27 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
+// BenchmarkLoadCached is a warm load: no model file changed since the
+// load cache was written, so decoding the cache is most of it.
+func BenchmarkLoadCached(b *testing.B) {
+	for _, s := range benchSizes {
+		b.Run(s.name, func(b *testing.B) {
+			if s.explicit && !named(s.name) {
+				b.Skipf("%s runs only when -bench names it", s.name)
+			}
+			dir, cache := benchProject(b, s.n), b.TempDir()
+			if _, err := project.LoadCached(dir, cache); err != nil { // fills the cache
+				b.Fatal(err)
+			}
+			measure(b, s.n, func() {
+				if _, err := project.LoadCached(dir, cache); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
 // measure runs fn b.N times and reports ns/model and the peak RSS.
 func measure(b *testing.B, models int, fn func()) {
 	b.ReportAllocs()
