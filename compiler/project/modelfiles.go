@@ -25,15 +25,18 @@ type folderLayer struct {
 	layer
 }
 
-// loadFiles reads the model, macro, test and seed files; cache, when not
-// nil, gives back the models of files unchanged since it was written.
-func (p *Project) loadFiles(base *layer, folders []folderLayer, cache *loadCache, errs *diag.List) {
+// loadFiles reads the model, macro, test and seed files; the cache
+// openCache returns once the model files are found, when not nil, gives
+// back the models of files unchanged since it was written. It returns
+// that cache.
+func (p *Project) loadFiles(base *layer, folders []folderLayer, openCache func() *loadCache, errs *diag.List) *loadCache {
 	walk := func(dir, ext string, fn func(rel string, text string)) { p.walk(dir, ext, errs, fn) }
 	var files []modelFile
 	p.walkFiles("models", ".sql", errs, func(rel, full string, fi fs.FileInfo) error {
 		files = append(files, modelFile{rel: rel, full: full, fi: fi})
 		return nil
 	})
+	cache := openCache()
 	byName := p.parseModels(files, base, folders, cache, errs)
 	walk("macros", ".sql", func(rel, text string) { p.Macros = append(p.Macros, File{Path: rel, Text: text}) })
 	walk("tests", ".sql", func(rel, text string) { p.Tests = append(p.Tests, File{Path: rel, Text: text}) })
@@ -56,6 +59,7 @@ func (p *Project) loadFiles(base *layer, folders []folderLayer, cache *loadCache
 	sort.Slice(p.Seeds, func(i, j int) bool { return p.Seeds[i].Name < p.Seeds[j].Name })
 	sort.Slice(p.Macros, func(i, j int) bool { return p.Macros[i].Path < p.Macros[j].Path })
 	sort.Slice(p.Tests, func(i, j int) bool { return p.Tests[i].Path < p.Tests[j].Path })
+	return cache
 }
 
 // modelFile is a models/**/*.sql file found by the walk.

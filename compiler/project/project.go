@@ -236,8 +236,11 @@ func loadWith(root, cacheDir string, start time.Time) (*Project, *loadCache, err
 	if len(errs) > 0 {
 		return nil, nil, errs.Err()
 	}
-	cache := openLoadCache(cacheDir, string(text), start)
-	p.loadFiles(base, folders, cache, &errs)
+	// The cache is read and decoded while the model files are found: the
+	// walk waits on the kernel, the decoding on the CPU.
+	opened := make(chan *loadCache, 1)
+	go func() { opened <- openLoadCache(cacheDir, string(text), start) }()
+	cache := p.loadFiles(base, folders, func() *loadCache { return <-opened }, &errs)
 	cache.save() // the models that loaded well
 	return p, cache, errs.Err()
 }
