@@ -91,7 +91,8 @@
 // check fails exists afterwards depends on the engine's DDL (MariaDB
 // cannot roll a view back), so neither rule above would hold. Incremental
 // models use on_schema_change = "sync_all_columns": "fail" is a stated
-// refusal, not rebuild equivalent by design.
+// refusal, not rebuild equivalent by design; so is a retype whose old
+// values do not cast, and the text form of the c_x column holds digits.
 //
 // A failing sequence is shrunk (shrink.go): delta debugging over the
 // operations, then simpler projects (fewer models, seeds, rows, checks),
@@ -99,7 +100,8 @@
 // the operation after which it shows). Repro (repro.go) prints it as a
 // txtar archive: a testscript-style script and every version of the files.
 //
-// TestStateFuzz runs the fixed corpus: seeds 1..200 on DuckDB and 1..30
+// TestStateFuzz runs the fixed corpus: seeds 1..200 on DuckDB, with the
+// seeds beyond it that once failed (regressionSeeds), and 1..30
 // on PostgreSQL and MariaDB (skipped without servers, required with
 // IDEMC_REQUIRE_LIVE=1). IDEMC_STATE_SEQUENCES overrides the counts,
 // IDEMC_STATEFUZZ_PARALLEL the sequences run at once (4),

@@ -154,7 +154,13 @@ func (m *Model) incFilter(b *strings.Builder, prefix string) {
 }
 
 // extra is the optional c_x column computed from x; its three forms have
-// three types, so switching between them retypes the column.
+// three types, so switching between them retypes the column. The text
+// form holds digits, so that every retype in place casts: text that does
+// not cast to a number fails the unit and keeps the table (docs/engines.md,
+// "Retyping in place"), a stated refusal like on_schema_change = "fail",
+// not rebuild equivalent (seeds 327 and 385 drew it with concat('v', x)).
+// Its values differ from the other forms' (1x, against 2x and x), so a
+// partition kept with a cast value instead of being written again shows.
 func (m *Model) extra(x string) string {
 	switch m.Extra {
 	case "int":
@@ -162,7 +168,7 @@ func (m *Model) extra(x string) string {
 	case "dec":
 		return ", CAST(" + x + " AS DECIMAL(12,2)) AS c_x"
 	case "text":
-		return ", concat('v', " + x + ") AS c_x"
+		return ", concat('1', " + x + ") AS c_x"
 	}
 	return ""
 }
