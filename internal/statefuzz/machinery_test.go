@@ -408,29 +408,39 @@ func TestCompareLineage(t *testing.T) {
 }
 
 // TestInterruptProof: which outcomes of a build sent SIGINT prove nothing
-// (the signal never reached idemc's handler), and which are judged. The
-// CI run of 7 December 2026 (seeds 62 and 94) had SIGINT ignored by the
-// shell that started it in the background: a signal before the handler was
-// dropped, and a no-op build exited 0 295 ms after it.
+// (the signal never reached idemc's handler), and which are judged. A
+// build that exits 0 without a word from the handler proves nothing when
+// the signal was sent as its work ended or later (the handler is gone then
+// by design), or where SIGINT is ignored; sent well before the end, it is
+// judged. The CI runs of 7 December 2026: seeds 62 and 94 (a no-op build
+// exited 0 295 ms after the signal), seed 181 (266 ms).
 func TestInterruptProof(t *testing.T) {
 	done := "up to date: s1, m1, m2\n\nDone in 0.11s: 0 succeeded, 0 failed, 0 skipped, 3 up to date, 0 warnings (run x)\n"
 	handled := "\ninterrupt: rolling back the units in flight and starting no new one (press Ctrl-C again to quit at once)\n" + done
+	end := time.Date(2026, 12, 7, 16, 38, 37, 0, time.UTC) // the run's work ended
+	ended := func(o Outcome) Outcome { o.RunEnd = end; return o }
 	for _, c := range []struct {
 		name    string
 		o       Outcome
+		sent    time.Time
 		lag     time.Duration
 		ignored bool
 		proof   bool
 	}{
-		{"exit 130", Outcome{Exit: 130, Output: handled}, 400 * time.Millisecond, false, true},
-		{"ended as the signal landed", Outcome{Exit: 0, Output: done}, 50 * time.Millisecond, false, false},
-		{"killed before the handler", Outcome{Exit: 130, Signaled: true}, 300 * time.Millisecond, false, false},
-		{"killed by the signal after output", Outcome{Exit: 130, Signaled: true, Output: done}, 300 * time.Millisecond, false, true},
-		{"dropped before the handler, SIGINT ignored", Outcome{Exit: 0, Output: done}, 295 * time.Millisecond, true, false},
-		{"exit 0 without the handler, SIGINT not ignored", Outcome{Exit: 0, Output: done}, 295 * time.Millisecond, false, true},
-		{"handled and exit 0, SIGINT ignored", Outcome{Exit: 0, Output: handled}, 295 * time.Millisecond, true, true},
+		{"exit 130", ended(Outcome{Exit: 130, Output: handled}), end.Add(-time.Second), 400 * time.Millisecond, false, true},
+		{"killed before the handler", Outcome{Exit: 130, Signaled: true}, end, 300 * time.Millisecond, false, false},
+		{"killed by the signal after output", ended(Outcome{Exit: 130, Signaled: true, Output: done}), end, 300 * time.Millisecond, false, true},
+		{"exit 0, sent after the work ended", ended(Outcome{Exit: 0, Output: done}), end.Add(20 * time.Millisecond), 266 * time.Millisecond, false, false},
+		{"exit 0, sent within the margin before the end", ended(Outcome{Exit: 0, Output: done}), end.Add(-100 * time.Millisecond), 295 * time.Millisecond, false, false},
+		{"exit 0, sent well before the end: the handler missed it", ended(Outcome{Exit: 0, Output: done}), end.Add(-time.Second), 1100 * time.Millisecond, false, true},
+		{"exit 0, no record, ended as the signal landed", Outcome{Exit: 0, Output: done}, end, 50 * time.Millisecond, false, false},
+		{"exit 0, no record, lived on after the signal", Outcome{Exit: 0, Output: done}, end, 295 * time.Millisecond, false, true},
+		{"dropped before the handler, SIGINT ignored", ended(Outcome{Exit: 0, Output: done}), end.Add(-time.Second), 1100 * time.Millisecond, true, false},
+		{"handled and exit 0, SIGINT ignored", ended(Outcome{Exit: 0, Output: handled}), end.Add(-time.Second), 1100 * time.Millisecond, true, true},
+		{"handled and exit 0", ended(Outcome{Exit: 0, Output: handled}), end.Add(-time.Second), 1100 * time.Millisecond, false, true},
+		{"handled and exit 0 as the signal landed", ended(Outcome{Exit: 0, Output: handled}), end, 100 * time.Millisecond, false, false},
 	} {
-		if got := !noProof(c.o, c.lag, c.ignored); got != c.proof {
+		if got := !noProof(c.o, c.sent, c.lag, c.ignored); got != c.proof {
 			t.Errorf("%s: judged %v, want %v", c.name, got, c.proof)
 		}
 	}

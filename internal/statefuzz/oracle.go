@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Outcome is what one idemc invocation reported.
@@ -22,6 +23,9 @@ type Outcome struct {
 	Units map[string]map[string]string
 	// RunID is the run's id, from target/run_results.json.
 	RunID string
+	// RunEnd is when the run's work ended (its started_at and seconds in
+	// target/run_results.json); zero when unknown.
+	RunEnd time.Time
 }
 
 // OracleResult is a from-scratch build of one version of the files.
@@ -113,19 +117,25 @@ func (o *Oracle) build(ctx context.Context, p *Project) (*OracleResult, error) {
 // runResults reads the units of the last run and its id from
 // target/run_results.json (absent after a configuration or compile error:
 // no units).
-func runResults(dir string) (map[string]map[string]string, string) {
+func runResults(dir string) (map[string]map[string]string, string, time.Time) {
 	data, err := os.ReadFile(filepath.Join(dir, "target", "run_results.json"))
 	if err != nil {
-		return nil, ""
+		return nil, "", time.Time{}
 	}
 	var rr struct {
-		RunID string `json:"run_id"`
-		Units []struct {
+		RunID     string    `json:"run_id"`
+		StartedAt time.Time `json:"started_at"`
+		Seconds   float64   `json:"seconds"`
+		Units     []struct {
 			Model, Partition, Status string
 		} `json:"units"`
 	}
 	if json.Unmarshal(data, &rr) != nil {
-		return nil, ""
+		return nil, "", time.Time{}
+	}
+	var end time.Time
+	if !rr.StartedAt.IsZero() {
+		end = rr.StartedAt.Add(time.Duration(rr.Seconds * float64(time.Second)))
 	}
 	units := map[string]map[string]string{}
 	for _, u := range rr.Units {
@@ -137,7 +147,7 @@ func runResults(dir string) (map[string]map[string]string, string) {
 		}
 		units[u.Model][u.Partition] = u.Status
 	}
-	return units, rr.RunID
+	return units, rr.RunID, end
 }
 
 // compiledDiffs checks that every model unit the run attempted has its file

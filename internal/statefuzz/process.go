@@ -37,7 +37,7 @@ func runIdemc(ctx context.Context, bin string, w *Warehouse, env []string, args 
 
 func outcome(w *Warehouse, cmd *exec.Cmd, out *bytes.Buffer, err error) Outcome {
 	o := Outcome{Output: out.String()}
-	o.Units, o.RunID = runResults(w.Dir)
+	o.Units, o.RunID, o.RunEnd = runResults(w.Dir)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -54,22 +54,22 @@ func outcome(w *Warehouse, cmd *exec.Cmd, out *bytes.Buffer, err error) Outcome 
 }
 
 // runSignalled starts a command and sends sig after delay unless it has
-// ended by then. signalled says whether the signal was sent; lag is how
-// long the process lived after it.
-func runSignalled(ctx context.Context, bin string, w *Warehouse, env []string, sig syscall.Signal, delay time.Duration, args ...string) (o Outcome, signalled bool, lag time.Duration) {
+// ended by then. sent is when the signal was sent (zero: it was not); lag
+// is how long the process lived after it.
+func runSignalled(ctx context.Context, bin string, w *Warehouse, env []string, sig syscall.Signal, delay time.Duration, args ...string) (o Outcome, sent time.Time, lag time.Duration) {
 	cmd, out := command(ctx, bin, w, env, args...)
 	if err := cmd.Start(); err != nil {
-		return Outcome{Exit: -1, Output: err.Error()}, false, 0
+		return Outcome{Exit: -1, Output: err.Error()}, time.Time{}, 0
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		return outcome(w, cmd, out, err), false, 0
+		return outcome(w, cmd, out, err), time.Time{}, 0
 	case <-time.After(delay):
+		sent = time.Now()
 		_ = cmd.Process.Signal(sig)
 	}
-	sent := time.Now()
 	err := <-done
-	return outcome(w, cmd, out, err), true, time.Since(sent)
+	return outcome(w, cmd, out, err), sent, time.Since(sent)
 }
