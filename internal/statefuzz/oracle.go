@@ -114,9 +114,9 @@ func (o *Oracle) build(ctx context.Context, p *Project) (*OracleResult, error) {
 	return &OracleResult{Outcome: out, Dump: d}, nil
 }
 
-// runResults reads the units of the last run and its id from
-// target/run_results.json (absent after a configuration or compile error:
-// no units).
+// runResults reads the units of the last run, its id and when its work
+// ended from target/run_results.json (absent after a configuration or
+// compile error: no units, a zero end).
 func runResults(dir string) (map[string]map[string]string, string, time.Time) {
 	data, err := os.ReadFile(filepath.Join(dir, "target", "run_results.json"))
 	if err != nil {
