@@ -101,6 +101,7 @@ func (cc *compilation) fillSQL() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var keyer unitKeyer
 			for i := range next {
 				u := pl.Units[i]
 				c := cc.models[u.Model]
@@ -112,7 +113,7 @@ func (cc *compilation) fillSQL() {
 				if cc.opts.NoRecipes {
 					continue
 				}
-				if u.Key = cc.unitKey(u); u.Key != "" {
+				if u.Key = cc.unitKey(u, &keyer); u.Key != "" {
 					if u.Reused = cc.opts.Reuse(u); u.Reused > 0 {
 						continue
 					}
