@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/idemc/idemc/compiler/analyze"
 	"github.com/idemc/idemc/compiler/project"
@@ -80,14 +81,59 @@ func (cc *compilation) openCache() *compileCache {
 		return nil
 	}
 	k := &compileCache{env: env, fresh: make(map[string]*cacheEntry, len(cc.list))}
-	b, err := os.ReadFile(filepath.Join(cc.opts.Cache, cacheFile))
-	if err == nil {
-		var d cacheData
-		if gob.NewDecoder(bytes.NewReader(b)).Decode(&d) == nil && d.Format == cacheFormat {
-			k.old = d.Entries
-		}
+	old, ok := cc.opts.CacheAhead.take(cc.opts.Cache)
+	if !ok {
+		old = readCacheFile(cc.opts.Cache)
 	}
+	k.old = old
 	return k
+}
+
+// readCacheFile reads the entries of the cache in dir; nil when there is
+// none or it cannot be read (every model is a miss).
+func readCacheFile(dir string) map[string]*cacheEntry {
+	b, err := os.ReadFile(filepath.Join(dir, cacheFile))
+	if err != nil {
+		return nil
+	}
+	var d cacheData
+	if gob.NewDecoder(bytes.NewReader(b)).Decode(&d) != nil || d.Format != cacheFormat {
+		return nil
+	}
+	return d.Entries
+}
+
+// CacheAhead is a folder's compile cache read while the project loads
+// (ReadCacheAhead): the file is decoded on another CPU instead of after
+// the load (~25 ms of a warm compile of 10,000 models). The first compile
+// given it in Options takes its entries; any other reads the file itself,
+// so no two compiles share entries. What is read ahead is checked like
+// what is read later: every entry by its key.
+type CacheAhead struct {
+	dir     string
+	done    chan struct{}
+	entries map[string]*cacheEntry
+	taken   atomic.Bool
+}
+
+// ReadCacheAhead starts reading the compile cache in dir.
+func ReadCacheAhead(dir string) *CacheAhead {
+	r := &CacheAhead{dir: dir, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		r.entries = readCacheFile(dir)
+	}()
+	return r
+}
+
+// take waits for the entries read ahead for dir; false when r is nil,
+// was read for another folder or was taken already.
+func (r *CacheAhead) take(dir string) (map[string]*cacheEntry, bool) {
+	if r == nil || r.dir != dir || !r.taken.CompareAndSwap(false, true) {
+		return nil, false
+	}
+	<-r.done
+	return r.entries, true
 }
 
 // envHash covers what every model's render and analysis can read besides

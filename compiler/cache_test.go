@@ -101,7 +101,11 @@ func TestCacheEqualsCold(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := &compiler.Work{}
-		warm, _ := compileDir(t, dir, cacheOpts(cache, w))
+		o := cacheOpts(cache, w)
+		if round%2 == 1 { // as the commands compile: the cache read while the project loads
+			o.CacheAhead = compiler.ReadCacheAhead(cache)
+		}
+		warm, _ := compileDir(t, dir, o)
 		cold, _ := compileDir(t, dir, cacheOpts("", nil))
 		if warm != cold {
 			t.Fatalf("round %d, after %s: the cached compile differs from a cold one:\n%s", round, what, firstDiff(cold, warm))
@@ -110,6 +114,52 @@ func TestCacheEqualsCold(t *testing.T) {
 	}
 	if hits == 0 {
 		t.Fatal("no compile read the cache: the comparison proves nothing")
+	}
+}
+
+// TestCacheAhead: a compile takes the entries read ahead for its cache
+// folder, once: the file read ahead then removed still gives hits; a
+// second compile given the same read-ahead, or one for another folder,
+// reads the file itself.
+func TestCacheAhead(t *testing.T) {
+	dir := t.TempDir()
+	if err := synth.Write(dir, 30, 5); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(dir, "target")
+	cold, _ := compileDir(t, dir, cacheOpts(cache, &compiler.Work{})) // writes the cache
+	elsewhere := t.TempDir()                                          // the same entries, in another folder
+	if b, err := os.ReadFile(filepath.Join(cache, "compile_cache.gob")); err != nil || os.WriteFile(filepath.Join(elsewhere, "compile_cache.gob"), b, 0o644) != nil {
+		t.Fatal(err)
+	}
+	ahead := compiler.ReadCacheAhead(cache)
+	other := compiler.ReadCacheAhead(elsewhere)
+	compiler.ReadAhead(ahead)
+	compiler.ReadAhead(other)
+	if err := os.Rename(filepath.Join(cache, "compile_cache.gob"), filepath.Join(cache, "moved.gob")); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name  string
+		ahead *compiler.CacheAhead
+		hits  bool
+	}{
+		{"read ahead for another folder", other, false},
+		{"read ahead, the file gone since", ahead, true},
+		{"the same read-ahead again", ahead, false},
+	}
+	for _, s := range steps {
+		o := cacheOpts(cache, &compiler.Work{})
+		o.CacheAhead = s.ahead
+		got, w := compileDir(t, dir, o)
+		if got != cold {
+			t.Fatalf("%s: the compile differs from the first:\n%s", s.name, firstDiff(cold, got))
+		}
+		if hits := w.Hits.Load(); (hits > 0) != s.hits {
+			t.Errorf("%s: %d models read from the cache, want hits %v", s.name, hits, s.hits)
+		}
+		// Each compile writes the cache again: take it away for the next.
+		_ = os.Remove(filepath.Join(cache, "compile_cache.gob"))
 	}
 }
 

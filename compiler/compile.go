@@ -64,6 +64,9 @@ type Options struct {
 	// Cache is the folder of the compile cache (the project's target/ for
 	// the commands); "" renders and analyses every model afresh.
 	Cache string
+	// CacheAhead, when set, is the cache of Cache read while the project
+	// loaded (ReadCacheAhead); the first compile given it takes it.
+	CacheAhead *CacheAhead
 	// LintOnly leaves error findings in Plan.Findings instead of failing.
 	LintOnly bool
 	// Lineage fills each model node's column lineage (idemc docs); off,

@@ -201,7 +201,9 @@ func (c *common) load() (*project.Project, compiler.Options, error) {
 	// for the target: its config() calls may read target.* (the first
 	// pass of dbt's two-pass render).
 	opts.Target = cmp.Or(c.target, os.Getenv("IDEMC_TARGET"))
-	p, err := project.LoadFor(c.projectDir, filepath.Join(c.projectDir, "target"), opts.Target)
+	cacheDir := filepath.Join(c.projectDir, "target")
+	opts.CacheAhead = compiler.ReadCacheAhead(cacheDir) // decoded while the project loads
+	p, err := project.LoadFor(c.projectDir, cacheDir, opts.Target)
 	if p != nil {
 		for _, w := range p.Warnings { // once per kind, not an error (a dbt project's metrics, …)
 			fmt.Fprintf(c.stderr, "warning: %v\n", w)
