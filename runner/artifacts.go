@@ -119,17 +119,23 @@ func WriteCompiled(root string, pl *plan.Plan, d adapters.Dialect) error {
 // it, read once by idemc compile for the compiler (Reuse) and for writing.
 type CompiledIndex struct {
 	root  string
+	read  chan struct{} // closed once files and dirs are read
 	files map[string]compiledEntry
 	dirs  map[string]compiledDir
 	once  sync.Once
 	filer *filer // started by Filed
 }
 
-// OpenCompiled reads the index of the project's target/compiled (empty
-// when there is none).
+// OpenCompiled starts reading the index of the project's target/compiled
+// (empty when there is none): idemc compile opens it before the project
+// loads, and its methods wait for it.
 func OpenCompiled(root string) *CompiledIndex {
-	files, dirs := readCompiledIndexes(root)
-	return &CompiledIndex{root: root, files: files, dirs: dirs}
+	x := &CompiledIndex{root: root, read: make(chan struct{})}
+	go func() {
+		defer close(x.read)
+		x.files, x.dirs = readCompiledIndexes(root)
+	}()
+	return x
 }
 
 // Reuse is compiler.Options.Reuse: a unit whose file the index records
@@ -137,6 +143,7 @@ func OpenCompiled(root string) *CompiledIndex {
 // recorded ones, keeps its file; it returns the recorded number of steps
 // (0: build the recipe). A recorded time is never a racy one (racyWindow).
 func (x *CompiledIndex) Reuse(u *plan.Unit) int {
+	<-x.read
 	e, ok := x.files[filepath.ToSlash(unitFile(u))]
 	if !ok || e.Key == "" || e.Key != u.Key || e.Steps == 0 {
 		return 0
@@ -153,6 +160,7 @@ func (x *CompiledIndex) Reuse(u *plan.Unit) int {
 // index's writer (filer); the compile may then drop the recipe. Write
 // files the units not filed yet and waits for the writer.
 func (x *CompiledIndex) Filed(u *plan.Unit) bool {
+	<-x.read
 	x.once.Do(func() { x.filer = newFiler(filepath.Join(x.root, "target", "compiled"), x.files) })
 	x.filer.file(u)
 	return true
@@ -161,6 +169,7 @@ func (x *CompiledIndex) Filed(u *plan.Unit) bool {
 // Write writes the plan's files under target/compiled, those that changed
 // only, then their index and the manifest.
 func (x *CompiledIndex) Write(pl *plan.Plan, d adapters.Dialect) error {
+	<-x.read
 	root := x.root
 	dir := filepath.Join(root, "target", "compiled")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -23,6 +23,11 @@ func compileCmd(c *common) *cobra.Command {
 			"Without a connection every destination is assumed to exist and no partition to have run.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// A unit whose file target/compiled holds already, for the same
+			// key, keeps it: its recipe is not built again (--sql prints it).
+			// Without --sql the recipes are not kept either, once filed.
+			// The index is read while the project loads.
+			idx := runner.OpenCompiled(c.projectDir)
 			p, opts, err := c.load()
 			if err != nil {
 				return err
@@ -30,10 +35,6 @@ func compileCmd(c *common) *cobra.Command {
 			if err := statelessSelection(opts); err != nil {
 				return err
 			}
-			// A unit whose file target/compiled holds already, for the same
-			// key, keeps it: its recipe is not built again (--sql prints it).
-			// Without --sql the recipes are not kept either, once filed.
-			idx := runner.OpenCompiled(p.Root)
 			if !printSQL && opts.Cache != "" {
 				opts.Reuse = idx.Reuse
 			}
