@@ -213,8 +213,7 @@ func (pr *Prepared) plan(cc *compilation) (*plan.Plan, error) {
 	if cc.opts.NoUnits {
 		return cc.plan, cc.errs.Err()
 	}
-	cc.planUnits()
-	cc.fillSQL()
+	cc.planAndFill()
 	cc.compileTests()
 	return cc.plan, cc.errs.Err()
 }

@@ -13,8 +13,9 @@ import (
 type explicitWindow struct{ partition, start, end string }
 
 // planUnits plans what is stale in the selection, given the audit state
-// (the planner, units.go), model by model in dependency order.
-func (cc *compilation) planUnits() {
+// (the planner, units.go), model by model in dependency order; each
+// model's units, once planned, go to planned.
+func (cc *compilation) planUnits(planned func(*plan.Unit)) {
 	opts := cc.opts
 	var window *explicitWindow
 	if opts.Partition != "" || opts.Start != "" || opts.End != "" {
@@ -24,8 +25,12 @@ func (cc *compilation) planUnits() {
 		unitsOf: map[string][]*plan.Unit{}, vers: newVersions()}
 	cc.plan.UnitGraph = dag.New()
 	for _, n := range cc.order {
+		before := len(cc.plan.Units)
 		if err := pl.model(n); err != nil {
 			cc.errs.Append(err)
+		}
+		for _, u := range cc.plan.Units[before:] { // final: the planner is done with n
+			planned(u)
 		}
 	}
 }
@@ -66,7 +71,7 @@ func (pl *planner) buildUnit(c *compiled, w *plan.Window) *plan.Unit {
 	if c.cfg.Materialized == plan.View || c.cfg.Materialized == plan.Table {
 		wr.Strategy = ""
 	}
-	// The SQL (Select and Steps) is filled by fillSQL, in parallel.
+	// The SQL (Select and Steps) is filled by planAndFill, in parallel.
 	return &plan.Unit{ID: plan.UnitID(c.m.Name, part), Model: c.m.Name, Partition: part, Write: wr, CodeHash: c.hash}
 }
 
@@ -79,45 +84,89 @@ func hasEmpty(cols []string) bool {
 	return false
 }
 
-// fillSQL renders every unit's SELECT and recipe, spread over the workers:
-// after planning, units are independent. A selected model without a unit
-// shows its SQL for the latest window.
-func (cc *compilation) fillSQL() {
+// planAndFill plans the units (planUnits) and fills their SQL: each
+// unit's SELECT, key and reuse on the workers as soon as its model is
+// planned (a warm compile's planning leaves a CPU idle), then, once the
+// whole plan is made, the recipes of the units not reused, so that a plan
+// with errors files nothing. A selected model without a unit shows its SQL
+// for the latest window.
+func (cc *compilation) planAndFill() {
 	pl := cc.plan
+	type filling struct {
+		u   *plan.Unit
+		sel string // the model's own SELECT, for display
+	}
+	var fills []*filling
+	next := make(chan *filling, 256)
 	var wg sync.WaitGroup
-	next := make(chan int, len(pl.Units))
-	for i, u := range pl.Units {
-		if !u.Seed {
-			next <- i
-		}
-	}
-	close(next)
-	sels := make([]string, len(pl.Units)) // the models' own SELECTs, for display
-	filed := cc.opts.Filed
-	if cc.errs.Err() != nil {
-		filed = nil // bad input: nothing is written
-	}
 	for w := 0; w < cc.workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var keyer unitKeyer
-			for i := range next {
-				u := pl.Units[i]
+			for f := range next {
+				u := f.u
 				c := cc.models[u.Model]
-				sels[i] = cc.expand(c, u.Write.Window)
-				u.Write.Select = sels[i]
+				f.sel = cc.expand(c, u.Write.Window)
+				u.Write.Select = f.sel
 				if c.m.Lineage {
-					u.Write.Select = cc.d.LineageSelect(sels[i], cc.opts.RunID, cc.opts.AsOf)
+					u.Write.Select = cc.d.LineageSelect(f.sel, cc.opts.RunID, cc.opts.AsOf)
 				}
-				if cc.opts.NoRecipes {
-					continue
-				}
-				if u.Key = cc.unitKey(u, &keyer); u.Key != "" {
-					if u.Reused = cc.opts.Reuse(u); u.Reused > 0 {
-						continue
+				if !cc.opts.NoRecipes {
+					if u.Key = cc.unitKey(u, &keyer); u.Key != "" {
+						u.Reused = cc.opts.Reuse(u)
 					}
 				}
+			}
+		}()
+	}
+	cc.planUnits(func(u *plan.Unit) {
+		if !u.Seed {
+			f := &filling{u: u}
+			fills = append(fills, f)
+			next <- f
+		}
+	})
+	close(next)
+	wg.Wait()
+	if !cc.opts.NoRecipes {
+		units := make([]*plan.Unit, len(fills))
+		for i, f := range fills {
+			units[i] = f.u
+		}
+		cc.makeRecipes(units)
+	}
+	for _, f := range fills {
+		pl.Nodes[f.u.Model].SQL = f.sel
+	}
+	for _, n := range pl.Selected {
+		if node := pl.Nodes[n]; !node.Seed && node.SQL == "" && cc.models[n].cfg.Materialized != plan.Ephemeral {
+			node.SQL = cc.expand(cc.models[n], nil)
+		}
+	}
+}
+
+// makeRecipes builds the recipes of the units not reused, on the
+// workers, and gives each to Options.Filed, unless the plan has errors
+// (bad input writes nothing).
+func (cc *compilation) makeRecipes(units []*plan.Unit) {
+	filed := cc.opts.Filed
+	if cc.errs.Err() != nil {
+		filed = nil
+	}
+	next := make(chan *plan.Unit, len(units))
+	for _, u := range units {
+		if u.Reused == 0 {
+			next <- u
+		}
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for w := 0; w < cc.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for u := range next {
 				u.Steps = cc.d.Recipe(u.Write)
 				if filed != nil && filed(u) {
 					u.Reused, u.Steps = len(u.Steps), nil
@@ -126,16 +175,6 @@ func (cc *compilation) fillSQL() {
 		}()
 	}
 	wg.Wait()
-	for i, u := range pl.Units {
-		if !u.Seed {
-			pl.Nodes[u.Model].SQL = sels[i]
-		}
-	}
-	for _, n := range pl.Selected {
-		if node := pl.Nodes[n]; !node.Seed && node.SQL == "" && cc.models[n].cfg.Materialized != plan.Ephemeral {
-			node.SQL = cc.expand(cc.models[n], nil)
-		}
-	}
 }
 
 // renderedTest is one tests/*.sql file rendered for the target; its
