@@ -12,15 +12,17 @@ import (
 // shard, digests included; a file of another format or environment, a truncated or a
 // garbled one, gives nothing (a miss, not an error or a partial cache).
 func TestLoadCacheShards(t *testing.T) {
-	entries := map[string]*modelEntry{}
-	for i := 0; i < 40; i++ {
-		rel := fmt.Sprintf("models/m%02d.sql", i)
-		sum := Digest(sha256.Sum256([]byte(rel)))
-		entries[rel] = &modelEntry{Stat: fileStat{Size: int64(i)}, Racy: i%3 == 0, Sum: sum,
-			Model: &Model{Name: fmt.Sprintf("m%02d", i), Path: rel, Body: "SELECT 1", HeaderLine: map[string]Pos{"materialized": {rel, 2}},
-				FileSum: sum, SettingsSum: Digest{byte(i), 0xff}}}
-	}
+	// Many entries: a shard of several messages (chunkEntries each).
+	many := shardEntries(3 * chunkEntries * loadCacheShards)
 	var buf bytes.Buffer
+	if err := encodeShards(&buf, "f", "env", many); err != nil {
+		t.Fatal(err)
+	}
+	if got := decodeShards(buf.Bytes(), "f", "env"); !reflect.DeepEqual(got, many) {
+		t.Fatalf("decoded %d entries, not the %d written in shards of several messages", len(got), len(many))
+	}
+	entries := shardEntries(40)
+	buf.Reset()
 	if err := encodeShards(&buf, "f", "env", entries); err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +54,19 @@ func TestLoadCacheShards(t *testing.T) {
 			t.Errorf("%s: %d entries, want none", name, len(got))
 		}
 	}
+}
+
+// shardEntries are n entries with every field set.
+func shardEntries(n int) map[string]*modelEntry {
+	entries := map[string]*modelEntry{}
+	for i := 0; i < n; i++ {
+		rel := fmt.Sprintf("models/m%02d.sql", i)
+		sum := Digest(sha256.Sum256([]byte(rel)))
+		entries[rel] = &modelEntry{Stat: fileStat{Size: int64(i)}, Racy: i%3 == 0, Sum: sum,
+			Model: &Model{Name: fmt.Sprintf("m%02d", i), Path: rel, Body: "SELECT 1", HeaderLine: map[string]Pos{"materialized": {rel, 2}},
+				FileSum: sum, SettingsSum: Digest{byte(i), 0xff}}}
+	}
+	return entries
 }
 
 // TestDigestBytes: a digest is written as its bytes and read back only
