@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -34,7 +35,7 @@ import (
 const cacheFile = "compile_cache.gob"
 
 // cacheFormat changes whenever an entry's meaning does.
-const cacheFormat = "idemc-compile-cache/3"
+const cacheFormat = "idemc-compile-cache/4"
 
 type cacheEntry struct {
 	Key         string
@@ -55,9 +56,15 @@ type altReads struct {
 	EnvVars []render.EnvRead
 }
 
-type cacheData struct {
-	Format  string
-	Entries map[string]*cacheEntry // by model path
+// The file is a gob stream from one encoder: the format, then the entries
+// by model path in messages of cacheChunk each (gob grows a message's
+// buffer a quarter at a time and keeps it for the next message: one
+// message of 10,000 entries allocated ~38 MB to write 6.5 MB).
+const cacheChunk = 256
+
+type cachedModel struct {
+	Path  string
+	Entry *cacheEntry
 }
 
 // compileCache is one compile's view of the cache: what was read, and
@@ -96,11 +103,24 @@ func readCacheFile(dir string) map[string]*cacheEntry {
 	if err != nil {
 		return nil
 	}
-	var d cacheData
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&d) != nil || d.Format != cacheFormat {
+	dec := gob.NewDecoder(bytes.NewReader(b))
+	var format string
+	if dec.Decode(&format) != nil || format != cacheFormat {
 		return nil
 	}
-	return d.Entries
+	entries := map[string]*cacheEntry{}
+	for {
+		var chunk []cachedModel
+		switch err := dec.Decode(&chunk); {
+		case err == io.EOF:
+			return entries
+		case err != nil:
+			return nil
+		}
+		for _, m := range chunk {
+			entries[m.Path] = m.Entry
+		}
+	}
 }
 
 // CacheAhead is a folder's compile cache read while the project loads
@@ -251,7 +271,20 @@ func (k *compileCache) save(dir string) {
 		return
 	}
 	var buf bytes.Buffer
-	if gob.NewEncoder(&buf).Encode(cacheData{Format: cacheFormat, Entries: k.fresh}) != nil {
+	enc := gob.NewEncoder(&buf)
+	if enc.Encode(cacheFormat) != nil {
+		return
+	}
+	chunk := make([]cachedModel, 0, cacheChunk)
+	for path, e := range k.fresh {
+		if chunk = append(chunk, cachedModel{path, e}); len(chunk) == cacheChunk {
+			if enc.Encode(chunk) != nil {
+				return
+			}
+			chunk = chunk[:0]
+		}
+	}
+	if len(chunk) > 0 && enc.Encode(chunk) != nil {
 		return
 	}
 	if os.MkdirAll(dir, 0o755) != nil {
