@@ -99,7 +99,7 @@ func (cc *compilation) planAndFill() {
 	var fills []*filling
 	next := make(chan *filling, 256)
 	var wg sync.WaitGroup
-	for w := 0; w < cc.workers; w++ {
+	for w := 0; w < max(cc.workers, 1); w++ { // at least one: the planner waits on them
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
