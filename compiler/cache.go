@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/idemc/idemc/compiler/analyze"
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/compiler/render"
+	"github.com/idemc/idemc/internal/gobmap"
 	"github.com/idemc/idemc/internal/rawfile"
 	"github.com/idemc/idemc/plan"
 )
@@ -35,7 +35,7 @@ import (
 const cacheFile = "compile_cache.gob"
 
 // cacheFormat changes whenever an entry's meaning does.
-const cacheFormat = "idemc-compile-cache/4"
+const cacheFormat = "idemc-compile-cache/5"
 
 type cacheEntry struct {
 	Key         string
@@ -57,15 +57,8 @@ type altReads struct {
 }
 
 // The file is a gob stream from one encoder: the format, then the entries
-// by model path in messages of cacheChunk each (gob grows a message's
-// buffer a quarter at a time and keeps it for the next message: one
-// message of 10,000 entries allocated ~38 MB to write 6.5 MB).
-const cacheChunk = 256
-
-type cachedModel struct {
-	Path  string
-	Entry *cacheEntry
-}
+// by model path (gobmap: one message of 10,000 entries allocated ~38 MB to
+// write 6.5 MB).
 
 // compileCache is one compile's view of the cache: what was read, and
 // the entries to write back.
@@ -109,18 +102,10 @@ func readCacheFile(dir string) map[string]*cacheEntry {
 		return nil
 	}
 	entries := map[string]*cacheEntry{}
-	for {
-		var chunk []cachedModel
-		switch err := dec.Decode(&chunk); {
-		case err == io.EOF:
-			return entries
-		case err != nil:
-			return nil
-		}
-		for _, m := range chunk {
-			entries[m.Path] = m.Entry
-		}
+	if gobmap.Decode(dec, entries) != nil {
+		return nil
 	}
+	return entries
 }
 
 // CacheAhead is a folder's compile cache read while the project loads
@@ -275,16 +260,7 @@ func (k *compileCache) save(dir string) {
 	if enc.Encode(cacheFormat) != nil {
 		return
 	}
-	chunk := make([]cachedModel, 0, cacheChunk)
-	for path, e := range k.fresh {
-		if chunk = append(chunk, cachedModel{path, e}); len(chunk) == cacheChunk {
-			if enc.Encode(chunk) != nil {
-				return
-			}
-			chunk = chunk[:0]
-		}
-	}
-	if len(chunk) > 0 && enc.Encode(chunk) != nil {
+	if gobmap.Encode(enc, k.fresh) != nil {
 		return
 	}
 	if os.MkdirAll(dir, 0o755) != nil {

@@ -8,6 +8,8 @@ import (
 	"hash/fnv"
 	"io"
 	"sync"
+
+	"github.com/idemc/idemc/internal/gobmap"
 )
 
 // The load cache's file holds its entries in loadCacheShards gob streams,
@@ -35,28 +37,22 @@ func shardOf(rel string) int {
 
 // encodeShards writes entries as the shards and the trailer. A shard is
 // encoded whole before it is written: a buffer of one shard, not of the
-// whole cache (~30 MiB at 10,000 models). Within a shard the entries go
-// as messages of chunkEntries each, from one encoder: gob builds a message
-// in a buffer it grows a quarter at a time and keeps for the next
-// message, so one message per shard allocated ~5 times the shard (78 MB
-// to write a 12 MB cache at 10,000 models).
+// whole cache (~30 MiB at 10,000 models); its entries go as gobmap's
+// messages (one message per shard allocated 78 MB to write a 12 MB cache).
 func encodeShards(w io.Writer, format, env string, entries map[string]*modelEntry) error {
-	parts := make([]shardChunk, loadCacheShards)
+	parts := make([]map[string]*modelEntry, loadCacheShards)
+	for i := range parts {
+		parts[i] = map[string]*modelEntry{}
+	}
 	for rel, e := range entries {
-		i := shardOf(rel)
-		parts[i] = append(parts[i], chunkEntry{Rel: rel, Entry: e})
+		parts[shardOf(rel)][rel] = e
 	}
 	tr := shardTrailer{Format: format, Env: env}
 	var buf bytes.Buffer
 	for _, p := range parts {
 		buf.Reset()
-		enc := gob.NewEncoder(&buf)
-		for len(p) > 0 {
-			n := min(len(p), chunkEntries)
-			if err := enc.Encode(p[:n]); err != nil {
-				return err
-			}
-			p = p[n:]
+		if err := gobmap.Encode(gob.NewEncoder(&buf), p); err != nil {
+			return err
 		}
 		tr.Sizes = append(tr.Sizes, buf.Len())
 		tr.Sums = append(tr.Sums, crc32.Checksum(buf.Bytes(), castagnoli))
@@ -71,34 +67,6 @@ func encodeShards(w io.Writer, format, env string, entries map[string]*modelEntr
 	buf.Write(binary.BigEndian.AppendUint64(nil, uint64(buf.Len())))
 	_, err := w.Write(buf.Bytes())
 	return err
-}
-
-// chunkEntries is how many entries a shard's message holds.
-const chunkEntries = 256
-
-// shardChunk is one message of a shard.
-type shardChunk []chunkEntry
-
-type chunkEntry struct {
-	Rel   string
-	Entry *modelEntry
-}
-
-// decodeShard decodes one shard's messages into out.
-func decodeShard(part []byte, out map[string]*modelEntry) bool {
-	dec := gob.NewDecoder(bytes.NewReader(part))
-	for {
-		var c shardChunk
-		switch err := dec.Decode(&c); {
-		case err == io.EOF:
-			return true
-		case err != nil:
-			return false
-		}
-		for _, e := range c {
-			out[e.Rel] = e.Entry
-		}
-	}
 }
 
 // decodeShards reads what encodeShards wrote, nil when b is not such a
@@ -128,7 +96,7 @@ func decodeShards(b []byte, format, env string) map[string]*modelEntry {
 		go func(i int, part []byte) {
 			defer wg.Done()
 			parts[i] = map[string]*modelEntry{}
-			ok[i] = crc32.Checksum(part, castagnoli) == tr.Sums[i] && decodeShard(part, parts[i])
+			ok[i] = crc32.Checksum(part, castagnoli) == tr.Sums[i] && gobmap.Decode(gob.NewDecoder(bytes.NewReader(part)), parts[i]) == nil
 		}(i, b[off:off+size])
 		off += size
 	}

@@ -6,14 +6,16 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/idemc/idemc/internal/gobmap"
 )
 
 // TestLoadCacheShards: the entries come back as written, from every
 // shard, digests included; a file of another format or environment, a truncated or a
 // garbled one, gives nothing (a miss, not an error or a partial cache).
 func TestLoadCacheShards(t *testing.T) {
-	// Many entries: a shard of several messages (chunkEntries each).
-	many := shardEntries(3 * chunkEntries * loadCacheShards)
+	// Many entries: a shard of several messages (gobmap.Chunk each).
+	many := shardEntries(3 * gobmap.Chunk * loadCacheShards)
 	var buf bytes.Buffer
 	if err := encodeShards(&buf, "f", "env", many); err != nil {
 		t.Fatal(err)
