@@ -54,14 +54,14 @@ func (cc *compilation) renderAll() error {
 	cc.cache = cc.openCache()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	next := make(chan *compiled)
+	var next atomic.Int64 // the models taken by index: no goroutine hands them out
 	for w := 0; w < cc.workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			parser := analyze.NewParser() // one per goroutine: it is not safe for concurrent use
-			for c := range next {
-				if err := cc.renderAndAnalyse(parser, c); err != nil {
+			for i := next.Add(1) - 1; i < int64(len(cc.list)); i = next.Add(1) - 1 {
+				if err := cc.renderAndAnalyse(parser, cc.list[i]); err != nil {
 					mu.Lock()
 					cc.errs.Append(asDiag(err))
 					mu.Unlock()
@@ -69,10 +69,6 @@ func (cc *compilation) renderAll() error {
 			}
 		}()
 	}
-	for _, c := range cc.list {
-		next <- c
-	}
-	close(next)
 	wg.Wait()
 	if cc.cache != nil {
 		cc.cache.save(cc.opts.Cache)
