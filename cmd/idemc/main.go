@@ -7,8 +7,13 @@
 // fault trials; this one injects nothing.
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/idemc/idemc/internal/gctune"
+)
 
 func main() {
+	gctune.Start(heapTarget)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

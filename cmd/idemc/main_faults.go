@@ -6,10 +6,12 @@ import (
 	"os"
 
 	"github.com/idemc/idemc/internal/faultinject"
+	"github.com/idemc/idemc/internal/gctune"
 )
 
 // main of the fault trials' binary (go build -tags idemc_faults): the
 // IDEMC_FAULT rules of internal/faultinject run after every step.
 func main() {
+	gctune.Start(heapTarget)
 	os.Exit(runWith(os.Args[1:], os.Stdout, os.Stderr, faultinject.FromEnv()))
 }

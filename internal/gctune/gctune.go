@@ -1,0 +1,105 @@
+// Package gctune sets the collector's percentage (GOGC) after every cycle
+// so that a process whose live heap is small lets the heap grow to a fixed
+// size before it collects again, and one whose live heap is large collects
+// as the default GOGC=100 does.
+//
+// Why: a compile's live heap grows from nothing to ~90 MB at 10,000 models
+// while it allocates ~600 MB; at GOGC=100 that is ~23 cycles, most of them
+// while the heap is a few MB, each marking what is live. A fixed higher
+// GOGC would cut them but also raise the peak of a 100,000-model compile
+// by a gigabyte, and the runtime's memory limit only ever collects more
+// often, never less. This is the policy known as a "GC tuner" (Uber,
+// ByteDance's gopkg): about fifty lines, so written here rather than a
+// dependency.
+package gctune
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// DefaultPercent is the runtime's own GOGC, kept once the live heap is so
+// large that the target would collect more often than it.
+const DefaultPercent = 100
+
+// maxPercent bounds the percentage while almost nothing is live: the first
+// cycles then come at the target, not earlier, without a huge factor
+// resting on a measurement of a few kilobytes.
+const maxPercent = 10000
+
+// Percent is the GOGC under which the runtime's next heap goal,
+// live + (live + roots) × GOGC/100, is target: never below the default,
+// never above maxPercent. roots is the scannable stacks and globals.
+func Percent(live, roots, target uint64) int {
+	if live >= target {
+		return DefaultPercent
+	}
+	base := live + roots
+	if base == 0 {
+		return maxPercent
+	}
+	p := (target - live) * 100 / base
+	return int(min(max(p, DefaultPercent), maxPercent))
+}
+
+// Start tunes the collector for the rest of the process, or until the
+// returned stop, which puts back the default. It does nothing when GOGC or
+// GOMEMLIMIT is set in the environment: the user's setting wins.
+func Start(target uint64) (stop func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	t := &tuner{target: target, samples: []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"},
+	}}
+	t.tune()
+	t.arm()
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.stopped = true
+		debug.SetGCPercent(DefaultPercent)
+	}
+}
+
+type tuner struct {
+	target  uint64
+	mu      sync.Mutex // a retune and stop, one at a time
+	samples []metrics.Sample
+	stopped bool
+}
+
+// sentinel holds a pointer so it is never placed in a tiny-allocation
+// block, whose cleanups may run late or never.
+type sentinel struct{ _ *int }
+
+// arm registers a cleanup that runs once the next cycle has found the
+// sentinel unreachable: it retunes and arms again.
+func (t *tuner) arm() {
+	runtime.AddCleanup(&sentinel{}, func(t *tuner) {
+		if t.tune() {
+			t.arm()
+		}
+	}, t)
+}
+
+// tune sets the percentage for the live heap now; false once stopped.
+func (t *tuner) tune() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped {
+		return false
+	}
+	metrics.Read(t.samples)
+	var v [3]uint64
+	for i, s := range t.samples {
+		if s.Value.Kind() == metrics.KindUint64 {
+			v[i] = s.Value.Uint64()
+		}
+	}
+	debug.SetGCPercent(Percent(v[0], v[1]+v[2], t.target))
+	return true
+}

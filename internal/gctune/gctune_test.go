@@ -1,0 +1,104 @@
+package gctune
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func TestPercent(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		name                string
+		live, roots, target uint64
+		want                int
+	}{
+		{"nothing live yet", 0, 0, 112 * mb, maxPercent},
+		{"a few kilobytes", 4 << 10, 0, 112 * mb, maxPercent},
+		{"small heap: grow to the target", 10 * mb, 2 * mb, 112 * mb, 850},
+		{"roots count in the goal", 10 * mb, 10 * mb, 112 * mb, 510},
+		{"half the target: the default", 56 * mb, 0, 112 * mb, DefaultPercent},
+		{"just over half: never below the default", 60 * mb, 0, 112 * mb, DefaultPercent},
+		{"past the target", 200 * mb, 1 * mb, 112 * mb, DefaultPercent},
+		{"at the target", 112 * mb, 0, 112 * mb, DefaultPercent},
+	} {
+		if got := Percent(tc.live, tc.roots, tc.target); got != tc.want {
+			t.Errorf("%s: Percent(%d, %d, %d) = %d, want %d", tc.name, tc.live, tc.roots, tc.target, got, tc.want)
+		}
+	}
+}
+
+// current reads the collector's percentage (setting it back at once).
+func current() int {
+	p := debug.SetGCPercent(DefaultPercent)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// waitFor collects and waits until ok holds for the percentage, which a
+// cleanup sets after the cycle.
+func waitFor(t *testing.T, what string, ok func(int) bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		runtime.GC()
+		if p := current(); ok(p) {
+			return
+		} else if time.Now().After(deadline) {
+			t.Fatalf("%s: percentage still %d", what, p)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestStartFollowsTheLiveHeap(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	const target = 64 << 20
+	stop := Start(target)
+	defer stop()
+	waitFor(t, "small heap", func(p int) bool { return p > 2*DefaultPercent })
+
+	ballast := make([][]byte, 0, 96)
+	for range 96 { // 96 MiB live, past the target
+		ballast = append(ballast, make([]byte, 1<<20))
+	}
+	waitFor(t, "heap past the target", func(p int) bool { return p == DefaultPercent })
+	runtime.KeepAlive(ballast)
+	ballast = nil
+
+	waitFor(t, "heap small again", func(p int) bool { return p > 2*DefaultPercent })
+	stop()
+	if p := current(); p != DefaultPercent {
+		t.Fatalf("after stop: percentage %d, want %d", p, DefaultPercent)
+	}
+	debug.SetGCPercent(150)
+	defer debug.SetGCPercent(DefaultPercent)
+	for range 3 {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if p := current(); p != 150 {
+		t.Fatalf("a stopped tuner changed the percentage to %d", p)
+	}
+}
+
+func TestStartLeavesTheUsersSetting(t *testing.T) {
+	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv("GOGC", "")
+			t.Setenv("GOMEMLIMIT", "")
+			t.Setenv(env, "100")
+			stop := Start(64 << 20)
+			defer stop()
+			for range 3 {
+				runtime.GC()
+				time.Sleep(10 * time.Millisecond)
+			}
+			if p := current(); p != DefaultPercent {
+				t.Fatalf("with %s set the tuner set the percentage to %d", env, p)
+			}
+		})
+	}
+}
