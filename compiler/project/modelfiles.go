@@ -32,8 +32,8 @@ type folderLayer struct {
 func (p *Project) loadFiles(base *layer, folders []folderLayer, openCache func() *loadCache, errs *diag.List) *loadCache {
 	walk := func(dir, ext string, fn func(rel string, text string)) { p.walk(dir, ext, errs, fn) }
 	var files []modelFile
-	p.walkFiles("models", ".sql", errs, func(rel, full string, fi fs.FileInfo) error {
-		files = append(files, modelFile{rel: rel, full: full, fi: fi})
+	p.walkPaths("models", ".sql", errs, func(rel, full string) error {
+		files = append(files, modelFile{rel: rel, full: full})
 		return nil
 	})
 	cache := openCache()
@@ -65,7 +65,6 @@ func (p *Project) loadFiles(base *layer, folders []folderLayer, openCache func()
 // modelFile is a models/**/*.sql file found by the walk.
 type modelFile struct {
 	rel, full string
-	fi        fs.FileInfo
 }
 
 // parseModels reads and parses the model files and returns the models by
@@ -111,11 +110,18 @@ func (p *Project) parseModels(files []modelFile, base *layer, folders []folderLa
 // unchanged (by stat, or by hash when its stat changed or was racy),
 // parsed otherwise.
 func loadModel(f modelFile, base *layer, folders []folderLayer, cache *loadCache) (*Model, error) {
-	st := statOf(f.fi)
+	fi, err := regularFile(f.rel, f.full, "models", ".sql")
+	if err != nil {
+		if _, ok := err.(diag.List); ok {
+			return nil, err
+		}
+		return nil, diag.List{diag.Errorf(f.rel, 0, 0, "%v; remove it or make it a readable file", err)}
+	}
+	st := statOf(fi)
 	if m, sum := cache.byStat(f.rel, st); m != nil {
 		return withSum(m, sum), nil
 	}
-	b, err := rawfile.ReadFile(f.full, f.fi.Size())
+	b, err := rawfile.ReadFile(f.full, fi.Size())
 	if err != nil {
 		return nil, diag.List{diag.Errorf("models", 0, 0, "%v", err)}
 	}
@@ -163,6 +169,23 @@ func (p *Project) walk(dir, ext string, errs *diag.List, fn func(rel string, tex
 // walkFiles calls fn with every regular file under dir whose name ends in
 // ext: its slash-separated path relative to the root, its path and stat.
 func (p *Project) walkFiles(dir, ext string, errs *diag.List, fn func(rel, full string, fi fs.FileInfo) error) {
+	p.walkPaths(dir, ext, errs, func(rel, full string) error {
+		fi, err := regularFile(rel, full, dir, ext)
+		if err != nil || fi == nil {
+			if l, ok := err.(diag.List); ok {
+				errs.Append(l)
+				return nil
+			}
+			return err
+		}
+		return fn(rel, full, fi)
+	})
+}
+
+// walkPaths calls fn with the path, relative to the root and slash
+// separated, and the full path of every file under dir whose name ends in
+// ext, without a stat: the models' are taken on every CPU (loadModel).
+func (p *Project) walkPaths(dir, ext string, errs *diag.List, fn func(rel, full string) error) {
 	root := filepath.Join(p.Root, dir)
 	err := filepath.WalkDir(root, func(full string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -175,22 +198,25 @@ func (p *Project) walkFiles(dir, ext string, errs *diag.List, fn func(rel, full 
 			return nil
 		}
 		rel, _ := filepath.Rel(p.Root, full)
-		rel = filepath.ToSlash(rel)
-		// A FIFO or a device (a link to /dev/zero) would block the
-		// load or read without end.
-		fi, err := os.Stat(full)
-		if err != nil {
-			return err
-		}
-		if !fi.Mode().IsRegular() {
-			errs.Add(rel, 0, 0, "not a regular file (%s); %s/ holds %s files only: remove it", fi.Mode().Type(), dir, ext)
-			return nil
-		}
-		return fn(rel, full, fi)
+		return fn(filepath.ToSlash(rel), full)
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		errs.Add(dir, 0, 0, "%v", err)
 	}
+}
+
+// regularFile is the stat of the file at full (a link followed), or a
+// diag.List naming rel when it is not a regular file: a FIFO or a device
+// (a link to /dev/zero) would block the load or read without end.
+func regularFile(rel, full, dir, ext string) (fs.FileInfo, error) {
+	fi, err := os.Stat(full)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, diag.List{diag.Errorf(rel, 0, 0, "not a regular file (%s); %s/ holds %s files only: remove it", fi.Mode().Type(), dir, ext)}
+	}
+	return fi, nil
 }
 
 var validName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

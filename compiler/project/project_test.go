@@ -455,6 +455,27 @@ func TestFolderMatches(t *testing.T) {
 	}
 }
 
+// TestBrokenLink: a model file that is a link to nothing is an error
+// naming it; the models after it in the walk still load.
+func TestBrokenLink(t *testing.T) {
+	dir := writeProject(t, map[string]string{"project.toml": baseToml, "models/a.sql": "SELECT 1\n", "models/c.sql": "SELECT 2 AS x\n"})
+	if err := os.Symlink(filepath.Join(dir, "nowhere.sql"), filepath.Join(dir, "models", "b.sql")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	checkErrors(t, err, []string{"models/b.sql: stat " + filepath.Join(dir, "models", "b.sql") + ": no such file or directory; remove it or make it a readable file"})
+	if p == nil {
+		return
+	}
+	var names []string
+	for _, m := range p.Models {
+		names = append(names, m.Name)
+	}
+	if strings.Join(names, ",") != "a,c" {
+		t.Errorf("models loaded: %v, want a,c", names)
+	}
+}
+
 // TestSpecialFiles: a FIFO or a link to a device under models/ or seeds/
 // is refused by name instead of blocking the load or reading without end.
 func TestSpecialFiles(t *testing.T) {
