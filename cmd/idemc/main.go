@@ -14,6 +14,6 @@ import (
 )
 
 func main() {
-	gctune.Start(heapTarget)
+	gctune.Start(heapTarget, memoryLimit)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

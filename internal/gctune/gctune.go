@@ -14,6 +14,7 @@
 package gctune
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -45,14 +46,29 @@ func Percent(live, roots, target uint64) int {
 	return int(min(max(p, DefaultPercent), maxPercent))
 }
 
+// Limit is the runtime's memory limit for a live heap of live bytes: limit
+// while the default's heap, twice the live one, fits in it, and none
+// (math.MaxInt64) once it does not — past that the limit would collect
+// again and again and no longer bound anything. Under the limit the
+// runtime also hands freed pages back to the system sooner: the larger
+// heaps the percentage allows early on do not stay resident.
+func Limit(live, limit uint64) int64 {
+	if limit == 0 || live >= limit/2 {
+		return math.MaxInt64
+	}
+	return int64(min(limit, math.MaxInt64))
+}
+
 // Start tunes the collector for the rest of the process, or until the
-// returned stop, which puts back the default. It does nothing when GOGC or
-// GOMEMLIMIT is set in the environment: the user's setting wins.
-func Start(target uint64) (stop func()) {
+// returned stop, which puts back the defaults: a percentage for a heap of
+// target bytes, and a memory limit of limit bytes while the live heap is
+// under half of it (0: none). It does nothing when GOGC or GOMEMLIMIT is
+// set in the environment: the user's setting wins.
+func Start(target, limit uint64) (stop func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	t := &tuner{target: target, samples: []metrics.Sample{
+	t := &tuner{target: target, limit: limit, samples: []metrics.Sample{
 		{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"},
 	}}
 	t.tune()
@@ -62,11 +78,13 @@ func Start(target uint64) (stop func()) {
 		defer t.mu.Unlock()
 		t.stopped = true
 		debug.SetGCPercent(DefaultPercent)
+		debug.SetMemoryLimit(math.MaxInt64)
 	}
 }
 
 type tuner struct {
 	target  uint64
+	limit   uint64
 	mu      sync.Mutex // a retune and stop, one at a time
 	samples []metrics.Sample
 	stopped bool
@@ -101,5 +119,6 @@ func (t *tuner) tune() bool {
 		}
 	}
 	debug.SetGCPercent(Percent(v[0], v[1]+v[2], t.target))
+	debug.SetMemoryLimit(Limit(v[0], t.limit))
 	return true
 }

@@ -1,6 +1,7 @@
 package gctune
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -29,6 +30,29 @@ func TestPercent(t *testing.T) {
 	}
 }
 
+func TestLimit(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		live, limit uint64
+		want        int64
+	}{
+		{0, 0, math.MaxInt64},
+		{10 * mb, 0, math.MaxInt64},
+		{0, 210 * mb, 210 * mb},
+		{10 * mb, 210 * mb, 210 * mb},
+		{104 * mb, 210 * mb, 210 * mb},
+		{105 * mb, 210 * mb, math.MaxInt64},
+		{300 * mb, 210 * mb, math.MaxInt64},
+	} {
+		if got := Limit(tc.live, tc.limit); got != tc.want {
+			t.Errorf("Limit(%d, %d) = %d, want %d", tc.live, tc.limit, got, tc.want)
+		}
+	}
+}
+
+// memoryLimit reads the runtime's memory limit.
+func memoryLimit() int64 { return debug.SetMemoryLimit(-1) }
+
 // current reads the collector's percentage (setting it back at once).
 func current() int {
 	p := debug.SetGCPercent(DefaultPercent)
@@ -55,23 +79,29 @@ func waitFor(t *testing.T, what string, ok func(int) bool) {
 func TestStartFollowsTheLiveHeap(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
-	const target = 64 << 20
-	stop := Start(target)
+	const target, limit = 64 << 20, 128 << 20
+	stop := Start(target, limit)
 	defer stop()
 	waitFor(t, "small heap", func(p int) bool { return p > 2*DefaultPercent })
+	if l := memoryLimit(); l != limit {
+		t.Errorf("small heap: memory limit %d, want %d", l, limit)
+	}
 
 	ballast := make([][]byte, 0, 96)
 	for range 96 { // 96 MiB live, past the target
 		ballast = append(ballast, make([]byte, 1<<20))
 	}
 	waitFor(t, "heap past the target", func(p int) bool { return p == DefaultPercent })
+	if l := memoryLimit(); l != math.MaxInt64 {
+		t.Errorf("live heap past half the limit: memory limit still %d", l)
+	}
 	runtime.KeepAlive(ballast)
 	ballast = nil
 
 	waitFor(t, "heap small again", func(p int) bool { return p > 2*DefaultPercent })
 	stop()
-	if p := current(); p != DefaultPercent {
-		t.Fatalf("after stop: percentage %d, want %d", p, DefaultPercent)
+	if p, l := current(), memoryLimit(); p != DefaultPercent || l != math.MaxInt64 {
+		t.Fatalf("after stop: percentage %d, memory limit %d; want the defaults", p, l)
 	}
 	debug.SetGCPercent(150)
 	defer debug.SetGCPercent(DefaultPercent)
@@ -90,14 +120,14 @@ func TestStartLeavesTheUsersSetting(t *testing.T) {
 			t.Setenv("GOGC", "")
 			t.Setenv("GOMEMLIMIT", "")
 			t.Setenv(env, "100")
-			stop := Start(64 << 20)
+			stop := Start(64<<20, 128<<20)
 			defer stop()
 			for range 3 {
 				runtime.GC()
 				time.Sleep(10 * time.Millisecond)
 			}
-			if p := current(); p != DefaultPercent {
-				t.Fatalf("with %s set the tuner set the percentage to %d", env, p)
+			if p, l := current(), memoryLimit(); p != DefaultPercent || l != math.MaxInt64 {
+				t.Fatalf("with %s set the tuner set the percentage to %d, the memory limit to %d", env, p, l)
 			}
 		})
 	}
