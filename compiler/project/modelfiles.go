@@ -112,10 +112,7 @@ func (p *Project) parseModels(files []modelFile, base *layer, folders []folderLa
 func loadModel(f modelFile, base *layer, folders []folderLayer, cache *loadCache) (*Model, error) {
 	fi, err := regularFile(f.rel, f.full, "models", ".sql")
 	if err != nil {
-		if _, ok := err.(diag.List); ok {
-			return nil, err
-		}
-		return nil, diag.List{diag.Errorf(f.rel, 0, 0, "%v; remove it or make it a readable file", err)}
+		return nil, err
 	}
 	st := statOf(fi)
 	if m, sum := cache.byStat(f.rel, st); m != nil {
@@ -171,12 +168,9 @@ func (p *Project) walk(dir, ext string, errs *diag.List, fn func(rel string, tex
 func (p *Project) walkFiles(dir, ext string, errs *diag.List, fn func(rel, full string, fi fs.FileInfo) error) {
 	p.walkPaths(dir, ext, errs, func(rel, full string) error {
 		fi, err := regularFile(rel, full, dir, ext)
-		if err != nil || fi == nil {
-			if l, ok := err.(diag.List); ok {
-				errs.Append(l)
-				return nil
-			}
-			return err
+		if err != nil {
+			errs.Append(err)
+			return nil
 		}
 		return fn(rel, full, fi)
 	})
@@ -206,12 +200,13 @@ func (p *Project) walkPaths(dir, ext string, errs *diag.List, fn func(rel, full 
 }
 
 // regularFile is the stat of the file at full (a link followed), or a
-// diag.List naming rel when it is not a regular file: a FIFO or a device
-// (a link to /dev/zero) would block the load or read without end.
+// diag.List naming rel when it cannot be stated (a link to nothing) or is
+// not a regular file: a FIFO or a device (a link to /dev/zero) would
+// block the load or read without end.
 func regularFile(rel, full, dir, ext string) (fs.FileInfo, error) {
 	fi, err := os.Stat(full)
 	if err != nil {
-		return nil, err
+		return nil, diag.List{diag.Errorf(rel, 0, 0, "%v; remove it or make it a readable file", err)}
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, diag.List{diag.Errorf(rel, 0, 0, "not a regular file (%s); %s/ holds %s files only: remove it", fi.Mode().Type(), dir, ext)}

@@ -455,24 +455,35 @@ func TestFolderMatches(t *testing.T) {
 	}
 }
 
-// TestBrokenLink: a model file that is a link to nothing is an error
-// naming it; the models after it in the walk still load.
+// TestBrokenLink: a model, macro or seed file that is a link to nothing
+// is an error naming it; the files after it in the walk still load (the
+// walk used to stop at it without a word).
 func TestBrokenLink(t *testing.T) {
-	dir := writeProject(t, map[string]string{"project.toml": baseToml, "models/a.sql": "SELECT 1\n", "models/c.sql": "SELECT 2 AS x\n"})
-	if err := os.Symlink(filepath.Join(dir, "nowhere.sql"), filepath.Join(dir, "models", "b.sql")); err != nil {
-		t.Fatal(err)
+	dir := writeProject(t, map[string]string{"project.toml": baseToml,
+		"models/a.sql": "SELECT 1\n", "models/c.sql": "SELECT 2 AS x\n",
+		"macros/a.sql": "{% macro one() %}1{% endmacro %}\n", "macros/c.sql": "{% macro two() %}2{% endmacro %}\n",
+		"seeds/sa.csv": "x\n1\n", "seeds/sc.csv": "x\n2\n"})
+	var want []string
+	for _, f := range []string{"macros/b.sql", "models/b.sql", "seeds/sb.csv"} {
+		if err := os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, f+": stat "+filepath.Join(dir, f)+": no such file or directory; remove it or make it a readable file")
 	}
 	p, err := Load(dir)
-	checkErrors(t, err, []string{"models/b.sql: stat " + filepath.Join(dir, "models", "b.sql") + ": no such file or directory; remove it or make it a readable file"})
-	if p == nil {
-		return
-	}
+	checkErrors(t, err, want)
 	var names []string
 	for _, m := range p.Models {
 		names = append(names, m.Name)
 	}
-	if strings.Join(names, ",") != "a,c" {
-		t.Errorf("models loaded: %v, want a,c", names)
+	for _, m := range p.Macros {
+		names = append(names, m.Path)
+	}
+	for _, s := range p.Seeds {
+		names = append(names, s.Name)
+	}
+	if got := strings.Join(names, ","); got != "a,c,macros/a.sql,macros/c.sql,sa,sc" {
+		t.Errorf("loaded %s, want a,c,macros/a.sql,macros/c.sql,sa,sc", got)
 	}
 }
 
