@@ -166,7 +166,7 @@ func Build(ctx context.Context, p *project.Project, o Options) (*Result, error) 
 // buildOn is Build on an open engine (a fake one in the runner's tests);
 // pre is the plan prep made without state.
 func buildOn(ctx context.Context, p *project.Project, o Options, prep *compiler.Prepared, pre *plan.Plan, eng adapters.Engine, ad *adapters.Adapter, started time.Time) (*Result, error) {
-	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[plan.Relation]*sync.Mutex{}, tables: tablesOf(pre), nodes: catalogScope(pre, plan.State{}), trace: o.Trace, prep: prep}
+	r := &run{p: p, o: o, eng: eng, ad: ad, d: ad.Dialect, ddl: map[plan.Relation]*sync.Mutex{}, tables: tablesOf(pre), nodes: catalogScope(pre, plan.State{}), trace: lockedWriter(o.Trace), prep: prep}
 	r.views, _ = ad.Dialect.(adapters.ViewBinder)
 	r.res = &Result{RunID: NewRunID(started), Started: started.UTC()}
 	defer func() {
@@ -192,7 +192,7 @@ type run struct {
 	pl    *plan.Plan
 	state plan.State
 	db    *dbState
-	trace io.Writer       // Options.Trace
+	trace io.Writer       // Options.Trace, one line at a time
 	files *compiledWriter // writes target/compiled while the units run
 
 	release func()      // releases the run lock (engines with RunLocks)

@@ -5,12 +5,34 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/idemc/idemc/adapters"
 	"github.com/idemc/idemc/plan"
 )
+
+// lockedWriter is w written by one goroutine at a time (nil for nil): the
+// units of a run trace on their own goroutines, and Options.Trace may be
+// any writer (a test's strings.Builder).
+func lockedWriter(w io.Writer) io.Writer {
+	if w == nil {
+		return nil
+	}
+	return &locked{w: w}
+}
+
+type locked struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *locked) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
 
 // tracing wraps a session and prints each statement's duration (IDEMC_TRACE=1).
 type tracing struct {
