@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -255,18 +256,23 @@ func (k *compileCache) save(dir string) {
 	if !k.dirty && len(k.fresh) == len(k.old) {
 		return
 	}
-	var buf bytes.Buffer
-	enc := gob.NewEncoder(&buf)
-	if enc.Encode(cacheFormat) != nil {
-		return
+	// Encoded straight to the file: no buffer of the whole cache (6.5 MB
+	// at 10,000 models) while the planning that runs beside it allocates.
+	_ = rawfile.WriteAtomicStream(filepath.Join(dir, cacheFile), func(w io.Writer) error {
+		enc := gob.NewEncoder(w)
+		if err := enc.Encode(cacheFormat); err != nil {
+			return err
+		}
+		return gobmap.Encode(enc, k.fresh)
+	})
+}
+
+// waitSaved returns once the compile cache renderAll started writing is
+// written.
+func (cc *compilation) waitSaved() {
+	if cc.saved != nil {
+		<-cc.saved
 	}
-	if gobmap.Encode(enc, k.fresh) != nil {
-		return
-	}
-	if os.MkdirAll(dir, 0o755) != nil {
-		return
-	}
-	_ = rawfile.WriteAtomic(filepath.Join(dir, cacheFile), buf.Bytes())
 }
 
 // buildID names this idemc build (the load cache's too).

@@ -131,6 +131,7 @@ type compilation struct {
 	chosen  map[string]bool // selected, with the upstream relations to build
 	tests   []renderedTest  // tests/*.sql, rendered at prepare
 	cache   *compileCache   // nil without Options.Cache
+	saved   <-chan struct{} // closed once the compile cache is written (nil: nothing to wait for)
 	keyEnv  []byte          // the cache's environment hash, for unit keys (nil without a cache)
 	errs    diag.List
 	// lintErrs are the error findings by model: they fail a plan that
@@ -171,10 +172,12 @@ func Prepare(p *project.Project, opts Options) (*Prepared, error) {
 		return nil, err
 	}
 	if err := cc.renderAll(); err != nil {
+		cc.waitSaved()
 		return nil, err
 	}
 	pr := &Prepared{base: cc}
 	if !cc.connect() {
+		cc.waitSaved()
 		pr.err = cc.errs.Err()
 		return pr, pr.err
 	}
@@ -205,8 +208,11 @@ func (pr *Prepared) Plan(opts Options) (*plan.Plan, error) {
 	return Compile(pr.base.p, opts)
 }
 
-// plan runs the planning phases on a derived compilation.
+// plan runs the planning phases on a derived compilation. It returns
+// once the compile cache is written: a command that planned leaves it
+// whole.
 func (pr *Prepared) plan(cc *compilation) (*plan.Plan, error) {
+	defer cc.waitSaved()
 	if err := cc.selectNodes(); err != nil {
 		return cc.plan, err
 	}

@@ -1,7 +1,6 @@
 package project
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/gob"
 	"fmt"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/idemc/idemc/internal/rawfile"
 )
 
 // The load cache keeps every model file's parsed settings and body under
@@ -230,39 +231,9 @@ func (k *loadCache) save() {
 	if k == nil || !k.dirty && len(k.fresh) == len(k.old) {
 		return
 	}
-	_ = writeAside(k.dir, loadCacheFile, func(w io.Writer) error {
+	_ = rawfile.WriteAtomicStream(filepath.Join(k.dir, loadCacheFile), func(w io.Writer) error {
 		return encodeShards(w, loadCacheFormat, k.env, k.fresh)
 	})
-}
-
-// writeAside replaces dir/name with what write writes: written to a
-// temporary file beside it, then renamed over it.
-func writeAside(dir, name string, write func(io.Writer) error) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<16)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, name))
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-	}
-	return err
 }
 
 // BuildID names this idemc build: its module version and VCS revision, and

@@ -7,6 +7,8 @@
 package rawfile
 
 import (
+	"bufio"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -33,6 +35,39 @@ func WriteAtomic(path string, data []byte) error {
 		}
 		return nil
 	}
+}
+
+// WriteAtomicStream is WriteAtomic for text that write makes as it goes
+// (a cache of megabytes): written through a small buffer to a new file
+// beside path, made with os.CreateTemp, then renamed over it; nothing is
+// renamed when write fails. The folder is made if missing.
+func WriteAtomicStream(path string, write func(io.Writer) error) error {
+	dir, base := filepath.Split(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*"+TempSuffix)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
 }
 
 // TempSuffix ends WriteAtomic's temporary names (which also start with a

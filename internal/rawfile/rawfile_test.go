@@ -2,6 +2,8 @@ package rawfile
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,6 +86,38 @@ func TestWriteAtomic(t *testing.T) {
 	}
 	if err := WriteAtomic(filepath.Join(dir, "no", "such", "f"), []byte("x")); !os.IsNotExist(err) {
 		t.Errorf("missing folder: %v", err)
+	}
+}
+
+func TestWriteAtomicStream(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cache", "c.gob") // the folder is made
+	big := strings.Repeat("0123456789", 20_000)  // past the buffer
+	for _, text := range []string{"first", big, ""} {
+		err := WriteAtomicStream(path, func(w io.Writer) error { _, err := io.WriteString(w, text); return err })
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || string(b) != text {
+			t.Fatalf("after writing %d bytes: %d bytes, %v", len(text), len(b), err)
+		}
+	}
+	// A write that fails leaves the old file and no temporary one.
+	if err := WriteAtomicStream(path, func(w io.Writer) error {
+		io.WriteString(w, big)
+		return errors.New("cut")
+	}); err == nil || err.Error() != "cut" {
+		t.Fatalf("failing write: %v", err)
+	}
+	if b, _ := os.ReadFile(path); len(b) != 0 {
+		t.Errorf("a failed write replaced the file (%d bytes)", len(b))
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", fi.Mode().Perm())
+	}
+	if left, _ := os.ReadDir(filepath.Dir(path)); len(left) != 1 {
+		t.Errorf("files left: %v, want the one written", left)
 	}
 }
 
