@@ -109,9 +109,11 @@ func readCacheFile(dir string) map[string]*cacheEntry {
 	return entries
 }
 
-// CacheAhead is a folder's compile cache read while the project loads
-// (ReadCacheAhead): the file is decoded on another CPU instead of after
-// the load (~25 ms of a warm compile of 10,000 models). The first compile
+// CacheAhead is a folder's compile cache read ahead of the render
+// (ReadCacheAhead; idemc starts it when the load returns, while the load
+// cache's decoding no longer needs both CPUs): the file is decoded beside
+// the last steps of the load instead of before the render (~25 ms of a
+// warm compile of 10,000 models). The first compile
 // given it in Options takes its entries; any other reads the file itself,
 // so no two compiles share entries. What is read ahead is checked like
 // what is read later: every entry by its key.

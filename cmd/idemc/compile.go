@@ -26,12 +26,13 @@ func compileCmd(c *common) *cobra.Command {
 			// A unit whose file target/compiled holds already, for the same
 			// key, keeps it: its recipe is not built again (--sql prints it).
 			// Without --sql the recipes are not kept either, once filed.
-			// The index is read while the project loads.
-			idx := runner.OpenCompiled(c.projectDir)
+			// The index is read while the project renders: during the load
+			// the load cache's decoding keeps both CPUs busy.
 			p, opts, err := c.load()
 			if err != nil {
 				return err
 			}
+			idx := runner.OpenCompiled(c.projectDir)
 			if err := statelessSelection(opts); err != nil {
 				return err
 			}

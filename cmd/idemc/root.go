@@ -214,8 +214,10 @@ func (c *common) load() (*project.Project, compiler.Options, error) {
 	// pass of dbt's two-pass render).
 	opts.Target = cmp.Or(c.target, os.Getenv("IDEMC_TARGET"))
 	cacheDir := filepath.Join(c.projectDir, "target")
-	opts.CacheAhead = compiler.ReadCacheAhead(cacheDir) // decoded while the project loads
 	p, err := project.LoadFor(c.projectDir, cacheDir, opts.Target)
+	// Decoded while the load's last steps and the graph's nodes are made,
+	// on one CPU: beside the load cache's decoding both were busy.
+	opts.CacheAhead = compiler.ReadCacheAhead(cacheDir)
 	if p != nil {
 		for _, w := range p.Warnings { // once per kind, not an error (a dbt project's metrics, …)
 			fmt.Fprintf(c.stderr, "warning: %v\n", w)
