@@ -26,24 +26,27 @@ import (
 // large that the target would collect more often than it.
 const DefaultPercent = 100
 
-// maxPercent bounds the percentage while almost nothing is live: the first
-// cycles then come at the target, not earlier, without a huge factor
-// resting on a measurement of a few kilobytes.
-const maxPercent = 10000
+// minHeap is the runtime's smallest heap goal at GOGC=100; it scales with
+// GOGC (4 MiB × GOGC/100) and is a floor under every goal, so a
+// percentage above target×100/minHeap would set the goal past the target
+// however little is live.
+const minHeap = 4 << 20
 
 // Percent is the GOGC under which the runtime's next heap goal,
 // live + (live + roots) × GOGC/100, is target: never below the default,
-// never above maxPercent. roots is the scannable stacks and globals.
+// never so high that the runtime's floor (minHeap × GOGC/100) passes the
+// target. roots is the scannable stacks and globals.
 func Percent(live, roots, target uint64) int {
 	if live >= target {
 		return DefaultPercent
 	}
+	ceiling := max(target*100/minHeap, DefaultPercent)
 	base := live + roots
 	if base == 0 {
-		return maxPercent
+		return int(ceiling)
 	}
 	p := (target - live) * 100 / base
-	return int(min(max(p, DefaultPercent), maxPercent))
+	return int(min(max(p, DefaultPercent), ceiling))
 }
 
 // Limit is the runtime's memory limit for a live heap of live bytes: limit

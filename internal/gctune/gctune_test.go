@@ -15,8 +15,9 @@ func TestPercent(t *testing.T) {
 		live, roots, target uint64
 		want                int
 	}{
-		{"nothing live yet", 0, 0, 112 * mb, maxPercent},
-		{"a few kilobytes", 4 << 10, 0, 112 * mb, maxPercent},
+		{"nothing live yet: the runtime's floor at the target", 0, 0, 112 * mb, 2800},
+		{"a few kilobytes", 4 << 10, 0, 112 * mb, 2800},
+		{"a target under the runtime's floor", 0, 0, 2 * mb, DefaultPercent},
 		{"small heap: grow to the target", 10 * mb, 2 * mb, 112 * mb, 850},
 		{"roots count in the goal", 10 * mb, 10 * mb, 112 * mb, 510},
 		{"half the target: the default", 56 * mb, 0, 112 * mb, DefaultPercent},
