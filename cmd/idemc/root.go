@@ -215,9 +215,6 @@ func (c *common) load() (*project.Project, compiler.Options, error) {
 	opts.Target = cmp.Or(c.target, os.Getenv("IDEMC_TARGET"))
 	cacheDir := filepath.Join(c.projectDir, "target")
 	p, err := project.LoadFor(c.projectDir, cacheDir, opts.Target)
-	// Decoded while the load's last steps and the graph's nodes are made,
-	// on one CPU: beside the load cache's decoding both were busy.
-	opts.CacheAhead = compiler.ReadCacheAhead(cacheDir)
 	if p != nil {
 		for _, w := range p.Warnings { // once per kind, not an error (a dbt project's metrics, …)
 			fmt.Fprintf(c.stderr, "warning: %v\n", w)
@@ -226,6 +223,10 @@ func (c *common) load() (*project.Project, compiler.Options, error) {
 	if err != nil {
 		return nil, opts, err
 	}
+	// Decoded while the graph's nodes are made, once the load is done with
+	// both CPUs (beside the load cache's decoding they were busy), and
+	// not at all when the load failed.
+	opts.CacheAhead = compiler.ReadCacheAhead(cacheDir)
 	opts.Cache = filepath.Join(p.Root, "target")
 	opts.Select, opts.Exclude = c.selectS, c.exclude
 	opts.Partition, opts.Start, opts.End = c.partition, c.start, c.end
