@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -54,24 +55,28 @@ func TestLimit(t *testing.T) {
 // memoryLimit reads the runtime's memory limit.
 func memoryLimit() int64 { return debug.SetMemoryLimit(-1) }
 
-// current reads the collector's percentage (setting it back at once).
+// current reads the collector's percentage. Through runtime/metrics, not
+// debug.SetGCPercent and back: a cleanup's retune between the two would be
+// undone.
 func current() int {
-	p := debug.SetGCPercent(DefaultPercent)
-	debug.SetGCPercent(p)
-	return p
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
 }
 
-// waitFor collects and waits until ok holds for the percentage, which a
-// cleanup sets after the cycle.
-func waitFor(t *testing.T, what string, ok func(int) bool) {
+// waitFor collects and waits until ok holds for the percentage and the
+// memory limit, which a cleanup sets after the cycle. Both are checked
+// together: a cycle that ran while the heap was half built can leave a
+// percentage that already looks final next to the earlier limit.
+func waitFor(t *testing.T, what string, ok func(p int, l int64) bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		runtime.GC()
-		if p := current(); ok(p) {
+		if p, l := current(), memoryLimit(); ok(p, l) {
 			return
 		} else if time.Now().After(deadline) {
-			t.Fatalf("%s: percentage still %d", what, p)
+			t.Fatalf("%s: percentage still %d, memory limit %d", what, p, l)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -83,23 +88,19 @@ func TestStartFollowsTheLiveHeap(t *testing.T) {
 	const target, limit = 64 << 20, 128 << 20
 	stop := Start(target, limit)
 	defer stop()
-	waitFor(t, "small heap", func(p int) bool { return p > 2*DefaultPercent })
-	if l := memoryLimit(); l != limit {
-		t.Errorf("small heap: memory limit %d, want %d", l, limit)
-	}
+	waitFor(t, "small heap", func(p int, l int64) bool { return p > 2*DefaultPercent && l == limit })
 
 	ballast := make([][]byte, 0, 96)
 	for range 96 { // 96 MiB live, past the target
 		ballast = append(ballast, make([]byte, 1<<20))
 	}
-	waitFor(t, "heap past the target", func(p int) bool { return p == DefaultPercent })
-	if l := memoryLimit(); l != math.MaxInt64 {
-		t.Errorf("live heap past half the limit: memory limit still %d", l)
-	}
+	waitFor(t, "heap past the target", func(p int, l int64) bool {
+		return p == DefaultPercent && l == math.MaxInt64
+	})
 	runtime.KeepAlive(ballast)
 	ballast = nil
 
-	waitFor(t, "heap small again", func(p int) bool { return p > 2*DefaultPercent })
+	waitFor(t, "heap small again", func(p int, l int64) bool { return p > 2*DefaultPercent && l == limit })
 	stop()
 	if p, l := current(), memoryLimit(); p != DefaultPercent || l != math.MaxInt64 {
 		t.Fatalf("after stop: percentage %d, memory limit %d; want the defaults", p, l)
