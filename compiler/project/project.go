@@ -137,7 +137,7 @@ type Model struct {
 	BodyLine int    // line of the first non-blank body line, for model-level findings
 	Config   ModelConfig
 	// HeaderLine maps a setting name to the line that set it (header or project.toml).
-	HeaderLine map[string]Pos
+	HeaderLine HeaderLines
 	// Settled is filled at load once the model's settings read well.
 	Settled
 	// FileSum is the SHA-256 of the model's file as loaded (zero when the
