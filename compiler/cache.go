@@ -19,6 +19,7 @@ import (
 	"github.com/idemc/idemc/compiler/render"
 	"github.com/idemc/idemc/internal/gobmap"
 	"github.com/idemc/idemc/internal/rawfile"
+	"github.com/idemc/idemc/internal/valuehash"
 	"github.com/idemc/idemc/plan"
 )
 
@@ -289,36 +290,31 @@ var buildID = project.BuildID
 // unitKey is the hash of everything a unit's file is made of: the
 // compile's environment (target, vars, macros, the idemc build: what the
 // dialect and the render read), the unit's id and kind, and its write as
-// planned, SELECT included (json: every field, so that a field added to
-// plan.Write is covered). "" without Options.Reuse or a cache, or when the
-// write cannot be encoded: the recipe is built.
+// planned, SELECT included (valuehash: every field, so that a field added
+// to plan.Write is covered). "" without Options.Reuse or a cache, or when
+// the write cannot be encoded: the recipe is built.
 func (cc *compilation) unitKey(u *plan.Unit, k *unitKeyer) string {
 	if cc.opts.Reuse == nil || cc.keyEnv == nil {
 		return ""
 	}
-	// The SELECT, most of a write's bytes, is hashed as it is: escaped for
-	// json it cost more than the recipe it saves.
 	w := *u.Write
-	w.Select = ""
-	b := &k.buf
-	b.Reset()
-	b.Write(cc.keyEnv)
-	fmt.Fprintf(b, "%s\x00%s\x00%s\x00%s\x00%d\x00", u.ID, u.Model, u.Partition, u.Kind(), len(u.Write.Select))
-	b.WriteString(u.Write.Select)
-	if k.enc == nil {
-		k.enc = json.NewEncoder(b)
-	}
-	if k.enc.Encode(&w) != nil {
+	w.Select = "" // hashed as it is, below
+	b := append(k.buf[:0], cc.keyEnv...)
+	b = fmt.Appendf(b, "%s\x00%s\x00%s\x00%s\x00%d\x00", u.ID, u.Model, u.Partition, u.Kind(), len(u.Write.Select))
+	b = append(b, u.Write.Select...)
+	b, err := valuehash.Append(b, &w)
+	if err != nil {
 		return ""
 	}
-	sum := sha256.Sum256(b.Bytes())
+	k.buf = b
+	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }
 
 // unitKeyer is one worker's scratch space for unitKey: the text hashed
 // is made in one buffer, reused (a hash, a copy of the SELECT and the
-// write's json allocated per unit were a sixth of a warm compile's keys).
+// write's encoding allocated per unit were a sixth of a warm compile's
+// keys).
 type unitKeyer struct {
-	buf bytes.Buffer
-	enc *json.Encoder // writes into buf
+	buf []byte
 }

@@ -7,7 +7,6 @@ package project
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/compiler/diag"
+	"github.com/idemc/idemc/internal/valuehash"
 )
 
 // FileName is the project file at the root of every project.
@@ -144,29 +144,27 @@ type Model struct {
 	// loader kept none): a run's record hashes the project from it
 	// instead of reading every model file again.
 	FileSum Digest `json:"-"`
-	// SettingsSum hashes Config and Settled as json (SettingsHash), kept
+	// SettingsSum hashes Config and Settled (SettingsHash), kept
 	// with the load cache's entry so that a warm compile's cache keys do
 	// not encode every model's settings again; zero until computed.
 	SettingsSum Digest `json:"-"`
 }
 
-// SettingsHash is the SHA-256 of m's Config and Settled as json: SettingsSum
-// when the load computed it. ok is false when they cannot be encoded.
+// SettingsHash is the SHA-256 of m's Config and Settled, every field
+// (valuehash): SettingsSum when the load computed it. ok is false when
+// they cannot be encoded.
 func (m *Model) SettingsHash() (sum [32]byte, ok bool) {
 	if m.SettingsSum != ([32]byte{}) {
 		return m.SettingsSum, true
 	}
-	h := sha256.New()
-	for _, v := range []any{m.Config, m.Settled} {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return sum, false
-		}
-		h.Write(b)
-		h.Write([]byte{0})
+	b, err := valuehash.Append(nil, m.Config)
+	if err == nil {
+		b, err = valuehash.Append(b, m.Settled)
 	}
-	copy(sum[:], h.Sum(nil))
-	return sum, true
+	if err != nil {
+		return sum, false
+	}
+	return sha256.Sum256(b), true
 }
 
 // Digest is a SHA-256 sum. gob writes an array element by element (32
