@@ -226,11 +226,11 @@ func (c *ModelConfig) WriteChecks(w io.Writer) {
 }
 
 // checkReads refuses a check that reads a relation the project does not
-// have, and an expect expression that is not exactly one SQL expression
-// (it is pasted into the check query as is: it must stay one expression
-// there, with no second statement, on any engine). files are every model
-// file, those that failed to load included (they are reported already).
-func (p *Project) checkReads(files []string, errs *diag.List) {
+// have and, unless exprsChecked (the models' loading did it: checkExprs),
+// an expect expression that is not exactly one SQL expression. files are
+// every model file, those that failed to load included (they are reported
+// already).
+func (p *Project) checkReads(files []string, exprsChecked bool, errs *diag.List) {
 	known := map[string]bool{}
 	for _, f := range files {
 		known[strings.TrimSuffix(path.Base(f), ".sql")] = true
@@ -238,23 +238,38 @@ func (p *Project) checkReads(files []string, errs *diag.List) {
 	for _, s := range p.Seeds {
 		known[s.Name] = true
 	}
-	var parser *analyze.Parser // made on first use: most projects have no expect
+	var parser *analyze.Parser
 	for _, m := range p.Models {
+		if !exprsChecked {
+			errs.Append(m.checkExprs(&parser))
+		}
 		for _, c := range m.Checks {
-			if c.Kind == "expect" {
-				if parser == nil {
-					parser = analyze.NewParser()
-				}
-				if err := parser.CheckExpr(c.Expr); err != nil {
-					errs.Add(c.Pos.Path, c.Pos.Line, 0, "checks.expect[%d]: %q is not one SQL expression: %v", c.Index, c.Expr, err)
-				}
-			}
 			if c.Relation == "" || known[c.Relation] || p.hasSourceTable(c.Relation) {
 				continue
 			}
 			errs.Add(c.Pos.Path, c.Pos.Line, 0, "checks.%s: %q is neither a model, a seed nor a declared source table (source.table)", c.Kind, c.Relation)
 		}
 	}
+}
+
+// checkExprs refuses an expect expression of m that is not exactly one
+// SQL expression: it is pasted into the check query as is, so it must
+// stay one expression there, with no second statement, on any engine.
+// *parser is made on first use (most models have no expect).
+func (m *Model) checkExprs(parser **analyze.Parser) error {
+	var errs diag.List
+	for _, c := range m.Checks {
+		if c.Kind != "expect" {
+			continue
+		}
+		if *parser == nil {
+			*parser = analyze.NewParser()
+		}
+		if err := (*parser).CheckExpr(c.Expr); err != nil {
+			errs.Add(c.Pos.Path, c.Pos.Line, 0, "checks.expect[%d]: %q is not one SQL expression: %v", c.Index, c.Expr, err)
+		}
+	}
+	return errs.Err()
 }
 
 // hasSourceTable reports whether name is a declared source.table.

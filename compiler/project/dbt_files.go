@@ -165,7 +165,7 @@ func (l *dbtLoad) loadFiles() {
 	for _, m := range p.Models {
 		rels = append(rels, m.Path)
 	}
-	p.checkReads(rels, errs)
+	p.checkReads(rels, false, errs)
 	sort.Slice(p.Models, func(i, j int) bool { return p.Models[i].Name < p.Models[j].Name })
 	sort.Slice(p.Seeds, func(i, j int) bool { return p.Seeds[i].Name < p.Seeds[j].Name })
 	sort.Slice(p.Macros, func(i, j int) bool { return p.Macros[i].Path < p.Macros[j].Path })

@@ -15,6 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/idemc/idemc/compiler/analyze"
 	"github.com/idemc/idemc/compiler/diag"
 	"github.com/idemc/idemc/internal/rawfile"
 )
@@ -54,7 +55,7 @@ func (p *Project) loadFiles(base *layer, folders []folderLayer, openCache func()
 	for i, f := range files {
 		rels[i] = f.rel
 	}
-	p.checkReads(rels, errs)
+	p.checkReads(rels, true, errs) // the expressions: loadModel
 	sort.Slice(p.Models, func(i, j int) bool { return p.Models[i].Name < p.Models[j].Name })
 	sort.Slice(p.Seeds, func(i, j int) bool { return p.Seeds[i].Name < p.Seeds[j].Name })
 	sort.Slice(p.Macros, func(i, j int) bool { return p.Macros[i].Path < p.Macros[j].Path })
@@ -84,8 +85,9 @@ func (p *Project) parseModels(files []modelFile, base *layer, folders []folderLa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var parser *analyze.Parser // the worker's, for checks' expressions
 			for i := range next {
-				models[i], merrs[i] = loadModel(files[i], base, folders, cache)
+				models[i], merrs[i] = loadModel(files[i], base, folders, cache, &parser)
 			}
 		}()
 	}
@@ -108,8 +110,9 @@ func (p *Project) parseModels(files []modelFile, base *layer, folders []folderLa
 
 // loadModel is one model file's model: the cache's when the file is
 // unchanged (by stat, or by hash when its stat changed or was racy),
-// parsed otherwise.
-func loadModel(f modelFile, base *layer, folders []folderLayer, cache *loadCache) (*Model, error) {
+// parsed otherwise, its checks' expressions checked with *parser (a
+// cached model's were: only a model that loaded well is cached).
+func loadModel(f modelFile, base *layer, folders []folderLayer, cache *loadCache, parser **analyze.Parser) (*Model, error) {
 	fi, err := regularFile(f.rel, f.full, "models", ".sql")
 	if err != nil {
 		return nil, err
@@ -130,6 +133,9 @@ func loadModel(f modelFile, base *layer, folders []folderLayer, cache *loadCache
 		return withSum(m, sum), nil
 	}
 	m, err := parseModel(f.rel, string(b), base, folders)
+	if err == nil {
+		err = m.checkExprs(parser)
+	}
 	if err == nil {
 		m.SettingsSum, _ = m.SettingsHash() // before put: the entry keeps it
 		cache.put(f.rel, st, sum, m)

@@ -166,8 +166,10 @@ func TestReadChecks(t *testing.T) {
 // expect expression that is not one expression, is refused at load, at the
 // check's line; models, seeds and declared source tables are known, and so
 // is a model whose own file failed to load (reported once, for itself).
+// Loaded again with the load cache, the same errors: a model whose
+// expression was refused is not cached.
 func TestCheckReads(t *testing.T) {
-	_, err := Load(writeProject(t, map[string]string{
+	dir, cache := writeProject(t, map[string]string{
 		"project.toml":      baseToml + "[sources.raw]\nschema = \"raw\"\ntables = [\"ev\"]\n",
 		"seeds/users.csv":   "id\n1\n",
 		"models/broken.sql": "/* idemc\nmaterialized = 1\n*/\nSELECT 1 AS id\n",
@@ -180,20 +182,23 @@ expect = ["count(*) > 0", "a; drop table x"]
 */
 SELECT 1 AS a
 `,
-	}))
-	var got []string
-	for _, line := range strings.Split(fmt.Sprint(err), "\n") {
-		if strings.HasPrefix(line, "models/a.sql") {
-			got = append(got, line)
-		}
-	}
+	}), t.TempDir()
 	want := []string{
 		`models/a.sql:3: checks.relationships: "nomodel" is neither a model, a seed nor a declared source table (source.table)`,
 		`models/a.sql:3: checks.relationships: "raw.nope" is neither a model, a seed nor a declared source table (source.table)`,
 		`models/a.sql:4: checks.row_count_matches: "missing" is neither a model, a seed nor a declared source table (source.table)`,
 		`models/a.sql:5: checks.expect[2]: "a; drop table x" is not one SQL expression: ';' at byte 2 ends the statement; a check is one expression`,
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("errors of a.sql\n got %q\nwant %q\nall: %v", got, want, err)
+	for round := range 2 {
+		_, err := LoadCached(dir, cache)
+		var got []string
+		for _, line := range strings.Split(fmt.Sprint(err), "\n") {
+			if strings.HasPrefix(line, "models/a.sql") {
+				got = append(got, line)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("load %d: errors of a.sql\n got %q\nwant %q\nall: %v", round+1, got, want, err)
+		}
 	}
 }
