@@ -2,7 +2,6 @@ package project
 
 import (
 	"crypto/sha256"
-	"encoding/gob"
 	"fmt"
 	"io"
 	"io/fs"
@@ -35,7 +34,7 @@ import (
 const loadCacheFile = "load_cache.gob"
 
 // loadCacheFormat changes whenever an entry's meaning does.
-const loadCacheFormat = "idemc-load-cache/8"
+const loadCacheFormat = "idemc-load-cache/9"
 
 // racyWindow: a file modified this recently before a load is checked by
 // hash on the next load, not by stat.
@@ -215,12 +214,6 @@ func gobExact(v reflect.Value) bool {
 		}
 	}
 	return true
-}
-
-func init() {
-	// The TOML values a check's spec may hold (CheckSpec.Value).
-	gob.Register([]any{})
-	gob.Register(map[string]any{})
 }
 
 // save writes the entries of this load when they differ from what was

@@ -6,77 +6,263 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 )
 
-// The load cache sends two parts of a model in their own compact form
-// rather than gob's: a header's positions (a map of a dozen keys, each
-// with the file's path again) and a check's raw TOML value (an interface,
-// for which gob sends a type name and decodes by reflection). They were
-// half of a warm compile's decoding of the cache.
+// The load cache sends a model in a compact form of its own rather than
+// gob's: gob decodes field by field through reflection and allocates
+// every string, a map of header lines (each with the file's path again)
+// and every check's raw TOML value (an interface: a type name, then
+// reflection); that was most of a warm compile's decoding of the cache,
+// and its encoding ran on one CPU at the end of a fresh load. Here a
+// model's strings are slices of one string, the model's bytes.
+//
+// Every field is written, nil apart from empty; TestModelCodecEveryField
+// fills each field of Model and fails when one does not come back, so a
+// field added to Model, ModelConfig, Settled, Check or Drift must be added
+// here too.
 
-// HeaderLines is where each setting of a model's header was written,
-// by key ("materialized", "checks.unique").
+// HeaderLines is where each setting of a model's header was written, by
+// key ("materialized", "checks.unique").
 type HeaderLines map[string]Pos
 
-// GobEncode writes the paths once each, then each key's line and path.
-func (h HeaderLines) GobEncode() ([]byte, error) {
+// GobEncode writes m for the load cache.
+func (m *Model) GobEncode() ([]byte, error) {
+	e := &encoder{}
+	e.str(m.Name)
+	e.str(m.Path)
+	e.str(m.Body)
+	e.int(int64(m.BodyLine))
+	e.config(&m.Config)
+	e.headerLines(m.HeaderLine)
+	s := &m.Settled
+	e.str(s.Strategy)
+	e.str(s.Granularity)
+	e.time(s.FirstPartition)
+	e.checks(s.Checks)
+	e.bool(s.Lineage)
+	e.drift(s.Drift)
+	e.b = append(append(e.b, m.FileSum[:]...), m.SettingsSum[:]...)
+	return e.b, e.err
+}
+
+// GobDecode reads what GobEncode wrote.
+func (m *Model) GobDecode(b []byte) error {
+	d := &decoder{s: string(b)} // the one copy: every string is a slice of it
+	*m = Model{Name: d.str(), Path: d.str(), Body: d.str(), BodyLine: int(d.int())}
+	d.config(&m.Config)
+	m.HeaderLine = d.headerLines()
+	s := &m.Settled
+	s.Strategy, s.Granularity, s.FirstPartition = d.str(), d.str(), d.time()
+	s.Checks = d.checks()
+	s.Lineage = d.bool()
+	s.Drift = d.drift()
+	d.digest(&m.FileSum)
+	d.digest(&m.SettingsSum)
+	if d.err == nil && d.at != len(d.s) {
+		d.fail("%d bytes left", len(d.s)-d.at)
+	}
+	if d.err != nil {
+		return fmt.Errorf("a cached model: %w", d.err)
+	}
+	return nil
+}
+
+func (e *encoder) config(c *ModelConfig) {
+	e.str(c.Materialized)
+	e.str(c.Strategy)
+	e.str(c.PartitionBy)
+	e.str(c.Granularity)
+	e.str(c.Start)
+	e.int(int64(c.Lookback))
+	e.strs(c.UniqueKey)
+	e.bool(c.Watermark != nil)
+	if w := c.Watermark; w != nil {
+		e.str(w.Column)
+		e.str(w.Kind)
+		e.str(w.Lag)
+		e.str(w.Overlap)
+	}
+	e.strs(c.MergeUpdateColumns)
+	e.strs(c.MergeExcludeColumns)
+	e.str(c.OnSchemaChange)
+	e.str(c.Schema)
+	e.str(c.Alias)
+	e.bool(c.AllowAppend)
+	e.strs(c.AllowNondeterministic)
+	e.bool(c.StrictParse)
+	e.bool(c.LineageColumns)
+	e.strs(c.Tags)
+	e.str(c.Description)
+	e.specs(c.Checks)
+	e.specs(c.Drift)
+}
+
+func (d *decoder) config(c *ModelConfig) {
+	c.Materialized, c.Strategy, c.PartitionBy, c.Granularity, c.Start = d.str(), d.str(), d.str(), d.str(), d.str()
+	c.Lookback = int(d.int())
+	c.UniqueKey = d.strs()
+	if d.bool() {
+		c.Watermark = &Watermark{Column: d.str(), Kind: d.str(), Lag: d.str(), Overlap: d.str()}
+	}
+	c.MergeUpdateColumns, c.MergeExcludeColumns = d.strs(), d.strs()
+	c.OnSchemaChange, c.Schema, c.Alias = d.str(), d.str(), d.str()
+	c.AllowAppend = d.bool()
+	c.AllowNondeterministic = d.strs()
+	c.StrictParse, c.LineageColumns = d.bool(), d.bool()
+	c.Tags = d.strs()
+	c.Description = d.str()
+	c.Checks, c.Drift = d.specs(), d.specs()
+}
+
+func (e *encoder) checks(cs []Check) {
+	if e.count(cs == nil, len(cs)) {
+		return
+	}
+	for i := range cs {
+		c := &cs[i]
+		e.str(c.Kind)
+		e.str(c.Name)
+		e.str(c.Severity)
+		e.pos(c.Pos)
+		e.strs(c.Columns)
+		e.strs(c.Values)
+		e.str(c.Relation)
+		e.str(c.RelationColumn)
+		e.int(c.MinRows)
+		e.str(c.Expr)
+		e.int(int64(c.Index))
+	}
+}
+
+func (d *decoder) checks() []Check {
+	n, isNil := d.count()
+	if isNil {
+		return nil
+	}
+	cs := make([]Check, n)
+	for i := range cs {
+		c := &cs[i]
+		c.Kind, c.Name, c.Severity, c.Pos = d.str(), d.str(), d.str(), d.pos()
+		c.Columns, c.Values = d.strs(), d.strs()
+		c.Relation, c.RelationColumn = d.str(), d.str()
+		c.MinRows = d.int()
+		c.Expr, c.Index = d.str(), int(d.int())
+	}
+	return cs
+}
+
+func (e *encoder) drift(dr *Drift) {
+	e.bool(dr != nil)
+	if dr == nil {
+		return
+	}
+	e.bool(dr.RowCount != nil)
+	if r := dr.RowCount; r != nil {
+		e.int(int64(r.Window))
+		e.float(r.MinRatio)
+		e.float(r.MaxRatio)
+		e.str(r.Severity)
+	}
+	e.str(dr.ZeroRows)
+	e.pos(dr.Pos)
+}
+
+func (d *decoder) drift() *Drift {
+	if !d.bool() {
+		return nil
+	}
+	dr := &Drift{}
+	if d.bool() {
+		dr.RowCount = &RowCountRule{Window: int(d.int()), MinRatio: d.float(), MaxRatio: d.float(), Severity: d.str()}
+	}
+	dr.ZeroRows, dr.Pos = d.str(), d.pos()
+	return dr
+}
+
+// headerLines writes the keys in order, each path once.
+func (e *encoder) headerLines(h HeaderLines) {
+	if e.count(h == nil, len(h)) {
+		return
+	}
 	keys := make([]string, 0, len(h))
 	for k := range h {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys) // the same map, the same bytes
 	var paths []string
-	b := binary.AppendUvarint(nil, uint64(len(keys)))
 	for _, k := range keys {
 		p := h[k]
 		i := slices.Index(paths, p.Path)
 		if i < 0 {
 			i = len(paths)
 			paths = append(paths, p.Path)
-			b = binary.AppendUvarint(b, uint64(i))
-			b = appendString(b, p.Path)
+			e.uint(uint64(i))
+			e.str(p.Path)
 		} else {
-			b = binary.AppendUvarint(b, uint64(i))
+			e.uint(uint64(i))
 		}
-		b = appendString(b, k)
-		b = binary.AppendVarint(b, int64(p.Line))
+		e.str(k)
+		e.int(int64(p.Line))
 	}
-	return b, nil
 }
 
-// GobDecode reads what GobEncode wrote; the keys share one string.
-func (h *HeaderLines) GobDecode(b []byte) error {
-	d := decoder{b: b}
-	n := d.uvarint()
-	m := make(HeaderLines, min(n, uint64(len(b))))
+func (d *decoder) headerLines() HeaderLines {
+	n, isNil := d.count()
+	if isNil {
+		return nil
+	}
+	h := make(HeaderLines, n)
 	var paths []string
-	keys := string(b) // one allocation: each key is a slice of it
-	for i := uint64(0); i < n && d.err == nil; i++ {
-		pi := d.uvarint()
+	for range n {
+		i := d.uint()
 		switch {
-		case pi == uint64(len(paths)):
-			paths = append(paths, d.string())
-		case pi > uint64(len(paths)):
-			d.fail("path %d of %d", pi, len(paths))
-			continue
+		case i == uint64(len(paths)):
+			paths = append(paths, d.str())
+		case i > uint64(len(paths)):
+			d.fail("path %d of %d", i, len(paths))
 		}
-		start, l := d.stringSpan()
-		line := d.varint()
-		if d.err == nil {
-			m[keys[start:start+l]] = Pos{Path: paths[pi], Line: int(line)}
+		if d.err != nil {
+			return nil
 		}
+		k := d.str()
+		h[k] = Pos{Path: paths[i], Line: int(d.int())}
 	}
-	if d.err == nil && len(d.b) != d.at {
-		d.fail("%d bytes left", len(d.b)-d.at)
-	}
-	if d.err != nil {
-		return fmt.Errorf("header lines: %w", d.err)
-	}
-	*h = m
-	return nil
+	return h
 }
 
-// Tags of a check's value, one byte before it.
+func (e *encoder) specs(m map[string]CheckSpec) {
+	if e.count(m == nil, len(m)) {
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		e.str(k)
+		e.value(m[k].Value)
+	}
+}
+
+func (d *decoder) specs() map[string]CheckSpec {
+	n, isNil := d.count()
+	if isNil {
+		return nil
+	}
+	m := make(map[string]CheckSpec, n)
+	for range n {
+		k := d.str()
+		m[k] = CheckSpec{d.value(0)}
+		if d.err != nil {
+			return nil
+		}
+	}
+	return m
+}
+
+// Tags of a check's raw TOML value, one byte before it.
 const (
 	tagNil byte = iota
 	tagString
@@ -84,92 +270,155 @@ const (
 	tagFloat
 	tagFalse
 	tagTrue
-	tagList
-	tagTable
-	tagEmptyList  // []any{}, not nil
-	tagEmptyTable // map[string]any{}, not nil
-	tagNilList    // []any(nil)
-	tagNilTable   // map[string]any(nil)
+	tagList  // []any: its count (nil apart), then each value
+	tagTable // map[string]any: its count (nil apart), then each key and value
 )
 
-// GobEncode writes the TOML value: strings, integers, floats, booleans,
-// and lists and tables of them. Any other type (a TOML date) is an error;
+// value writes a TOML value: strings, integers, floats, booleans, and
+// lists and tables of them. Any other type (a TOML date) is an error;
 // gobExact keeps a model holding one out of the cache.
-func (c CheckSpec) GobEncode() ([]byte, error) { return appendValue(nil, c.Value) }
+func (e *encoder) value(v any) {
+	switch v := v.(type) {
+	case nil:
+		e.b = append(e.b, tagNil)
+	case string:
+		e.b = append(e.b, tagString)
+		e.str(v)
+	case int64:
+		e.b = append(e.b, tagInt)
+		e.int(v)
+	case float64:
+		e.b = append(e.b, tagFloat)
+		e.float(v)
+	case bool:
+		e.b = append(e.b, tagFalse+boolByte(v))
+	case []any:
+		e.b = append(e.b, tagList)
+		if !e.count(v == nil, len(v)) {
+			for _, x := range v {
+				e.value(x)
+			}
+		}
+	case map[string]any:
+		e.b = append(e.b, tagTable)
+		if !e.count(v == nil, len(v)) {
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				e.str(k)
+				e.value(v[k])
+			}
+		}
+	default:
+		if e.err == nil {
+			e.err = fmt.Errorf("a check value of type %T", v)
+		}
+	}
+}
 
-// GobDecode reads what GobEncode wrote.
-func (c *CheckSpec) GobDecode(b []byte) error {
-	d := decoder{b: b}
-	v := d.value(0)
-	if d.err == nil && len(d.b) != d.at {
-		d.fail("%d bytes left", len(d.b)-d.at)
-	}
+// value reads a tagged value; depth bounds a corrupt file's nesting.
+func (d *decoder) value(depth int) any {
 	if d.err != nil {
-		return fmt.Errorf("check value: %w", d.err)
+		return nil
 	}
-	c.Value = v
+	if d.at >= len(d.s) || depth > 64 {
+		d.fail("cut short or nested too deep")
+		return nil
+	}
+	tag := d.s[d.at]
+	d.at++
+	switch tag {
+	case tagNil:
+		return nil
+	case tagString:
+		return d.str()
+	case tagInt:
+		return d.int()
+	case tagFloat:
+		return d.float()
+	case tagFalse, tagTrue:
+		return tag == tagTrue
+	case tagList:
+		n, isNil := d.count()
+		if isNil {
+			return []any(nil)
+		}
+		l := make([]any, n)
+		for i := range l {
+			l[i] = d.value(depth + 1)
+		}
+		return l
+	case tagTable:
+		n, isNil := d.count()
+		if isNil {
+			return map[string]any(nil)
+		}
+		m := make(map[string]any, n)
+		for range n {
+			k := d.str()
+			m[k] = d.value(depth + 1)
+			if d.err != nil {
+				return nil
+			}
+		}
+		return m
+	}
+	d.fail("value tag %d", tag)
 	return nil
 }
 
-func appendValue(b []byte, v any) ([]byte, error) {
-	switch v := v.(type) {
-	case nil:
-		return append(b, tagNil), nil
-	case string:
-		return appendString(append(b, tagString), v), nil
-	case int64:
-		return binary.AppendVarint(append(b, tagInt), v), nil
-	case float64:
-		return binary.LittleEndian.AppendUint64(append(b, tagFloat), math.Float64bits(v)), nil
-	case bool:
-		if v {
-			return append(b, tagTrue), nil
-		}
-		return append(b, tagFalse), nil
-	case []any:
-		if v == nil {
-			return append(b, tagNilList), nil
-		} else if len(v) == 0 {
-			return append(b, tagEmptyList), nil
-		}
-		b = binary.AppendUvarint(append(b, tagList), uint64(len(v)))
-		for _, e := range v {
-			var err error
-			if b, err = appendValue(b, e); err != nil {
-				return nil, err
-			}
-		}
-		return b, nil
-	case map[string]any:
-		if v == nil {
-			return append(b, tagNilTable), nil
-		} else if len(v) == 0 {
-			return append(b, tagEmptyTable), nil
-		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = binary.AppendUvarint(append(b, tagTable), uint64(len(keys)))
-		for _, k := range keys {
-			var err error
-			if b, err = appendValue(appendString(b, k), v[k]); err != nil {
-				return nil, err
-			}
-		}
-		return b, nil
-	}
-	return nil, fmt.Errorf("a check value of type %T", v)
-}
-
-func appendString(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-}
-
-// decoder reads the compact forms; the first error sticks.
-type decoder struct {
+// encoder appends to b; the first error sticks.
+type encoder struct {
 	b   []byte
+	err error
+}
+
+func (e *encoder) uint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *encoder) int(v int64)   { e.b = binary.AppendVarint(e.b, v) }
+func (e *encoder) bool(v bool)   { e.b = append(e.b, boolByte(v)) }
+func (e *encoder) str(s string)  { e.uint(uint64(len(s))); e.b = append(e.b, s...) }
+func (e *encoder) float(f float64) {
+	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(f))
+}
+
+// count writes a slice's or map's length, 0 for nil and n+1 for n
+// elements, and reports whether there is nothing more to write.
+func (e *encoder) count(isNil bool, n int) (done bool) {
+	if isNil {
+		e.uint(0)
+		return true
+	}
+	e.uint(uint64(n) + 1)
+	return n == 0
+}
+
+func (e *encoder) strs(l []string) {
+	if !e.count(l == nil, len(l)) {
+		for _, s := range l {
+			e.str(s)
+		}
+	}
+}
+
+func (e *encoder) pos(p Pos) { e.str(p.Path); e.int(int64(p.Line)) }
+
+// time writes a UTC time (gobExact refuses another location).
+func (e *encoder) time(t time.Time) { e.int(t.Unix()); e.int(int64(t.Nanosecond())) }
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// decoder reads s from at; the first error sticks, and every read after
+// it gives a zero value.
+type decoder struct {
+	s   string
 	at  int
 	err error
 }
@@ -182,103 +431,103 @@ func (d *decoder) fail(format string, args ...any) {
 	}
 }
 
-func (d *decoder) uvarint() uint64 {
+func (d *decoder) uint() uint64 {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Uvarint(d.b[d.at:])
-	if n <= 0 {
-		d.err = errShort
-		return 0
+	var v uint64
+	for shift := 0; d.at < len(d.s) && shift < 64; shift += 7 {
+		c := d.s[d.at]
+		d.at++
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v
+		}
 	}
-	d.at += n
-	return v
+	d.err = errShort
+	return 0
 }
 
-func (d *decoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b[d.at:])
-	if n <= 0 {
-		d.err = errShort
-		return 0
-	}
-	d.at += n
-	return v
+func (d *decoder) int() int64 {
+	u := d.uint() // zigzag, as binary.AppendVarint writes it
+	return int64(u>>1) ^ -int64(u&1)
 }
 
-// stringSpan is where the next string is in d.b.
-func (d *decoder) stringSpan() (start, n int) {
-	l := d.uvarint()
-	if d.err == nil && l > uint64(len(d.b)-d.at) {
-		d.err = errShort
+func (d *decoder) bool() bool {
+	if d.err != nil || d.at >= len(d.s) {
+		d.fail("cut short")
+		return false
 	}
-	if d.err != nil {
-		return 0, 0
-	}
-	start = d.at
-	d.at += int(l)
-	return start, int(l)
-}
-
-func (d *decoder) string() string {
-	start, n := d.stringSpan()
-	return string(d.b[start : start+n])
-}
-
-// value reads a tagged value; depth bounds a corrupt file's nesting.
-func (d *decoder) value(depth int) any {
-	if d.err != nil {
-		return nil
-	}
-	if d.at >= len(d.b) || depth > 64 {
-		d.fail("cut short or nested too deep")
-		return nil
-	}
-	tag := d.b[d.at]
+	c := d.s[d.at]
 	d.at++
-	switch tag {
-	case tagNil:
-		return nil
-	case tagString:
-		return d.string()
-	case tagInt:
-		return d.varint()
-	case tagFloat:
-		if len(d.b)-d.at < 8 {
-			d.err = errShort
-			return nil
-		}
-		f := math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.at:]))
-		d.at += 8
-		return f
-	case tagFalse, tagTrue:
-		return tag == tagTrue
-	case tagEmptyList:
-		return []any{}
-	case tagEmptyTable:
-		return map[string]any{}
-	case tagNilList:
-		return []any(nil)
-	case tagNilTable:
-		return map[string]any(nil)
-	case tagList:
-		n := d.uvarint()
-		l := make([]any, 0, min(n, uint64(len(d.b))))
-		for i := uint64(0); i < n && d.err == nil; i++ {
-			l = append(l, d.value(depth+1))
-		}
-		return l
-	case tagTable:
-		n := d.uvarint()
-		m := make(map[string]any, min(n, uint64(len(d.b))))
-		for i := uint64(0); i < n && d.err == nil; i++ {
-			k := d.string()
-			m[k] = d.value(depth + 1)
-		}
-		return m
+	if c > 1 {
+		d.fail("a boolean of %d", c)
 	}
-	d.fail("value tag %d", tag)
-	return nil
+	return c == 1
+}
+
+func (d *decoder) float() float64 {
+	if d.err != nil || len(d.s)-d.at < 8 {
+		d.fail("cut short")
+		return 0
+	}
+	f := math.Float64frombits(binary.LittleEndian.Uint64([]byte(d.s[d.at : d.at+8])))
+	d.at += 8
+	return f
+}
+
+// str is the next string, a slice of s: no copy.
+func (d *decoder) str() string {
+	n := d.uint()
+	if d.err == nil && n > uint64(len(d.s)-d.at) {
+		d.err = errShort
+	}
+	if d.err != nil {
+		return ""
+	}
+	s := d.s[d.at : d.at+int(n)]
+	d.at += int(n)
+	return s
+}
+
+// count reads what encoder.count wrote; n is bounded by the bytes left
+// (each element takes one at least), so a corrupt count allocates little.
+func (d *decoder) count() (n int, isNil bool) {
+	c := d.uint()
+	if d.err != nil || c == 0 {
+		return 0, true
+	}
+	if c-1 > uint64(len(d.s)-d.at) {
+		d.fail("%d elements in %d bytes", c-1, len(d.s)-d.at)
+		return 0, true
+	}
+	return int(c - 1), false
+}
+
+func (d *decoder) strs() []string {
+	n, isNil := d.count()
+	if isNil {
+		return nil
+	}
+	l := make([]string, n)
+	for i := range l {
+		l[i] = d.str()
+	}
+	return l
+}
+
+func (d *decoder) pos() Pos { return Pos{Path: d.str(), Line: int(d.int())} }
+
+func (d *decoder) time() time.Time {
+	sec, nsec := d.int(), d.int()
+	return time.Unix(sec, nsec).UTC()
+}
+
+func (d *decoder) digest(sum *Digest) {
+	if d.err != nil || len(d.s)-d.at < len(sum) {
+		d.fail("cut short")
+		return
+	}
+	copy(sum[:], d.s[d.at:])
+	d.at += len(sum)
 }

@@ -3,121 +3,176 @@ package project
 import (
 	"bytes"
 	"encoding/gob"
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
+	"time"
 )
 
-func TestHeaderLinesCodec(t *testing.T) {
-	for _, h := range []HeaderLines{
-		{"materialized": {"models/a.sql", 2}},
-		{
-			"materialized":   {"models/a.sql", 2},
-			"checks.unique":  {"models/a.sql", 11},
-			"schema":         {"project.toml", 7},
-			"checks.expect":  {"models/a.sql", 14},
-			"":               {"", 0},
-			"lookback":       {"project.toml", -1},
-			"with ünïcode ✓": {"models/ü.sql", 1 << 40},
-		},
-	} {
-		b, err := h.GobEncode()
-		if err != nil {
-			t.Fatal(err)
+// fill gives every field reachable from v a value of its own (n counts
+// them): strings, numbers and booleans differ field by field, pointers
+// point at filled values, slices and maps hold two filled elements.
+func fill(v reflect.Value, n *int) {
+	*n++
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(fmt.Sprintf("s%d", *n))
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64:
+		v.SetInt(int64(*n) * 1000003)
+	case reflect.Float64:
+		v.SetFloat(float64(*n) + 0.25)
+	case reflect.Array: // Digest
+		for i := range v.Len() {
+			v.Index(i).SetUint(uint64(*n + i))
 		}
-		var got HeaderLines
-		if err := got.GobDecode(b); err != nil {
-			t.Fatalf("%v: %v", h, err)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), n)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		fill(v.Index(0), n)
+		fill(v.Index(1), n)
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+		for range 2 {
+			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+			fill(k, n)
+			fill(e, n)
+			v.SetMapIndex(k, e)
 		}
-		if !reflect.DeepEqual(got, h) {
-			t.Errorf("round trip: %v, want %v", got, h)
+	case reflect.Interface: // CheckSpec.Value
+		v.Set(reflect.ValueOf(map[string]any{"k": []any{fmt.Sprintf("v%d", *n), int64(*n), true, 1.5}}))
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Date(2026, 7, *n%28+1, 0, 0, 0, *n, time.UTC)))
+			return
 		}
-		again, _ := got.GobEncode()
-		if !bytes.Equal(again, b) {
-			t.Errorf("%v: encoded twice, different bytes", h)
+		for i := range v.NumField() {
+			fill(v.Field(i), n)
 		}
-		// Every cut of the text is an error, never a panic or a
-		// shorter map taken for the whole.
-		for i := range len(b) {
-			var cut HeaderLines
-			if cut.GobDecode(b[:i]) == nil {
-				t.Errorf("%v cut at %d of %d bytes: no error", h, i, len(b))
-			}
-		}
-		var long HeaderLines
-		if long.GobDecode(append(b[:len(b):len(b)], 0)) == nil {
-			t.Errorf("%v with a byte more: no error", h)
-		}
+	default:
+		panic(fmt.Sprintf("fill: teach it %s", v.Type()))
 	}
 }
 
-func TestCheckSpecCodec(t *testing.T) {
+func roundTrip(t *testing.T, m *Model) *Model {
+	t.Helper()
+	b, err := m.GobEncode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &Model{}
+	if err := got.GobDecode(b); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := got.GobEncode()
+	if !bytes.Equal(again, b) {
+		t.Error("the model decoded and encoded again: other bytes")
+	}
+	return got
+}
+
+// TestModelCodecEveryField: a model with every field filled, and the zero
+// model, come back equal. A field added to Model or to a type it holds
+// and not to the codec fails here.
+func TestModelCodecEveryField(t *testing.T) {
+	var m Model
+	n := 0
+	fill(reflect.ValueOf(&m).Elem(), &n)
+	if got := roundTrip(t, &m); !reflect.DeepEqual(got, &m) {
+		t.Errorf("filled model:\n got %#v\nwant %#v", got, &m)
+	}
+	if got := roundTrip(t, &Model{}); !reflect.DeepEqual(got, &Model{}) {
+		t.Errorf("zero model: got %#v", got)
+	}
+	// Empty apart from nil, at every level.
+	empty := &Model{
+		Config:     ModelConfig{UniqueKey: StringList{}, Tags: StringList{""}, Checks: map[string]CheckSpec{}, Drift: map[string]CheckSpec{"": {}}},
+		HeaderLine: HeaderLines{},
+		Settled:    Settled{Checks: []Check{{Columns: []string{}}}, Drift: &Drift{}},
+	}
+	if got := roundTrip(t, empty); !reflect.DeepEqual(got, empty) {
+		t.Errorf("empty parts:\n got %#v\nwant %#v", got, empty)
+	}
+}
+
+func TestModelCodecValues(t *testing.T) {
 	for _, v := range []any{
-		nil,
-		"",
-		"id",
+		nil, "", "id",
 		int64(0), int64(-7), int64(math.MaxInt64), int64(math.MinInt64),
-		1.5, math.Inf(-1), -0.0,
+		1.5, math.Inf(-1),
 		true, false,
 		[]any{"a", int64(1), 2.5, false, nil},
-		[]any{},
-		map[string]any{},
-		[]any(nil),
-		map[string]any(nil),
+		[]any{}, map[string]any{}, []any(nil), map[string]any(nil),
 		map[string]any{"value": int64(1), "severity": "warn"},
 		map[string]any{"status": []any{"new", "paid"}, "nested": map[string]any{"x": []any{[]any{}, map[string]any{}}}},
 	} {
-		b, err := CheckSpec{v}.GobEncode()
-		if err != nil {
-			t.Fatalf("%#v: %v", v, err)
-		}
-		var got CheckSpec
-		if err := got.GobDecode(b); err != nil {
-			t.Fatalf("%#v: %v", v, err)
-		}
-		if !reflect.DeepEqual(got.Value, v) {
-			t.Errorf("round trip: %#v, want %#v", got.Value, v)
-		}
-		for i := range len(b) {
-			var cut CheckSpec
-			if cut.GobDecode(b[:i]) == nil {
-				t.Errorf("%#v cut at %d of %d bytes: no error", v, i, len(b))
-			}
+		m := &Model{Config: ModelConfig{Checks: map[string]CheckSpec{"x": {v}}}}
+		if got := roundTrip(t, m); !reflect.DeepEqual(got, m) {
+			t.Errorf("value %#v: got %#v", v, got.Config.Checks["x"].Value)
 		}
 	}
-	// A type the cache cannot give back is refused, not sent wrong.
-	for _, v := range []any{int(1), []string{"a"}, map[string]string{}, struct{}{}} {
-		if _, err := (CheckSpec{v}).GobEncode(); err == nil {
+	// A value the codec cannot give back is refused, not sent wrong.
+	for _, v := range []any{1, []string{"a"}, map[string]string{}, time.Now()} {
+		m := &Model{Config: ModelConfig{Checks: map[string]CheckSpec{"x": {v}}}}
+		if _, err := m.GobEncode(); err == nil {
 			t.Errorf("%T: encoded", v)
 		}
 	}
-	var bad CheckSpec
-	if bad.GobDecode([]byte{200}) == nil {
-		t.Error("an unknown tag: no error")
+}
+
+// TestModelCodecCut: every cut of a model's bytes, and a byte more, is
+// an error, never a panic or a shorter model taken for the whole.
+func TestModelCodecCut(t *testing.T) {
+	var m Model
+	n := 0
+	fill(reflect.ValueOf(&m).Elem(), &n)
+	b, err := m.GobEncode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range len(b) {
+		if (&Model{}).GobDecode(b[:i]) == nil {
+			t.Errorf("cut at %d of %d bytes: no error", i, len(b))
+		}
+	}
+	if (&Model{}).GobDecode(append(b[:len(b):len(b)], 0)) == nil {
+		t.Error("a byte more: no error")
 	}
 }
 
-// TestModelCodecThroughGob sends a model as the load cache does and gets
-// the same model back, the maps of checks and header lines included.
+// TestModelCodecThroughGob sends a cache entry as the load cache does.
 func TestModelCodecThroughGob(t *testing.T) {
-	m := &Model{
-		Name: "orders", Path: "models/orders.sql", Body: "SELECT 1",
-		Config: ModelConfig{Materialized: "table", Checks: map[string]CheckSpec{
-			"unique":          {[]any{"id"}},
-			"min_rows":        {map[string]any{"value": int64(1), "severity": "warn"}},
-			"accepted_values": {map[string]any{"status": []any{"new", "paid"}}},
-		}},
-		HeaderLine: HeaderLines{"materialized": {"models/orders.sql", 2}, "checks.unique": {"models/orders.sql", 5}},
-	}
+	var m Model
+	n := 0
+	fill(reflect.ValueOf(&m).Elem(), &n)
+	in := map[string]*modelEntry{"models/a.sql": {Stat: fileStat{Size: 3}, Sum: Digest{1}, Racy: true, Model: &m}}
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(m); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(in); err != nil {
 		t.Fatal(err)
 	}
-	var got Model
-	if err := gob.NewDecoder(&buf).Decode(&got); err != nil {
+	var out map[string]*modelEntry
+	if err := gob.NewDecoder(&buf).Decode(&out); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(&got, m) {
-		t.Errorf("through gob:\n%#v\nwant\n%#v", &got, m)
+	if !reflect.DeepEqual(out, in) {
+		t.Errorf("through gob:\n got %#v\nwant %#v", out["models/a.sql"].Model, &m)
+	}
+}
+
+func BenchmarkModelDecode(b *testing.B) {
+	var m Model
+	n := 0
+	fill(reflect.ValueOf(&m).Elem(), &n)
+	enc, _ := m.GobEncode()
+	b.ReportAllocs()
+	for range b.N {
+		var got Model
+		if err := got.GobDecode(enc); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
