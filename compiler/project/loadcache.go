@@ -168,10 +168,13 @@ func (k *loadCache) keep(rel string, e *modelEntry) {
 	}
 }
 
-// gobExact reports whether gob gives v back exactly: gob sends no empty
-// slice or map (they come back nil), sends interfaces only of registered
-// types, and keeps a time's offset but not its Location. A model whose
-// settings hold any of these is not cached (it is parsed every time).
+// gobExact reports whether the cache gives v back exactly. It was written
+// for gob, which sends no empty slice or map (they come back nil), sends
+// interfaces only of registered types, and keeps a time's offset but not
+// its Location; the model's own codec (loadcache_codec.go) keeps empty
+// apart from nil but sends only TOML's value types and UTC times, so this
+// stays the stricter rule. A model whose settings fail it is not cached
+// (it is parsed every time).
 func gobExact(v reflect.Value) bool {
 	switch v.Kind() {
 	case reflect.Pointer:
