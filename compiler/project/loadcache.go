@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -143,11 +142,7 @@ func (k *loadCache) put(rel string, s fileStat, sum [sha256.Size]byte, m *Model)
 	if k == nil {
 		return
 	}
-	exact := *m
-	if len(exact.HeaderLine) == 0 {
-		exact.HeaderLine = nil // restored at open
-	}
-	if !gobExact(reflect.ValueOf(exact)) {
+	if !cacheable(m) {
 		return
 	}
 	k.keep(rel, &modelEntry{Stat: s, Sum: sum, Racy: k.racy(s), Model: m})
@@ -166,57 +161,6 @@ func (k *loadCache) keep(rel string, e *modelEntry) {
 	if o := k.old[rel]; o == nil || o.Stat != e.Stat || o.Racy != e.Racy || o.Sum != e.Sum {
 		k.dirty = true
 	}
-}
-
-// gobExact reports whether the cache gives v back exactly. It was written
-// for gob, which sends no empty slice or map (they come back nil), sends
-// interfaces only of registered types, and keeps a time's offset but not
-// its Location; the model's own codec (loadcache_codec.go) keeps empty
-// apart from nil but sends only TOML's value types and UTC times, so this
-// stays the stricter rule. A model whose settings fail it is not cached
-// (it is parsed every time).
-func gobExact(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Pointer:
-		return v.IsNil() || gobExact(v.Elem())
-	case reflect.Interface:
-		if v.IsNil() {
-			return true
-		}
-		switch v.Elem().Interface().(type) {
-		case string, int64, float64, bool, []any, map[string]any:
-			return gobExact(v.Elem())
-		}
-		return false
-	case reflect.Slice:
-		if !v.IsNil() && v.Len() == 0 {
-			return false
-		}
-		for i := 0; i < v.Len(); i++ {
-			if !gobExact(v.Index(i)) {
-				return false
-			}
-		}
-	case reflect.Map:
-		if !v.IsNil() && v.Len() == 0 {
-			return false
-		}
-		for it := v.MapRange(); it.Next(); {
-			if !gobExact(it.Value()) {
-				return false
-			}
-		}
-	case reflect.Struct:
-		if t, ok := v.Interface().(time.Time); ok {
-			return t.Location() == time.UTC
-		}
-		for i := 0; i < v.NumField(); i++ {
-			if !v.Type().Field(i).IsExported() || !gobExact(v.Field(i)) {
-				return false // gob drops unexported fields
-			}
-		}
-	}
-	return true
 }
 
 // save writes the entries of this load when they differ from what was

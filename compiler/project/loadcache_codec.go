@@ -22,6 +22,49 @@ import (
 // field added to Model, ModelConfig, Settled, Check or Drift must be added
 // here too.
 
+// cacheable reports whether the codec gives m back exactly: every check
+// and drift value of TOML's own types (not a TOML date), and a UTC first
+// partition. A model that is not is parsed every time.
+func cacheable(m *Model) bool {
+	if m.FirstPartition.Location() != time.UTC {
+		return false
+	}
+	for _, specs := range []map[string]CheckSpec{m.Config.Checks, m.Config.Drift} {
+		for _, c := range specs {
+			if !tomlValue(c.Value, 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// tomlValue reports whether the codec can write v (encoder.value).
+func tomlValue(v any, depth int) bool {
+	if depth > 64 {
+		return false // what the decoder would refuse
+	}
+	switch v := v.(type) {
+	case nil, string, int64, float64, bool:
+		return true
+	case []any:
+		for _, x := range v {
+			if !tomlValue(x, depth+1) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, x := range v {
+			if !tomlValue(x, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // HeaderLines is where each setting of a model's header was written, by
 // key ("materialized", "checks.unique").
 type HeaderLines map[string]Pos
@@ -276,7 +319,7 @@ const (
 
 // value writes a TOML value: strings, integers, floats, booleans, and
 // lists and tables of them. Any other type (a TOML date) is an error;
-// gobExact keeps a model holding one out of the cache.
+// cacheable keeps a model holding one out of the cache.
 func (e *encoder) value(v any) {
 	switch v := v.(type) {
 	case nil:
@@ -405,7 +448,7 @@ func (e *encoder) strs(l []string) {
 
 func (e *encoder) pos(p Pos) { e.str(p.Path); e.int(int64(p.Line)) }
 
-// time writes a UTC time (gobExact refuses another location).
+// time writes a UTC time (cacheable refuses another location).
 func (e *encoder) time(t time.Time) { e.int(t.Unix()); e.int(int64(t.Nanosecond())) }
 
 func boolByte(v bool) byte {

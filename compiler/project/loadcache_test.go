@@ -193,27 +193,34 @@ func TestLoadCacheNotTrustedWhenRacy(t *testing.T) {
 	}
 }
 
-func TestGobExact(t *testing.T) {
-	type inner struct{ L []string }
+func TestCacheable(t *testing.T) {
 	local := time.Date(2026, 7, 1, 0, 0, 0, 0, time.FixedZone("X", 3600))
+	deep := any("x")
+	for range 70 {
+		deep = []any{deep}
+	}
 	for _, c := range []struct {
-		v    any
+		m    Model
 		want bool
 	}{
-		{ModelConfig{Tags: StringList{"a"}}, true},
-		{ModelConfig{Tags: StringList{}}, false},
-		{ModelConfig{Checks: map[string]CheckSpec{}}, false},
-		{ModelConfig{Checks: map[string]CheckSpec{"unique": {Value: []any{"a", int64(1)}}}}, true},
-		{ModelConfig{Checks: map[string]CheckSpec{"x": {Value: local}}}, false},
-		{ModelConfig{Checks: map[string]CheckSpec{"x": {Value: []any{}}}}, false},
-		{Settled{FirstPartition: time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)}, true},
-		{Settled{FirstPartition: local}, false},
-		{Settled{Checks: []Check{{Columns: []string{}}}}, false},
-		{inner{}, true},
-		{struct{ x int }{}, false},
+		{Model{Config: ModelConfig{Tags: StringList{}}}, true},
+		{Model{Config: ModelConfig{Checks: map[string]CheckSpec{}}}, true},
+		{Model{Config: ModelConfig{Checks: map[string]CheckSpec{"unique": {Value: []any{"a", int64(1), 1.5, true, nil}}}}}, true},
+		{Model{Config: ModelConfig{Checks: map[string]CheckSpec{"x": {Value: map[string]any{"a": []any{}}}}}}, true},
+		{Model{Config: ModelConfig{Checks: map[string]CheckSpec{"x": {Value: local}}}}, false},
+		{Model{Config: ModelConfig{Checks: map[string]CheckSpec{"x": {Value: []any{map[string]any{"d": local}}}}}}, false},
+		{Model{Config: ModelConfig{Drift: map[string]CheckSpec{"x": {Value: 1}}}}, false},
+		{Model{Config: ModelConfig{Checks: map[string]CheckSpec{"x": {Value: deep}}}}, false},
+		{Model{Settled: Settled{FirstPartition: time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)}}, true},
+		{Model{Settled: Settled{FirstPartition: local}}, false},
 	} {
-		if got := gobExact(reflect.ValueOf(c.v)); got != c.want {
-			t.Errorf("gobExact(%#v) = %v, want %v", c.v, got, c.want)
+		if got := cacheable(&c.m); got != c.want {
+			t.Errorf("cacheable(%+v) = %v, want %v", c.m, got, c.want)
+		}
+		if c.want {
+			if got := roundTrip(t, &c.m); !reflect.DeepEqual(got, &c.m) {
+				t.Errorf("cacheable, but the codec gives back %+v for %+v", got, c.m)
+			}
 		}
 	}
 }
