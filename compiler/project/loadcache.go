@@ -33,7 +33,7 @@ import (
 const loadCacheFile = "load_cache.gob"
 
 // loadCacheFormat changes whenever an entry's meaning does.
-const loadCacheFormat = "idemc-load-cache/9"
+const loadCacheFormat = "idemc-load-cache/10"
 
 // racyWindow: a file modified this recently before a load is checked by
 // hash on the next load, not by stat.

@@ -9,13 +9,14 @@ import (
 	"time"
 )
 
-// The load cache sends a model in a compact form of its own rather than
-// gob's: gob decodes field by field through reflection and allocates
-// every string, a map of header lines (each with the file's path again)
-// and every check's raw TOML value (an interface: a type name, then
-// reflection); that was most of a warm compile's decoding of the cache,
-// and its encoding ran on one CPU at the end of a fresh load. Here a
-// model's strings are slices of one string, the model's bytes.
+// The load cache writes its entries in a compact form of its own rather
+// than gob's: gob decoded field by field through reflection, read each
+// message into a buffer of its own and allocated every string, a map of
+// header lines (each with the file's path again) and every check's raw
+// TOML value (an interface: a type name, then reflection); that was most
+// of a warm compile's decoding of the cache, and its encoding ran on one
+// CPU at the end of a fresh load. Here a shard's strings are slices of one
+// string, the shard's bytes.
 //
 // Every field is written, nil apart from empty; TestModelCodecEveryField
 // fills each field of Model and fails when one does not come back, so a
@@ -69,9 +70,32 @@ func tomlValue(v any, depth int) bool {
 // key ("materialized", "checks.unique").
 type HeaderLines map[string]Pos
 
-// GobEncode writes m for the load cache.
-func (m *Model) GobEncode() ([]byte, error) {
-	e := &encoder{}
+// entry writes a load cache entry: the file's path, stat and hash, and
+// its model.
+func (e *encoder) entry(rel string, me *modelEntry) {
+	e.str(rel)
+	st := &me.Stat
+	e.int(st.Size)
+	e.int(st.MTime)
+	e.int(st.CTime)
+	e.int(st.Ino)
+	e.uint(uint64(st.Mode))
+	e.b = append(e.b, me.Sum[:]...)
+	e.bool(me.Racy)
+	e.model(me.Model)
+}
+
+func (d *decoder) entry() (string, *modelEntry) {
+	rel := d.str()
+	me := &modelEntry{Stat: fileStat{Size: d.int(), MTime: d.int(), CTime: d.int(), Ino: d.int(), Mode: uint32(d.uint())}}
+	d.digest(&me.Sum)
+	me.Racy = d.bool()
+	me.Model = d.model()
+	return rel, me
+}
+
+// model writes m, which cacheable accepted.
+func (e *encoder) model(m *Model) {
 	e.str(m.Name)
 	e.str(m.Path)
 	e.str(m.Body)
@@ -86,13 +110,11 @@ func (m *Model) GobEncode() ([]byte, error) {
 	e.bool(s.Lineage)
 	e.drift(s.Drift)
 	e.b = append(append(e.b, m.FileSum[:]...), m.SettingsSum[:]...)
-	return e.b, e.err
 }
 
-// GobDecode reads what GobEncode wrote.
-func (m *Model) GobDecode(b []byte) error {
-	d := &decoder{s: string(b)} // the one copy: every string is a slice of it
-	*m = Model{Name: d.str(), Path: d.str(), Body: d.str(), BodyLine: int(d.int())}
+// model reads what encoder.model wrote; nil after an error.
+func (d *decoder) model() *Model {
+	m := &Model{Name: d.str(), Path: d.str(), Body: d.str(), BodyLine: int(d.int())}
 	d.config(&m.Config)
 	m.HeaderLine = d.headerLines()
 	s := &m.Settled
@@ -102,13 +124,10 @@ func (m *Model) GobDecode(b []byte) error {
 	s.Drift = d.drift()
 	d.digest(&m.FileSum)
 	d.digest(&m.SettingsSum)
-	if d.err == nil && d.at != len(d.s) {
-		d.fail("%d bytes left", len(d.s)-d.at)
-	}
 	if d.err != nil {
-		return fmt.Errorf("a cached model: %w", d.err)
+		return nil
 	}
-	return nil
+	return m
 }
 
 func (e *encoder) config(c *ModelConfig) {

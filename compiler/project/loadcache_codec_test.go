@@ -2,7 +2,6 @@ package project
 
 import (
 	"bytes"
-	"encoding/gob"
 	"fmt"
 	"math"
 	"reflect"
@@ -58,17 +57,33 @@ func fill(v reflect.Value, n *int) {
 	}
 }
 
+func encodeModel(m *Model) ([]byte, error) {
+	e := &encoder{}
+	e.model(m)
+	return e.b, e.err
+}
+
+// decodeModel reads one model that must fill b.
+func decodeModel(b []byte) (*Model, error) {
+	d := &decoder{s: string(b)}
+	m := d.model()
+	if d.err == nil && d.at != len(d.s) {
+		d.fail("%d bytes left", len(d.s)-d.at)
+	}
+	return m, d.err
+}
+
 func roundTrip(t *testing.T, m *Model) *Model {
 	t.Helper()
-	b, err := m.GobEncode()
+	b, err := encodeModel(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := &Model{}
-	if err := got.GobDecode(b); err != nil {
+	got, err := decodeModel(b)
+	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := got.GobEncode()
+	again, _ := encodeModel(got)
 	if !bytes.Equal(again, b) {
 		t.Error("the model decoded and encoded again: other bytes")
 	}
@@ -118,7 +133,7 @@ func TestModelCodecValues(t *testing.T) {
 	// A value the codec cannot give back is refused, not sent wrong.
 	for _, v := range []any{1, []string{"a"}, map[string]string{}, time.Now()} {
 		m := &Model{Config: ModelConfig{Checks: map[string]CheckSpec{"x": {v}}}}
-		if _, err := m.GobEncode(); err == nil {
+		if _, err := encodeModel(m); err == nil {
 			t.Errorf("%T: encoded", v)
 		}
 	}
@@ -130,36 +145,35 @@ func TestModelCodecCut(t *testing.T) {
 	var m Model
 	n := 0
 	fill(reflect.ValueOf(&m).Elem(), &n)
-	b, err := m.GobEncode()
+	b, err := encodeModel(&m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range len(b) {
-		if (&Model{}).GobDecode(b[:i]) == nil {
+		if _, err := decodeModel(b[:i]); err == nil {
 			t.Errorf("cut at %d of %d bytes: no error", i, len(b))
 		}
 	}
-	if (&Model{}).GobDecode(append(b[:len(b):len(b)], 0)) == nil {
+	if _, err := decodeModel(append(b[:len(b):len(b)], 0)); err == nil {
 		t.Error("a byte more: no error")
 	}
 }
 
-// TestModelCodecThroughGob sends a cache entry as the load cache does.
-func TestModelCodecThroughGob(t *testing.T) {
-	var m Model
-	n := 0
-	fill(reflect.ValueOf(&m).Elem(), &n)
-	in := map[string]*modelEntry{"models/a.sql": {Stat: fileStat{Size: 3}, Sum: Digest{1}, Racy: true, Model: &m}}
+// TestModelCodecThroughShards sends entries as the load cache does.
+func TestModelCodecThroughShards(t *testing.T) {
+	in := map[string]*modelEntry{}
+	for i := range 20 {
+		var m Model
+		n := i * 1000
+		fill(reflect.ValueOf(&m).Elem(), &n)
+		in[fmt.Sprintf("models/m%d.sql", i)] = &modelEntry{Stat: fileStat{Size: 3, MTime: -5, CTime: 7, Ino: int64(i), Mode: 0o644}, Sum: Digest{byte(i)}, Racy: i%2 == 0, Model: &m}
+	}
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(in); err != nil {
+	if err := encodeShards(&buf, "f", "env", in); err != nil {
 		t.Fatal(err)
 	}
-	var out map[string]*modelEntry
-	if err := gob.NewDecoder(&buf).Decode(&out); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(out, in) {
-		t.Errorf("through gob:\n got %#v\nwant %#v", out["models/a.sql"].Model, &m)
+	if out := decodeShards(buf.Bytes(), "f", "env"); !reflect.DeepEqual(out, in) {
+		t.Errorf("through the shards: %d entries back, want %d, or other ones", len(out), len(in))
 	}
 }
 
@@ -167,11 +181,10 @@ func BenchmarkModelDecode(b *testing.B) {
 	var m Model
 	n := 0
 	fill(reflect.ValueOf(&m).Elem(), &n)
-	enc, _ := m.GobEncode()
+	enc, _ := encodeModel(&m)
 	b.ReportAllocs()
 	for range b.N {
-		var got Model
-		if err := got.GobDecode(enc); err != nil {
+		if _, err := decodeModel(enc); err != nil {
 			b.Fatal(err)
 		}
 	}
