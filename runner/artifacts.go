@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,12 +119,13 @@ func WriteCompiled(root string, pl *plan.Plan, d adapters.Dialect) error {
 // CompiledIndex is target/compiled's index as the last compile recorded
 // it, read once by idemc compile for the compiler (Reuse) and for writing.
 type CompiledIndex struct {
-	root  string
-	read  chan struct{} // closed once files and dirs are read
-	files map[string]compiledEntry
-	dirs  map[string]compiledDir
-	once  sync.Once
-	filer *filer // started by Filed
+	root     string
+	read     chan struct{} // closed once files and dirs are read
+	files    map[string]compiledEntry
+	dirs     map[string]compiledDir
+	manifest manifestEntry
+	once     sync.Once
+	filer    *filer // started by Filed
 }
 
 // OpenCompiled starts reading the index of the project's target/compiled
@@ -133,7 +135,7 @@ func OpenCompiled(root string) *CompiledIndex {
 	x := &CompiledIndex{root: root, read: make(chan struct{})}
 	go func() {
 		defer close(x.read)
-		x.files, x.dirs = readCompiledIndexes(root)
+		x.files, x.dirs, x.manifest = readCompiledIndexes(root)
 	}()
 	return x
 }
@@ -187,16 +189,16 @@ func (x *CompiledIndex) Write(pl *plan.Plan, d adapters.Dialect) error {
 		want[f] = true
 		want[filepath.Dir(f)] = true
 	}
-	// The manifest's json (~40 ms at 10,000 models) is made beside the
+	// The manifest (~40 ms to encode at 10,000 models) is made beside the
 	// folders' checks below, which wait on the file system.
-	type manifestText struct {
-		b   []byte
+	type manifestDone struct {
+		e   manifestEntry
 		err error
 	}
-	manifest := make(chan manifestText, 1)
+	manifest := make(chan manifestDone, 1)
 	go func() {
-		b, err := manifestJSON(pl, d)
-		manifest <- manifestText{b, err}
+		e, err := updateManifest(filepath.Join(root, "target", manifestFile), manifestOf(pl, d), x.manifest)
+		manifest <- manifestDone{e, err}
 	}()
 	x.once.Do(func() { x.filer = newFiler(dir, x.files) })
 	f := x.filer
@@ -210,14 +212,15 @@ func (x *CompiledIndex) Write(pl *plan.Plan, d adapters.Dialect) error {
 		return err
 	}
 	index := f.index(units, known)
-	if err := writeCompiledIndex(root, index, recordDirs(dir, index, known, f.start)); err != nil {
-		return err
-	}
+	dirs := recordDirs(dir, index, known, f.start)
 	m := <-manifest
 	if m.err != nil {
 		return m.err
 	}
-	return writeAtomic(filepath.Join(root, "target", "manifest.json"), m.b)
+	if maps.Equal(index, x.files) && maps.Equal(dirs, x.dirs) && m.e == x.manifest {
+		return nil // the index says it all already
+	}
+	return writeCompiledIndex(root, compiledIndex{Format: compiledIndexFormat, Files: index, Dirs: dirs, Manifest: m.e})
 }
 
 // compiledEntry is what the index keeps of one file under
@@ -313,7 +316,7 @@ func recordedEntry(path string, e compiledEntry) compiledEntry {
 
 // readCompiledIndex reads the files' index of target/compiled.
 func readCompiledIndex(root string) map[string]compiledEntry {
-	files, _ := readCompiledIndexes(root)
+	files, _, _ := readCompiledIndexes(root)
 	return files
 }
 
@@ -324,36 +327,37 @@ func readCompiledIndex(root string) map[string]compiledEntry {
 const compiledIndexFile = "compiled_index.gob"
 
 // compiledIndexFormat changes whenever the index's meaning does.
-const compiledIndexFormat = "idemc-compiled-index/1"
+const compiledIndexFormat = "idemc-compiled-index/2"
 
 // compiledIndex is what compiledIndexFile holds: each file's entry by its
 // slash-separated path under target/compiled, and each recorded folder's
 // time (compiledfiles.go).
 type compiledIndex struct {
-	Format string
-	Files  map[string]compiledEntry
-	Dirs   map[string]compiledDir
+	Format   string
+	Files    map[string]compiledEntry
+	Dirs     map[string]compiledDir
+	Manifest manifestEntry
 }
 
 // readCompiledIndexes reads the index of target/compiled; nil when there
 // is none or it cannot be read (then every file is looked at).
-func readCompiledIndexes(root string) (files map[string]compiledEntry, dirs map[string]compiledDir) {
+func readCompiledIndexes(root string) (files map[string]compiledEntry, dirs map[string]compiledDir, manifest manifestEntry) {
 	b, err := os.ReadFile(filepath.Join(root, "target", compiledIndexFile))
 	if err != nil {
-		return nil, nil
+		return nil, nil, manifestEntry{}
 	}
 	var x compiledIndex
 	if gob.NewDecoder(bytes.NewReader(b)).Decode(&x) != nil || x.Format != compiledIndexFormat {
-		return nil, nil
+		return nil, nil, manifestEntry{}
 	}
-	return x.Files, x.Dirs
+	return x.Files, x.Dirs, x.Manifest
 }
 
 // writeCompiledIndex replaces the index, after the files it describes
 // were written.
-func writeCompiledIndex(root string, files map[string]compiledEntry, dirs map[string]compiledDir) error {
+func writeCompiledIndex(root string, x compiledIndex) error {
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(compiledIndex{Format: compiledIndexFormat, Files: files, Dirs: dirs}); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(x); err != nil {
 		return err
 	}
 	return writeAtomic(filepath.Join(root, "target", compiledIndexFile), buf.Bytes())
@@ -363,68 +367,6 @@ func writeCompiledIndex(root string, files map[string]compiledEntry, dirs map[st
 // opened); buf is scratch space for reading it.
 func holds(path string, text []byte, buf *[]byte) (same, exists bool) {
 	return rawfile.Equal(path, text, buf)
-}
-
-type manifestNode struct {
-	UniqueID     string   `json:"unique_id"`
-	Name         string   `json:"name"`
-	Path         string   `json:"path"`
-	Kind         string   `json:"kind"`
-	Materialized string   `json:"materialized,omitempty"`
-	Strategy     string   `json:"strategy,omitempty"`
-	Relation     string   `json:"relation"`
-	PartitionBy  string   `json:"partition_by,omitempty"`
-	Granularity  string   `json:"granularity,omitempty"`
-	Tags         []string `json:"tags,omitempty"`
-	CodeHash     string   `json:"code_hash,omitempty"`
-	DependsOn    []string `json:"depends_on"`
-	Checks       []string `json:"checks,omitempty"`
-}
-
-// writeManifest records the project's graph in target/manifest.json. (A
-// build leaves target/compiled's index alone: a file its units rewrite as
-// they run has another time than the one recorded, so it is looked at
-// again, and its folder listed.)
-func writeManifest(root string, pl *plan.Plan, d adapters.Dialect) error {
-	if err := os.MkdirAll(filepath.Join(root, "target"), 0o755); err != nil {
-		return err
-	}
-	b, err := manifestJSON(pl, d)
-	if err != nil {
-		return err
-	}
-	return writeAtomic(filepath.Join(root, "target", "manifest.json"), b)
-}
-
-// manifestJSON is target/manifest.json's text: compact (indenting 10,000
-// nodes cost a warm compile tens of ms; tools that read it parse it).
-func manifestJSON(pl *plan.Plan, d adapters.Dialect) ([]byte, error) {
-	out := struct {
-		SchemaVersion int            `json:"schema_version"`
-		Project       string         `json:"project"`
-		Target        string         `json:"target"`
-		Engine        string         `json:"engine"`
-		Nodes         []manifestNode `json:"nodes"`
-	}{SchemaVersion: ResultsSchemaVersion, Project: pl.Project, Target: pl.Target, Engine: pl.Engine}
-	for _, n := range pl.Graph.Nodes() {
-		node := pl.Nodes[n]
-		mn := manifestNode{Name: n, Path: node.Path, Kind: "model", Materialized: node.Materialized, Strategy: node.Strategy,
-			Relation: d.Qualify(node.Relation), PartitionBy: node.PartitionBy, Granularity: node.Granularity,
-			Tags: node.Tags, CodeHash: node.CodeHash, DependsOn: pl.Graph.Upstream(n)}
-		if node.Seed {
-			mn.Kind = "seed"
-		}
-		if node.HTTP {
-			mn.Kind = "http"
-		}
-		mn.UniqueID = UniqueID(mn.Kind, pl.Project, n)
-		for _, ch := range node.Checks {
-			mn.Checks = append(mn.Checks, ch.Name)
-		}
-		out.Nodes = append(out.Nodes, mn)
-	}
-	b, err := json.Marshal(out)
-	return append(b, '\n'), err
 }
 
 func writeJSON(path string, v any) error {

@@ -40,7 +40,7 @@ func TestCompiledDirs(t *testing.T) {
 		if err := WriteCompiled(dir, pl, ad.Dialect); err != nil {
 			t.Fatal(err)
 		}
-		_, dirs := readCompiledIndexes(dir)
+		_, dirs, _ := readCompiledIndexes(dir)
 		return dirs
 	}
 	if dirs := write(); len(dirs) != 0 {
