@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/idemc/idemc/internal/bincodec"
 )
 
 // fill gives every field reachable from v a value of its own (n counts
@@ -60,17 +62,14 @@ func fill(v reflect.Value, n *int) {
 func encodeModel(m *Model) ([]byte, error) {
 	e := &encoder{}
 	e.model(m)
-	return e.b, e.err
+	return e.B, e.Err
 }
 
 // decodeModel reads one model that must fill b.
 func decodeModel(b []byte) (*Model, error) {
-	d := &decoder{s: string(b)}
+	d := &decoder{bincodec.Decoder{S: string(b)}}
 	m := d.model()
-	if d.err == nil && d.at != len(d.s) {
-		d.fail("%d bytes left", len(d.s)-d.at)
-	}
-	return m, d.err
+	return m, d.End()
 }
 
 func roundTrip(t *testing.T, m *Model) *Model {

@@ -8,6 +8,8 @@ import (
 	"hash/fnv"
 	"io"
 	"sync"
+
+	"github.com/idemc/idemc/internal/bincodec"
 )
 
 // The load cache's file holds its entries in loadCacheShards shards, which
@@ -48,16 +50,16 @@ func encodeShards(w io.Writer, format, env string, entries map[string]*modelEntr
 	tr := shardTrailer{Format: format, Env: env}
 	e := &encoder{}
 	for _, p := range parts {
-		e.b = e.b[:0]
+		e.B = e.B[:0]
 		for rel, me := range p {
 			e.entry(rel, me)
 		}
-		if e.err != nil {
-			return e.err
+		if e.Err != nil {
+			return e.Err
 		}
-		tr.Sizes = append(tr.Sizes, len(e.b))
-		tr.Sums = append(tr.Sums, crc32.Checksum(e.b, castagnoli))
-		if _, err := w.Write(e.b); err != nil {
+		tr.Sizes = append(tr.Sizes, len(e.B))
+		tr.Sums = append(tr.Sums, crc32.Checksum(e.B, castagnoli))
+		if _, err := w.Write(e.B); err != nil {
 			return err
 		}
 	}
@@ -101,13 +103,13 @@ func decodeShards(b []byte, format, env string) map[string]*modelEntry {
 			}
 			// One copy of the shard: every string of its models is a
 			// slice of it.
-			d := &decoder{s: string(part)}
+			d := &decoder{bincodec.Decoder{S: string(part)}}
 			parts[i] = map[string]*modelEntry{}
-			for d.err == nil && d.at < len(d.s) {
+			for d.More() {
 				rel, e := d.entry()
 				parts[i][rel] = e
 			}
-			ok[i] = d.err == nil
+			ok[i] = d.Err == nil
 		}(i, b[off:off+size])
 		off += size
 	}
