@@ -1,9 +1,7 @@
 package compiler
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -17,7 +15,6 @@ import (
 	"github.com/idemc/idemc/compiler/analyze"
 	"github.com/idemc/idemc/compiler/project"
 	"github.com/idemc/idemc/compiler/render"
-	"github.com/idemc/idemc/internal/gobmap"
 	"github.com/idemc/idemc/internal/rawfile"
 	"github.com/idemc/idemc/internal/valuehash"
 	"github.com/idemc/idemc/plan"
@@ -34,10 +31,10 @@ import (
 // not by file times: a hash cannot be fooled by a clock or a copy.
 
 // cacheFile is the cache's file in Options.Cache.
-const cacheFile = "compile_cache.gob"
+const cacheFile = "compile_cache.bin"
 
 // cacheFormat changes whenever an entry's meaning does.
-const cacheFormat = "idemc-compile-cache/5"
+const cacheFormat = "idemc-compile-cache/6"
 
 type cacheEntry struct {
 	Key         string
@@ -58,9 +55,7 @@ type altReads struct {
 	EnvVars []render.EnvRead
 }
 
-// The file is a gob stream from one encoder: the format, then the entries
-// by model path (gobmap: one message of 10,000 entries allocated ~38 MB to
-// write 6.5 MB).
+// The file's form is cache_codec.go's.
 
 // compileCache is one compile's view of the cache: what was read, and
 // the entries to write back.
@@ -98,16 +93,7 @@ func readCacheFile(dir string) map[string]*cacheEntry {
 	if err != nil {
 		return nil
 	}
-	dec := gob.NewDecoder(bytes.NewReader(b))
-	var format string
-	if dec.Decode(&format) != nil || format != cacheFormat {
-		return nil
-	}
-	entries := map[string]*cacheEntry{}
-	if gobmap.Decode(dec, entries) != nil {
-		return nil
-	}
-	return entries
+	return readCacheEntries(b)
 }
 
 // CacheAhead is a folder's compile cache read ahead of the render
@@ -268,11 +254,7 @@ func (k *compileCache) save(dir string) {
 	// Encoded straight to the file: no buffer of the whole cache (6.5 MB
 	// at 10,000 models) while the planning that runs beside it allocates.
 	_ = rawfile.WriteAtomicStream(filepath.Join(dir, cacheFile), func(w io.Writer) error {
-		enc := gob.NewEncoder(w)
-		if err := enc.Encode(cacheFormat); err != nil {
-			return err
-		}
-		return gobmap.Encode(enc, k.fresh)
+		return writeCacheEntries(w, k.fresh)
 	})
 }
 

@@ -130,14 +130,14 @@ func TestCacheAhead(t *testing.T) {
 	cache := filepath.Join(dir, "target")
 	cold, _ := compileDir(t, dir, cacheOpts(cache, &compiler.Work{})) // writes the cache
 	elsewhere := t.TempDir()                                          // the same entries, in another folder
-	if b, err := os.ReadFile(filepath.Join(cache, "compile_cache.gob")); err != nil || os.WriteFile(filepath.Join(elsewhere, "compile_cache.gob"), b, 0o644) != nil {
+	if b, err := os.ReadFile(filepath.Join(cache, "compile_cache.bin")); err != nil || os.WriteFile(filepath.Join(elsewhere, "compile_cache.bin"), b, 0o644) != nil {
 		t.Fatal(err)
 	}
 	ahead := compiler.ReadCacheAhead(cache)
 	other := compiler.ReadCacheAhead(elsewhere)
 	compiler.ReadAhead(ahead)
 	compiler.ReadAhead(other)
-	if err := os.Rename(filepath.Join(cache, "compile_cache.gob"), filepath.Join(cache, "moved.gob")); err != nil {
+	if err := os.Rename(filepath.Join(cache, "compile_cache.bin"), filepath.Join(cache, "moved.gob")); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -160,7 +160,7 @@ func TestCacheAhead(t *testing.T) {
 			t.Errorf("%s: %d models read from the cache, want hits %v (all %d)", s.name, hits, s.hits, n)
 		}
 		// Each compile writes the cache again: take it away for the next.
-		_ = os.Remove(filepath.Join(cache, "compile_cache.gob"))
+		_ = os.Remove(filepath.Join(cache, "compile_cache.bin"))
 	}
 }
 

@@ -151,7 +151,7 @@ func TestEnvVarCache(t *testing.T) {
 	if pl, _ = run(); !strings.Contains(unitSQL(pl, "region"), "'none'") {
 		t.Fatalf("unset env var: the cached value was used\n%s", unitSQL(pl, "region"))
 	}
-	b, err := os.ReadFile(filepath.Join(cache, "compile_cache.gob"))
+	b, err := os.ReadFile(filepath.Join(cache, "compile_cache.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ import (
 // (seeds, macros, tests are read afresh: they are few and cheap) would add
 // its entries here beside models, with what it depends on in env.
 
-const loadCacheFile = "load_cache.gob"
+const loadCacheFile = "load_cache.bin"
 
 // loadCacheFormat changes whenever an entry's meaning does.
 const loadCacheFormat = "idemc-load-cache/10"

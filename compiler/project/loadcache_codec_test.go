@@ -9,55 +9,10 @@ import (
 	"time"
 
 	"github.com/idemc/idemc/internal/bincodec"
+	"github.com/idemc/idemc/internal/testfill"
 )
 
-// fill gives every field reachable from v a value of its own (n counts
-// them): strings, numbers and booleans differ field by field, pointers
-// point at filled values, slices and maps hold two filled elements.
-func fill(v reflect.Value, n *int) {
-	*n++
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(fmt.Sprintf("s%d", *n))
-	case reflect.Bool:
-		v.SetBool(true)
-	case reflect.Int, reflect.Int64:
-		v.SetInt(int64(*n) * 1000003)
-	case reflect.Float64:
-		v.SetFloat(float64(*n) + 0.25)
-	case reflect.Array: // Digest
-		for i := range v.Len() {
-			v.Index(i).SetUint(uint64(*n + i))
-		}
-	case reflect.Pointer:
-		v.Set(reflect.New(v.Type().Elem()))
-		fill(v.Elem(), n)
-	case reflect.Slice:
-		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
-		fill(v.Index(0), n)
-		fill(v.Index(1), n)
-	case reflect.Map:
-		v.Set(reflect.MakeMap(v.Type()))
-		for range 2 {
-			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
-			fill(k, n)
-			fill(e, n)
-			v.SetMapIndex(k, e)
-		}
-	case reflect.Interface: // CheckSpec.Value
-		v.Set(reflect.ValueOf(map[string]any{"k": []any{fmt.Sprintf("v%d", *n), int64(*n), true, 1.5}}))
-	case reflect.Struct:
-		if v.Type() == reflect.TypeFor[time.Time]() {
-			v.Set(reflect.ValueOf(time.Date(2026, 7, *n%28+1, 0, 0, 0, *n, time.UTC)))
-			return
-		}
-		for i := range v.NumField() {
-			fill(v.Field(i), n)
-		}
-	default:
-		panic(fmt.Sprintf("fill: teach it %s", v.Type()))
-	}
-}
+var fill = testfill.Fill
 
 func encodeModel(m *Model) ([]byte, error) {
 	e := &encoder{}

@@ -6,22 +6,20 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
-
-	"github.com/idemc/idemc/internal/gobmap"
 )
 
 // TestLoadCacheShards: the entries come back as written, from every
 // shard, digests included; a file of another format or environment, a truncated or a
 // garbled one, gives nothing (a miss, not an error or a partial cache).
 func TestLoadCacheShards(t *testing.T) {
-	// Many entries: a shard of several messages (gobmap.Chunk each).
-	many := shardEntries(3 * gobmap.Chunk * loadCacheShards)
+	// Many entries: shards of many entries each.
+	many := shardEntries(3 * 256 * loadCacheShards)
 	var buf bytes.Buffer
 	if err := encodeShards(&buf, "f", "env", many); err != nil {
 		t.Fatal(err)
 	}
 	if got := decodeShards(buf.Bytes(), "f", "env"); !reflect.DeepEqual(got, many) {
-		t.Fatalf("decoded %d entries, not the %d written in shards of several messages", len(got), len(many))
+		t.Fatalf("decoded %d entries, not the %d written", len(got), len(many))
 	}
 	entries := shardEntries(40)
 	buf.Reset()
