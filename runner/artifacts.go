@@ -124,6 +124,7 @@ type CompiledIndex struct {
 	files    map[string]compiledEntry
 	dirs     map[string]compiledDir
 	manifest manifestEntry
+	dir      *rawfile.Dir // target/compiled, open while the index has files in it
 	once     sync.Once
 	filer    *filer // started by Filed
 }
@@ -136,6 +137,9 @@ func OpenCompiled(root string) *CompiledIndex {
 	go func() {
 		defer close(x.read)
 		x.files, x.dirs, x.manifest = readCompiledIndexes(root)
+		if len(x.files) > 0 {
+			x.dir, _ = rawfile.OpenDir(filepath.Join(root, "target", "compiled"))
+		}
 	}()
 	return x
 }
@@ -150,8 +154,11 @@ func (x *CompiledIndex) Reuse(u *plan.Unit) int {
 	if !ok || e.Key == "" || e.Key != u.Key || e.Steps == 0 {
 		return 0
 	}
-	st, err := os.Stat(filepath.Join(x.root, "target", "compiled", unitFile(u)))
-	if err != nil || !st.Mode().IsRegular() || st.Size() != e.Size || st.ModTime().UnixNano() != e.MTime {
+	if x.dir == nil {
+		return 0
+	}
+	st, err := x.dir.Stat(unitFile(u))
+	if err != nil || !st.Mode.IsRegular() || st.Size != e.Size || st.MTime.UnixNano() != e.MTime {
 		return 0
 	}
 	return e.Steps
@@ -205,9 +212,17 @@ func (x *CompiledIndex) Write(pl *plan.Plan, d adapters.Dialect) error {
 	if err := f.finish(units); err != nil {
 		return err
 	}
+	cd := x.dir
+	if cd == nil {
+		var err error
+		if cd, err = rawfile.OpenDir(dir); err != nil {
+			return err
+		}
+	}
+	defer func() { cd.Close(); x.dir = nil }()
 	// After the writes: a folder written to is listed (its time changed),
 	// so its files no longer wanted go too.
-	known, err := removeUnwanted(dir, want, knownDirs(want, x.files, x.dirs), f.made)
+	known, err := removeUnwanted(cd, want, knownDirs(want, x.files, x.dirs), f.made)
 	if err != nil {
 		return err
 	}

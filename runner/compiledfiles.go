@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
+
+	"github.com/idemc/idemc/internal/rawfile"
 )
 
 // compiledDir is what the index keeps of a model's folder under
@@ -51,7 +53,8 @@ func knownDirs(want map[string]bool, old map[string]compiledEntry, oldDirs map[s
 // A folder in known whose time is the recorded one is not listed, nor one
 // this compile made (every file in it is one it wrote; made holds their
 // paths); it returns the known ones.
-func removeUnwanted(dir string, want map[string]bool, known map[string]int64, made map[string]bool) (map[string]int64, error) {
+func removeUnwanted(d *rawfile.Dir, want map[string]bool, known map[string]int64, made map[string]bool) (map[string]int64, error) {
+	dir := d.Path()
 	models, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -62,8 +65,8 @@ func removeUnwanted(dir string, want map[string]bool, known map[string]int64, ma
 	each(len(models), runtime.GOMAXPROCS(0), func(i int) {
 		name := models[i].Name()
 		if t, ok := known[filepath.ToSlash(name)]; ok && want[name] && models[i].IsDir() && !made[filepath.Join(dir, name)] {
-			st, err := os.Stat(filepath.Join(dir, name))
-			unchanged[i] = err == nil && st.ModTime().UnixNano() == t
+			st, err := d.Stat(name)
+			unchanged[i] = err == nil && st.MTime.UnixNano() == t
 		}
 	})
 	same := make(map[string]int64, len(known))
