@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -93,10 +92,8 @@ func openLoadCache(dir, projectText string, start time.Time) *loadCache {
 }
 
 // statOf is the fileStat of fi.
-func statOf(fi fs.FileInfo) fileStat {
-	s := fileStat{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode())}
-	s.CTime, s.Ino = sysStat(fi)
-	return s
+func statOf(fi rawfile.Info) fileStat {
+	return fileStat{Size: fi.Size, MTime: fi.MTime.UnixNano(), Mode: uint32(fi.Mode), CTime: fi.CTime, Ino: fi.Ino}
 }
 
 // racy reports whether a file of this stat could still change unseen by

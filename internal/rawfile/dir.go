@@ -22,6 +22,9 @@ type Info struct {
 	Size  int64
 	MTime time.Time
 	Mode  fs.FileMode // the type bits and the permissions, as os.Stat's
+	// CTime (nanoseconds) and Ino are the change time and inode where
+	// the system tells them (Linux), else 0.
+	CTime, Ino int64
 }
 
 // Path is the folder's path.

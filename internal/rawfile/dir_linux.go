@@ -45,7 +45,8 @@ func (d *Dir) Stat(rel string) (Info, error) {
 	if err != nil {
 		return Info{}, &fs.PathError{Op: "stat", Path: filepath.Join(d.path, rel), Err: err}
 	}
-	return Info{Size: st.Size, MTime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec), Mode: fileMode(st.Mode)}, nil
+	return Info{Size: st.Size, MTime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec), Mode: fileMode(st.Mode),
+		CTime: st.Ctim.Sec*1e9 + st.Ctim.Nsec, Ino: int64(st.Ino)}, nil
 }
 
 // fileMode is os's reading of st_mode (os.fillFileStatFromSys).
