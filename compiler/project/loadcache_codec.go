@@ -2,6 +2,7 @@ package project
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -247,13 +248,8 @@ func (e *encoder) headerLines(h HeaderLines) {
 	if e.Count(h == nil, len(h)) {
 		return
 	}
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys) // the same map, the same bytes
 	var paths []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(h)) { // the same map, the same bytes
 		p := h[k]
 		i := slices.Index(paths, p.Path)
 		if i < 0 {
@@ -297,12 +293,7 @@ func (e *encoder) specs(m map[string]CheckSpec) {
 	if e.Count(m == nil, len(m)) {
 		return
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		e.Str(k)
 		e.value(m[k].Value)
 	}
@@ -368,12 +359,7 @@ func (e *encoder) value(v any) {
 	case map[string]any:
 		e.Byte(tagTable)
 		if !e.Count(v == nil, len(v)) {
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(v)) {
 				e.Str(k)
 				e.value(v[k])
 			}
