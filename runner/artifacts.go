@@ -150,14 +150,12 @@ func OpenCompiled(root string) *CompiledIndex {
 // (0: build the recipe). A recorded time is never a racy one (racyWindow).
 func (x *CompiledIndex) Reuse(u *plan.Unit) int {
 	<-x.read
-	e, ok := x.files[filepath.ToSlash(unitFile(u))]
-	if !ok || e.Key == "" || e.Key != u.Key || e.Steps == 0 {
+	f := unitFile(u)
+	e, ok := x.files[filepath.ToSlash(f)]
+	if !ok || e.Key == "" || e.Key != u.Key || e.Steps == 0 || x.dir == nil {
 		return 0
 	}
-	if x.dir == nil {
-		return 0
-	}
-	st, err := x.dir.Stat(unitFile(u))
+	st, err := x.dir.Stat(f)
 	if err != nil || !st.Mode.IsRegular() || st.Size != e.Size || st.MTime.UnixNano() != e.MTime {
 		return 0
 	}

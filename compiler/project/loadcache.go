@@ -77,17 +77,7 @@ func openLoadCache(dir, projectText string, start time.Time) *loadCache {
 	if err != nil {
 		return k
 	}
-	if entries := decodeShards(b, loadCacheFormat, k.env); entries != nil {
-		for _, e := range entries {
-			if e.Model == nil {
-				return k // not an entry this build writes: a miss
-			}
-			if e.Model.HeaderLine == nil { // parseModel's is never nil; gob sends no empty map
-				e.Model.HeaderLine = map[string]Pos{}
-			}
-		}
-		k.old = entries
-	}
+	k.old = decodeShards(b, loadCacheFormat, k.env) // the codec keeps empty maps empty
 	return k
 }
 
